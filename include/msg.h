@@ -1,0 +1,127 @@
+/*
+ * msg — secure active messages over UDP: an endpoint bound to one
+ * address, a handler table indexed by the number each message names,
+ * the receive path (reassemble, open, window, replay, address, dispatch)
+ * with a counter for every reason a datagram is dropped, and a built-in
+ * ping responder so every component can be checked with CilkPing.
+ */
+#ifndef CILKNOW_MSG_H
+#define CILKNOW_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evloop.h"
+#include "msg_codec.h"
+
+/* Handler indices below MSG_H_USER belong to the layer itself. */
+enum msg_handler_index {
+	MSG_H_UNDEF = 0,
+	MSG_H_PING = 1,		/* answered by the layer */
+	MSG_H_PONG = 2,		/* delivered to the table's entry 2 */
+	MSG_H_USER = 16
+};
+
+#define MSG_SCHEMES_ALL	((1u << MSG_SCHEME_CLUSTER) | (1u << MSG_SCHEME_USER))
+#define MSG_SCHEME_BIT(s) (1u << (s))
+
+struct msg_ep;
+
+/* What a handler is given: the authenticated sender and the payload. */
+struct msg_in {
+	const struct msg_hdr	*mi_hdr;
+	enum msg_scheme		 mi_scheme;
+	const char		*mi_name;	/* authenticated principal */
+	struct msg_addr		 mi_from;	/* its UDP address */
+	const uint8_t		*mi_data;
+	size_t			 mi_len;
+};
+
+typedef void	msg_handler_fn(struct msg_ep *, const struct msg_in *, void *);
+
+struct msg_handler {
+	const char	*mh_label;	/* for logs */
+	unsigned	 mh_schemes;	/* MSG_SCHEME_BIT()s it accepts */
+	msg_handler_fn	*mh_fn;
+};
+
+struct msg_counters {
+	uint64_t	mc_received;	/* datagrams read */
+	uint64_t	mc_delivered;	/* messages handed to a handler */
+	uint64_t	mc_sent;	/* messages sent (not fragments) */
+	uint64_t	mc_send_errors;
+	uint64_t	mc_dropped[MSG_DROP_MAX];
+};
+
+struct msg_ep_opts {
+	double		eo_replay_window;	/* seconds; 0: 30 */
+	size_t		eo_frag_per_sender;	/* 0: MSG_FRAG_PER_SENDER */
+	size_t		eo_frag_total;		/* 0: MSG_FRAG_TOTAL */
+	double		eo_frag_timeout;	/* 0: MSG_FRAG_TIMEOUT */
+};
+
+/*
+ * The table is indexed by handler number and is not copied; entries
+ * with a NULL mh_fn are unknown.  Entry MSG_H_PING is ignored (the layer
+ * answers pings).  arg is passed to every handler.
+ */
+struct msg_ep	*msg_ep_new(struct evloop *, struct msg_keyring *,
+		    const struct msg_handler *table, size_t n, void *arg,
+		    const struct msg_ep_opts *);
+void		 msg_ep_free(struct msg_ep *);
+
+/*
+ * Binds a non-blocking UDP socket to addr (port 0: ephemeral) and
+ * registers it with the loop.  -1 with errno.
+ */
+int		 msg_ep_bind(struct msg_ep *, const struct msg_addr *addr);
+/* The bound address (the real port after an ephemeral bind). */
+const struct msg_addr *msg_ep_addr(const struct msg_ep *);
+int		 msg_ep_fd(const struct msg_ep *);
+
+/* Seals, fragments if needed, and sends.  -1 with errno. */
+int		 msg_ep_send(struct msg_ep *, const struct msg_addr *to,
+		    enum msg_scheme, uint16_t handler,
+		    const void *payload, size_t len);
+/* Answers a message in its own scheme, to its sender's address. */
+int		 msg_ep_reply(struct msg_ep *, const struct msg_in *,
+		    uint16_t handler, const void *payload, size_t len);
+
+/*
+ * The receive path for one datagram that arrived from `from` addressed
+ * to `to` (NULL: the bound address).  The socket callback calls it; so
+ * do tests and the fuzzer.
+ */
+void		 msg_ep_input(struct msg_ep *, const uint8_t *, size_t,
+		    const struct msg_addr *from, const struct msg_addr *to);
+
+const struct msg_counters *msg_ep_counters(const struct msg_ep *);
+/* Total of all drop counters. */
+uint64_t	 msg_ep_dropped(const struct msg_ep *);
+
+/*
+ * SAMsgVerifySender: 1 if the message came under scheme from principal
+ * name (and, if addr is not NULL, from that address); else logs why at
+ * debug level and returns 0.
+ */
+int		 msg_verify_sender(const struct msg_in *, enum msg_scheme,
+		    const char *name, const struct msg_addr *addr);
+
+/* Ping and pong payloads (cilknow-protocol(7)). */
+#define MSG_PING_FIXED	16	/* seq, sender's clock */
+
+struct msg_pong {
+	uint64_t	po_seq;
+	uint64_t	po_sent_ns;	/* echoed sender clock */
+	uint64_t	po_peer_ns;	/* responder's clock when it answered */
+	struct msg_counters po_counters; /* responder's, as of answering */
+	size_t		po_echo_len;
+};
+
+/* Builds a ping of total size len (>= MSG_PING_FIXED) into buf. */
+size_t		 msg_ping_build(uint8_t *buf, size_t len, uint64_t seq,
+		    uint64_t now_ns);
+/* Parses a pong; -1 if malformed. */
+int		 msg_pong_parse(const uint8_t *, size_t, struct msg_pong *);
+
+#endif

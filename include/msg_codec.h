@@ -1,0 +1,145 @@
+/*
+ * msg_codec — one secure active message as bytes: the clear header,
+ * sealing under a scheme and opening (validate, then verify, then hand
+ * out the payload).  Pure apart from reading users' public keys.
+ * The format is documented in cilknow-protocol(7).
+ */
+#ifndef CILKNOW_MSG_CODEC_H
+#define CILKNOW_MSG_CODEC_H
+
+#include <sys/socket.h>
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg_keys.h"
+
+#define MSG_MAGIC		0xC1
+#define MSG_VERSION		1
+#define MSG_KIND_MESSAGE	1
+#define MSG_KIND_FRAGMENT	2
+#define MSG_NONCE_LEN		24
+#define MSG_HDR_FIXED		62	/* header bytes before the name */
+#define MSG_HDR_MAX		(MSG_HDR_FIXED + MSG_NAME_MAX)
+#define MSG_TAG_LEN		16
+#define MSG_SIG_LEN		64
+#define MSG_PAYLOAD_MAX		65536
+#define MSG_SEALED_MAX		(MSG_HDR_MAX + MSG_PAYLOAD_MAX + MSG_SIG_LEN)
+#define MSG_DGRAM_MAX		1472	/* one Ethernet frame of UDP/IPv4 */
+#define MSG_PUBCACHE_MAX	64	/* users' public keys remembered */
+#define MSG_PUBCACHE_TTL	5.0	/* seconds before a key file is re-read */
+
+enum msg_scheme {
+	MSG_SCHEME_UNDEF = 0,
+	MSG_SCHEME_CLUSTER,	/* AEAD under the cluster key */
+	MSG_SCHEME_USER,	/* Ed25519 signature by a principal's key */
+	MSG_SCHEME_MAX
+};
+
+/* Why a datagram was dropped; every reason has a counter. */
+enum msg_drop {
+	MSG_DROP_NONE = 0,
+	MSG_DROP_BAD_LENGTH,	/* runt, oversize, or a length field lies */
+	MSG_DROP_BAD_HEADER,	/* magic, version, kind or name */
+	MSG_DROP_BAD_SCHEME,	/* unknown, or not accepted by the handler */
+	MSG_DROP_UNKNOWN_KEY,	/* key id or principal without a key here */
+	MSG_DROP_BAD_MAC,	/* cluster scheme: AEAD failed */
+	MSG_DROP_BAD_SIG,	/* user scheme: signature failed */
+	MSG_DROP_STALE,		/* timestamp outside the replay window */
+	MSG_DROP_REPLAY,	/* nonce seen before */
+	MSG_DROP_MISADDRESSED,	/* sealed for another address */
+	MSG_DROP_UNKNOWN_HANDLER,
+	MSG_DROP_REASSEMBLY,	/* fragment storm over the memory bound */
+	MSG_DROP_REASSEMBLY_TIMEOUT,
+	MSG_DROP_MAX
+};
+
+/* A UDP endpoint address as it travels in the header. */
+struct msg_addr {
+	uint8_t		ma_family;	/* 4 or 6 */
+	uint8_t		ma_addr[16];	/* IPv4 in the first 4 bytes */
+	uint16_t	ma_port;
+};
+
+struct msg_hdr {
+	enum msg_scheme	mh_scheme;
+	uint16_t	mh_handler;
+	uint32_t	mh_keyid;
+	uint64_t	mh_time_ms;	/* sender's realtime clock */
+	uint8_t		mh_nonce[MSG_NONCE_LEN];
+	struct msg_addr	mh_dst;		/* where the sender sent it */
+	char		mh_name[MSG_NAME_MAX + 1]; /* claimed principal */
+};
+
+struct msg_pubcache_entry {
+	char		pc_name[MSG_NAME_MAX + 1];
+	double		pc_loaded;	/* now_mono() when read */
+	int		pc_ok;		/* 0: no usable key file */
+	struct msg_keyset pc_keys;
+};
+
+/* Everything needed to seal and open; zero it, then fill what you have. */
+struct msg_keyring {
+	struct msg_keyset	kr_cluster;	/* secret, daemons only */
+	struct msg_keyset	kr_cluster_pub;	/* verifies "@cluster" */
+	struct msg_keyset	kr_user;	/* my own signing key */
+	char			kr_cluster_name[MSG_NAME_MAX + 1];
+	char			kr_users_dir[PATH_MAX];
+	struct msg_pubcache_entry kr_cache[MSG_PUBCACHE_MAX];
+};
+
+const char	*msg_drop_name(enum msg_drop);
+const char	*msg_scheme_name(enum msg_scheme);
+enum msg_scheme	 msg_scheme_from_name(const char *);
+
+int	msg_addr_from_sockaddr(struct msg_addr *, const struct sockaddr *,
+	    socklen_t);
+socklen_t msg_addr_to_sockaddr(const struct msg_addr *,
+	    struct sockaddr_storage *);
+int	msg_addr_eq(const struct msg_addr *, const struct msg_addr *);
+/* "1.2.3.4:567" or "[::1]:567" */
+void	msg_addr_text(const struct msg_addr *, char *, size_t);
+/*
+ * "HOST[:PORT]" (numeric or resolvable host; default_port if none).
+ * -1 with errno, or EAI errors as EHOSTUNREACH.
+ */
+int	msg_addr_parse(struct msg_addr *, const char *, uint16_t default_port);
+
+/* 1 if the name may be claimed under the scheme. */
+int	msg_name_ok(enum msg_scheme, const char *);
+
+/*
+ * Seals payload for dst under scheme into out.  Cluster: AEAD with the
+ * current cluster key, claiming kr_cluster_name.  User: signed with the
+ * user key, or, with none, with the cluster key as "@cluster".
+ * -1 with errno (ENOKEY no key for the scheme, EMSGSIZE too long).
+ */
+int	msg_seal(struct msg_keyring *, enum msg_scheme, uint16_t handler,
+	    const struct msg_addr *dst, uint64_t now_ms,
+	    const void *payload, size_t len,
+	    uint8_t *out, size_t outcap, size_t *outlen);
+
+/*
+ * Validates the header of a whole message (kind MESSAGE) without
+ * verifying anything.  Returns the reason or MSG_DROP_NONE.
+ */
+enum msg_drop	msg_hdr_decode(const uint8_t *, size_t, struct msg_hdr *,
+		    size_t *hdrlen);
+
+/*
+ * Validates, verifies and copies out the payload (at most cap bytes;
+ * MSG_PAYLOAD_MAX always suffices).  Nothing beyond the fixed header is
+ * interpreted before the MAC or signature has been checked.  Window,
+ * replay and address checks are the endpoint's (msg.h).
+ */
+enum msg_drop	msg_open(struct msg_keyring *, double now_mono,
+		    const uint8_t *, size_t, struct msg_hdr *,
+		    uint8_t *payload, size_t cap, size_t *plen);
+
+/* Looks up the verification key for (name, key id) under USER. */
+const struct msg_key *msg_keyring_user_pub(struct msg_keyring *,
+		    double now_mono, const char *name, uint32_t keyid);
+void	msg_keyring_clear(struct msg_keyring *);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * log — OpenBSD-style logging (after iked and ntpd log.c): lines go to
+ * stderr in the foreground and to syslog (LOG_DAEMON) otherwise.
+ *
+ * Every message is formatted into a bounded buffer; a message that does
+ * not fit is cut and its last character replaced by '+'.  Control
+ * characters become '?' so that text from the network cannot forge log
+ * lines.  Every function preserves errno.
+ *
+ * The log state below is the one set of mutable globals outside
+ * daemons/ (as in OpenBSD): it is static and only touched here.
+ */
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#define LOG_LINE_MAX	1024
+#define LOG_IDENT_MAX	64
+
+static int	log_foreground = 1;
+static int	log_verbose;
+static int	log_syslog_open;
+static char	log_ident[LOG_IDENT_MAX];
+
+static void	log_vlog(int, const char *, int, int, const char *, va_list)
+		    __attribute__((format(printf, 5, 0)));
+
+void
+log_init(int foreground, const char *ident, int verbose)
+{
+	int saved_errno = errno;
+
+	if (ident == NULL || *ident == '\0')
+		ident = getprogname();
+	if (ident == NULL)
+		ident = "cilknow";
+	if (log_syslog_open) {
+		closelog();
+		log_syslog_open = 0;
+	}
+	/* openlog(3) keeps the pointer, so ident lives in our own copy. */
+	strlcpy(log_ident, ident, sizeof(log_ident));
+	log_foreground = foreground;
+	log_verbose = verbose;
+	if (!foreground) {
+		openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		log_syslog_open = 1;
+	}
+	/* Load the time zone now: after chroot it can no longer be read. */
+	tzset();
+	errno = saved_errno;
+}
+
+void
+log_setverbose(int verbose)
+{
+	log_verbose = verbose;
+}
+
+int
+log_getverbose(void)
+{
+	return log_verbose;
+}
+
+/*
+ * Formats prefix (if not NULL), fmt, and ": strerror(errnum)" when
+ * with_errno, and writes one line at priority pri.  Preserves errno.
+ */
+static void
+log_vlog(int pri, const char *prefix, int with_errno, int errnum,
+    const char *fmt, va_list ap)
+{
+	char	 buf[LOG_LINE_MAX];
+	size_t	 len;
+	int	 n, trunc = 0;
+	int	 saved_errno = errno;
+	char	*p;
+
+	len = 0;
+	if (prefix != NULL)
+		len = strlcpy(buf, prefix, sizeof(buf));
+	if (len >= sizeof(buf))
+		trunc = 1;
+	else {
+		n = vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
+		if (n < 0) {
+			/* Encoding error: log the format, not nothing. */
+			if (strlcpy(buf + len, fmt, sizeof(buf) - len) >=
+			    sizeof(buf) - len)
+				trunc = 1;
+		} else if ((size_t)n >= sizeof(buf) - len)
+			trunc = 1;
+	}
+	if (!trunc && with_errno) {
+		len = strlen(buf);
+		n = snprintf(buf + len, sizeof(buf) - len, ": %s",
+		    strerror(errnum));
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			trunc = 1;
+	}
+	if (trunc)
+		buf[sizeof(buf) - 2] = '+';
+
+	for (p = buf; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+
+	if (log_foreground) {
+		if (log_ident[0] != '\0')
+			fprintf(stderr, "%s: %s\n", log_ident, buf);
+		else
+			fprintf(stderr, "%s\n", buf);
+		fflush(stderr);
+	} else
+		syslog(pri, "%s", buf);
+	errno = saved_errno;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	va_start(ap, fmt);
+	log_vlog(LOG_ERR, NULL, 1, saved_errno, fmt, ap);
+	va_end(ap);
+	errno = saved_errno;
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	va_start(ap, fmt);
+	log_vlog(LOG_ERR, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	errno = saved_errno;
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	va_start(ap, fmt);
+	log_vlog(LOG_INFO, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	errno = saved_errno;
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	if (log_verbose < 1)
+		return;
+	va_start(ap, fmt);
+	log_vlog(LOG_DEBUG, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	errno = saved_errno;
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	va_start(ap, fmt);
+	log_vlog(LOG_CRIT, "fatal: ", 1, saved_errno, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vlog(LOG_CRIT, "fatal: ", 0, 0, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,426 @@
+/* msg_codec — seal and open one secure active message. */
+#include "msg_codec.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+static const char *const drop_names[MSG_DROP_MAX] = {
+	[MSG_DROP_NONE] = "none",
+	[MSG_DROP_BAD_LENGTH] = "bad_length",
+	[MSG_DROP_BAD_HEADER] = "bad_header",
+	[MSG_DROP_BAD_SCHEME] = "bad_scheme",
+	[MSG_DROP_UNKNOWN_KEY] = "unknown_key",
+	[MSG_DROP_BAD_MAC] = "bad_mac",
+	[MSG_DROP_BAD_SIG] = "bad_signature",
+	[MSG_DROP_STALE] = "stale",
+	[MSG_DROP_REPLAY] = "replay",
+	[MSG_DROP_MISADDRESSED] = "misaddressed",
+	[MSG_DROP_UNKNOWN_HANDLER] = "unknown_handler",
+	[MSG_DROP_REASSEMBLY] = "reassembly_overflow",
+	[MSG_DROP_REASSEMBLY_TIMEOUT] = "reassembly_timeout",
+};
+
+static const char *const scheme_names[MSG_SCHEME_MAX] = {
+	[MSG_SCHEME_UNDEF] = "undefined",
+	[MSG_SCHEME_CLUSTER] = "cluster",
+	[MSG_SCHEME_USER] = "user",
+};
+
+const char *
+msg_drop_name(enum msg_drop d)
+{
+	return d < MSG_DROP_MAX ? drop_names[d] : "invalid";
+}
+
+const char *
+msg_scheme_name(enum msg_scheme s)
+{
+	return s < MSG_SCHEME_MAX ? scheme_names[s] : "invalid";
+}
+
+enum msg_scheme
+msg_scheme_from_name(const char *s)
+{
+	enum msg_scheme i;
+
+	for (i = MSG_SCHEME_UNDEF + 1; i < MSG_SCHEME_MAX; i++)
+		if (strcmp(s, scheme_names[i]) == 0)
+			return i;
+	return MSG_SCHEME_UNDEF;
+}
+
+int
+msg_addr_from_sockaddr(struct msg_addr *a, const struct sockaddr *sa,
+    socklen_t len)
+{
+	memset(a, 0, sizeof(*a));
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		a->ma_family = 4;
+		memcpy(a->ma_addr, &sin->sin_addr, 4);
+		a->ma_port = ntohs(sin->sin_port);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		a->ma_family = 6;
+		memcpy(a->ma_addr, &sin6->sin6_addr, 16);
+		a->ma_port = ntohs(sin6->sin6_port);
+		return 0;
+	}
+	errno = EAFNOSUPPORT;
+	return -1;
+}
+
+socklen_t
+msg_addr_to_sockaddr(const struct msg_addr *a, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->ma_family == 4) {
+		struct sockaddr_in *sin = (void *)ss;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, a->ma_addr, 4);
+		sin->sin_port = htons(a->ma_port);
+		return sizeof(*sin);
+	}
+	if (a->ma_family == 6) {
+		struct sockaddr_in6 *sin6 = (void *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, a->ma_addr, 16);
+		sin6->sin6_port = htons(a->ma_port);
+		return sizeof(*sin6);
+	}
+	return 0;
+}
+
+int
+msg_addr_eq(const struct msg_addr *a, const struct msg_addr *b)
+{
+	return a->ma_family == b->ma_family && a->ma_port == b->ma_port &&
+	    memcmp(a->ma_addr, b->ma_addr, sizeof(a->ma_addr)) == 0;
+}
+
+void
+msg_addr_text(const struct msg_addr *a, char *buf, size_t bufsz)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (a->ma_family == 4 &&
+	    inet_ntop(AF_INET, a->ma_addr, host, sizeof(host)) != NULL)
+		snprintf(buf, bufsz, "%s:%u", host, a->ma_port);
+	else if (a->ma_family == 6 &&
+	    inet_ntop(AF_INET6, a->ma_addr, host, sizeof(host)) != NULL)
+		snprintf(buf, bufsz, "[%s]:%u", host, a->ma_port);
+	else
+		snprintf(buf, bufsz, "(invalid address)");
+}
+
+int
+msg_addr_parse(struct msg_addr *a, const char *text, uint16_t default_port)
+{
+	char host[256], *colon, *end;
+	const char *h;
+	struct addrinfo hints, *res;
+	unsigned long port = default_port;
+	int rc;
+
+	if (strlcpy(host, text, sizeof(host)) >= sizeof(host)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	h = host;
+	if (host[0] == '[') {
+		if ((end = strchr(host, ']')) == NULL) {
+			errno = EINVAL;
+			return -1;
+		}
+		*end = '\0';
+		h = host + 1;
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL) {
+			errno = EINVAL;
+			return -1;
+		}
+	} else if ((colon = strrchr(host, ':')) != NULL &&
+	    strchr(host, ':') != colon)
+		colon = NULL;	/* bare IPv6 address without a port */
+	if (colon != NULL) {
+		*colon = '\0';
+		errno = 0;
+		port = strtoul(colon + 1, &end, 10);
+		if (colon[1] == '\0' || *end != '\0' || errno != 0 ||
+		    port == 0 || port > 65535) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	if (*h == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_DGRAM;
+	if ((rc = getaddrinfo(h, NULL, &hints, &res)) != 0) {
+		errno = EHOSTUNREACH;
+		return -1;
+	}
+	rc = msg_addr_from_sockaddr(a, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (rc == 0)
+		a->ma_port = (uint16_t)port;
+	return rc;
+}
+
+int
+msg_name_ok(enum msg_scheme scheme, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (scheme == MSG_SCHEME_USER)
+		return msg_user_name_ok(name) ||
+		    strcmp(name, MSG_CLUSTER_NAME) == 0;
+	if (scheme != MSG_SCHEME_CLUSTER || n == 0 || n > MSG_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		    (name[i] >= 'A' && name[i] <= 'Z') ||
+		    (name[i] >= '0' && name[i] <= '9') ||
+		    strchr("_.:@-", name[i]) != NULL))
+			return 0;
+	return 1;
+}
+
+static void
+hdr_encode(struct wire_w *w, const struct msg_hdr *h)
+{
+	size_t n = strlen(h->mh_name);
+
+	wire_put_u8(w, MSG_MAGIC);
+	wire_put_u8(w, MSG_VERSION);
+	wire_put_u8(w, MSG_KIND_MESSAGE);
+	wire_put_u8(w, (uint8_t)h->mh_scheme);
+	wire_put_u16(w, h->mh_handler);
+	wire_put_u32(w, h->mh_keyid);
+	wire_put_u64(w, h->mh_time_ms);
+	wire_put_bytes(w, h->mh_nonce, MSG_NONCE_LEN);
+	wire_put_u8(w, h->mh_dst.ma_family);
+	wire_put_bytes(w, h->mh_dst.ma_addr, sizeof(h->mh_dst.ma_addr));
+	wire_put_u16(w, h->mh_dst.ma_port);
+	wire_put_u8(w, (uint8_t)n);
+	wire_put_bytes(w, h->mh_name, n);
+}
+
+enum msg_drop
+msg_hdr_decode(const uint8_t *buf, size_t len, struct msg_hdr *h,
+    size_t *hdrlen)
+{
+	struct wire_r r;
+	uint8_t magic, version, kind, scheme, namelen;
+
+	memset(h, 0, sizeof(*h));
+	if (len < MSG_HDR_FIXED + 1 || len > MSG_SEALED_MAX)
+		return MSG_DROP_BAD_LENGTH;
+	wire_r_init(&r, buf, len);
+	(void)wire_get_u8(&r, &magic);
+	(void)wire_get_u8(&r, &version);
+	(void)wire_get_u8(&r, &kind);
+	if (magic != MSG_MAGIC || version != MSG_VERSION ||
+	    kind != MSG_KIND_MESSAGE)
+		return MSG_DROP_BAD_HEADER;
+	(void)wire_get_u8(&r, &scheme);
+	if (scheme == MSG_SCHEME_UNDEF || scheme >= MSG_SCHEME_MAX)
+		return MSG_DROP_BAD_SCHEME;
+	h->mh_scheme = scheme;
+	/* The fixed part was length-checked above. */
+	(void)wire_get_u16(&r, &h->mh_handler);
+	(void)wire_get_u32(&r, &h->mh_keyid);
+	(void)wire_get_u64(&r, &h->mh_time_ms);
+	(void)wire_get_bytes(&r, h->mh_nonce, MSG_NONCE_LEN);
+	(void)wire_get_u8(&r, &h->mh_dst.ma_family);
+	(void)wire_get_bytes(&r, h->mh_dst.ma_addr, sizeof(h->mh_dst.ma_addr));
+	(void)wire_get_u16(&r, &h->mh_dst.ma_port);
+	(void)wire_get_u8(&r, &namelen);
+	if (namelen == 0 || namelen > MSG_NAME_MAX)
+		return MSG_DROP_BAD_HEADER;
+	if (wire_get_bytes(&r, h->mh_name, namelen) == -1)
+		return MSG_DROP_BAD_LENGTH;
+	h->mh_name[namelen] = '\0';
+	if (strlen(h->mh_name) != namelen ||
+	    !msg_name_ok(h->mh_scheme, h->mh_name))
+		return MSG_DROP_BAD_HEADER;
+	if (h->mh_dst.ma_family != 4 && h->mh_dst.ma_family != 6)
+		return MSG_DROP_BAD_HEADER;
+	*hdrlen = MSG_HDR_FIXED + namelen;
+	return MSG_DROP_NONE;
+}
+
+static const struct msg_key *
+keyset_find(const struct msg_keyset *ks, uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < ks->ks_n; i++)
+		if (ks->ks_key[i].k_id == id)
+			return &ks->ks_key[i];
+	return NULL;
+}
+
+const struct msg_key *
+msg_keyring_user_pub(struct msg_keyring *kr, double now,
+    const char *name, uint32_t keyid)
+{
+	struct msg_pubcache_entry *e, *victim = NULL;
+	char path[PATH_MAX + MSG_NAME_MAX + 8], err[256];
+	const struct msg_key *k;
+	int i;
+
+	if (strcmp(name, MSG_CLUSTER_NAME) == 0) {
+		if ((k = keyset_find(&kr->kr_cluster_pub, keyid)) != NULL)
+			return k;
+		return keyset_find(&kr->kr_cluster, keyid);
+	}
+	if (!msg_user_name_ok(name) || kr->kr_users_dir[0] == '\0')
+		return NULL;
+	for (i = 0; i < MSG_PUBCACHE_MAX; i++) {
+		e = &kr->kr_cache[i];
+		if (strcmp(e->pc_name, name) == 0) {
+			if (now - e->pc_loaded < MSG_PUBCACHE_TTL)
+				return e->pc_ok ?
+				    keyset_find(&e->pc_keys, keyid) : NULL;
+			victim = e;
+			break;
+		}
+		/* Empty entries have pc_loaded 0 and go first. */
+		if (victim == NULL || e->pc_loaded < victim->pc_loaded)
+			victim = e;
+	}
+	/* Read the file; a missing one is remembered as missing too. */
+	e = victim;
+	memset(e, 0, sizeof(*e));
+	strlcpy(e->pc_name, name, sizeof(e->pc_name));
+	e->pc_loaded = now;
+	snprintf(path, sizeof(path), "%s/%s.pub", kr->kr_users_dir, name);
+	if (msg_keyset_load(&e->pc_keys, path, MSG_KEY_USER_PUB, err,
+	    sizeof(err)) == 0 && strcmp(e->pc_keys.ks_key[0].k_name,
+	    name) == 0)
+		e->pc_ok = 1;
+	return e->pc_ok ? keyset_find(&e->pc_keys, keyid) : NULL;
+}
+
+int
+msg_seal(struct msg_keyring *kr, enum msg_scheme scheme, uint16_t handler,
+    const struct msg_addr *dst, uint64_t now_ms, const void *payload,
+    size_t len, uint8_t *out, size_t outcap, size_t *outlen)
+{
+	struct msg_hdr h;
+	struct wire_w w;
+	const struct msg_key *k;
+	unsigned long long clen;
+	size_t hlen;
+
+	memset(&h, 0, sizeof(h));
+	if (len > MSG_PAYLOAD_MAX) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	h.mh_scheme = scheme;
+	h.mh_handler = handler;
+	h.mh_time_ms = now_ms;
+	h.mh_dst = *dst;
+	randombytes_buf(h.mh_nonce, sizeof(h.mh_nonce));
+	if (scheme == MSG_SCHEME_CLUSTER && kr->kr_cluster.ks_n > 0) {
+		k = &kr->kr_cluster.ks_key[0];
+		strlcpy(h.mh_name, kr->kr_cluster_name[0] != '\0' ?
+		    kr->kr_cluster_name : MSG_CLUSTER_NAME, sizeof(h.mh_name));
+	} else if (scheme == MSG_SCHEME_USER && kr->kr_user.ks_n > 0) {
+		k = &kr->kr_user.ks_key[0];
+		strlcpy(h.mh_name, k->k_name, sizeof(h.mh_name));
+	} else if (scheme == MSG_SCHEME_USER && kr->kr_cluster.ks_n > 0) {
+		k = &kr->kr_cluster.ks_key[0];
+		strlcpy(h.mh_name, MSG_CLUSTER_NAME, sizeof(h.mh_name));
+	} else {
+		errno = ENOKEY;
+		return -1;
+	}
+	if (!msg_name_ok(scheme, h.mh_name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	h.mh_keyid = k->k_id;
+	wire_w_init(&w, out, outcap);
+	hdr_encode(&w, &h);
+	hlen = w.ww_len;
+	if (wire_w_ok(&w) == -1 || outcap - hlen < len + MSG_SIG_LEN) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (scheme == MSG_SCHEME_CLUSTER) {
+		crypto_aead_xchacha20poly1305_ietf_encrypt(out + hlen, &clen,
+		    payload, len, out, hlen, NULL, h.mh_nonce, k->k_aead);
+		*outlen = hlen + (size_t)clen;
+	} else {
+		if (len > 0)
+			memcpy(out + hlen, payload, len);
+		crypto_sign_detached(out + hlen + len, NULL, out, hlen + len,
+		    k->k_sk);
+		*outlen = hlen + len + MSG_SIG_LEN;
+	}
+	return 0;
+}
+
+enum msg_drop
+msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
+    struct msg_hdr *h, uint8_t *payload, size_t cap, size_t *plen)
+{
+	const struct msg_key *k;
+	unsigned long long mlen;
+	enum msg_drop d;
+	size_t hlen, body;
+
+	if ((d = msg_hdr_decode(buf, len, h, &hlen)) != MSG_DROP_NONE)
+		return d;
+	body = len - hlen;
+	if (h->mh_scheme == MSG_SCHEME_CLUSTER) {
+		if (body < MSG_TAG_LEN || body - MSG_TAG_LEN > cap)
+			return MSG_DROP_BAD_LENGTH;
+		if ((k = keyset_find(&kr->kr_cluster, h->mh_keyid)) == NULL)
+			return MSG_DROP_UNKNOWN_KEY;
+		if (crypto_aead_xchacha20poly1305_ietf_decrypt(payload, &mlen,
+		    NULL, buf + hlen, body, buf, hlen, h->mh_nonce,
+		    k->k_aead) != 0)
+			return MSG_DROP_BAD_MAC;
+		*plen = (size_t)mlen;
+		return MSG_DROP_NONE;
+	}
+	if (body < MSG_SIG_LEN || body - MSG_SIG_LEN > cap)
+		return MSG_DROP_BAD_LENGTH;
+	if ((k = msg_keyring_user_pub(kr, now, h->mh_name, h->mh_keyid)) ==
+	    NULL)
+		return MSG_DROP_UNKNOWN_KEY;
+	if (crypto_sign_verify_detached(buf + len - MSG_SIG_LEN, buf,
+	    len - MSG_SIG_LEN, k->k_pk) != 0)
+		return MSG_DROP_BAD_SIG;
+	*plen = body - MSG_SIG_LEN;
+	if (*plen > 0)
+		memcpy(payload, buf + hlen, *plen);
+	return MSG_DROP_NONE;
+}
+
+void
+msg_keyring_clear(struct msg_keyring *kr)
+{
+	sodium_memzero(kr, sizeof(*kr));
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian packages named as arguments that are not installed
+# yet: with apt-get when run as root, otherwise prints the exact command
+# and fails.  Used by make (deps, check-deps).
+missing=
+for pkg in "$@"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
+	case "$status" in
+	*" installed") ;;
+	*) missing="$missing $pkg" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "cilknow: missing build dependencies:$missing" >&2
+	echo "cilknow: install them with:" >&2
+	echo "  sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "cilknow: installing build dependencies:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq </dev/null >&2 || exit 1
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing </dev/null >&2

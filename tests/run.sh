@@ -1,0 +1,67 @@
+#!/bin/sh
+# Runs the whole suite and ends with "N passed, N failed".
+#   tests/run.sh BUILD [FUZZBUILD]
+# Unit tests and integration scripts speak TAP; every "ok" line is a pass,
+# every "not ok" a failure, and a program that dies or exits non-zero
+# without saying why counts as one more failure.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+fuzzbuild=${2:-}
+passed=0
+failed=0
+log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
+export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+# run NAME TIMEOUT CMD... : runs one TAP program and tallies it.
+run() {
+	name=$1; limit=$2; shift 2
+	out="$log/$(echo "$name" | tr '/ ' '__').out"
+	start=$(date +%s)
+	timeout -k 5 "$limit" "$@" >"$out" 2>&1
+	rc=$?
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	extra=0
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		extra=1
+	fi
+	if [ "$rc" -eq 0 ] && [ "$p" -eq 0 ]; then
+		extra=1		# a test that ran nothing is a failure
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f + extra))
+	secs=$(( $(date +%s) - start ))
+	if [ $((f + extra)) -ne 0 ]; then
+		echo "FAIL $name ($p passed, $((f + extra)) failed, exit $rc, ${secs}s)"
+		grep -E '^(not ok|#)' "$out" | head -40 | sed 's/^/    /'
+		if [ "$extra" -ne 0 ]; then
+			tail -20 "$out" | sed 's/^/    | /'
+		fi
+	else
+		echo "ok   $name ($p passed, ${secs}s)"
+	fi
+}
+
+for t in "$build"/tests/*_test; do
+	[ -x "$t" ] || continue
+	run "unit/$(basename "$t")" 300 "$t"
+done
+for t in "$top"/tests/integration/[0-9]*.sh; do
+	[ -f "$t" ] || continue
+	run "integration/$(basename "$t")" 300 sh "$t"
+done
+if [ -n "$fuzzbuild" ]; then
+	for f in "$fuzzbuild"/fuzz_*; do
+		[ -x "$f" ] || continue
+		run "fuzz/$(basename "$f")" 120 \
+		    sh "$top/tests/fuzz/short.sh" "$f"
+	done
+fi
+run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
+
+rm -rf "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,228 @@
+/*
+ * log_test — the OpenBSD-style logger: format, errno preservation,
+ * strerror on log_warn, the truncation marker, debug gating, fatal exit
+ * status.  stderr is redirected to a temporary file to read the lines.
+ */
+#include "log.h"
+
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+static char	cap_dir[PATH_MAX];
+static char	cap_path[PATH_MAX];
+static char	cap_buf[16384];
+static int	cap_saved = -1;
+
+static void	cap_start(void);
+static const char *cap_end(void);
+static int	line_ends_with_plus(const char *);
+
+static void
+cap_start(void)
+{
+	int fd;
+
+	fflush(stderr);
+	if ((cap_saved = dup(STDERR_FILENO)) == -1)
+		abort();
+	fd = open(cap_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd == -1 || dup2(fd, STDERR_FILENO) == -1)
+		abort();
+	close(fd);
+}
+
+/* Restores stderr and returns what was written to it. */
+static const char *
+cap_end(void)
+{
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	fflush(stderr);
+	if (dup2(cap_saved, STDERR_FILENO) == -1)
+		abort();
+	close(cap_saved);
+	cap_saved = -1;
+	if ((fd = open(cap_path, O_RDONLY | O_CLOEXEC)) == -1)
+		abort();
+	while (len < sizeof(cap_buf) - 1 &&
+	    (n = read(fd, cap_buf + len, sizeof(cap_buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	cap_buf[len] = '\0';
+	return cap_buf;
+}
+
+/* One line, whose last character before the newline is '+'. */
+static int
+line_ends_with_plus(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len >= 2 && s[len - 1] == '\n' && s[len - 2] == '+' &&
+	    strchr(s, '\n') == s + len - 1;
+}
+
+int
+main(void)
+{
+	char big[5000], want[256];
+	const char *out;
+	pid_t pid;
+	int status, e;
+
+	snprintf(cap_dir, sizeof(cap_dir), "%s/log_test.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(cap_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(cap_path, sizeof(cap_path), "%s/stderr", cap_dir);
+
+	log_init(1, "logtest", 0);
+	is_int(log_getverbose(), 0, "verbose starts at 0");
+
+	/* log_warn: strerror appended, errno preserved. */
+	cap_start();
+	errno = ENOENT;
+	log_warn("%s: open %s", "main", "/nonexistent");
+	e = errno;
+	out = cap_end();
+	is_int(e, ENOENT, "log_warn preserves errno");
+	snprintf(want, sizeof(want), "logtest: main: open /nonexistent: %s\n",
+	    strerror(ENOENT));
+	is_str(out, want, "log_warn appends strerror");
+
+	cap_start();
+	errno = EACCES;
+	log_warnx("%s: no strerror here", "main");
+	e = errno;
+	out = cap_end();
+	is_int(e, EACCES, "log_warnx preserves errno");
+	is_str(out, "logtest: main: no strerror here\n", "log_warnx text");
+
+	cap_start();
+	errno = EPERM;
+	log_info("%s: %d jobs", "main", 3);
+	e = errno;
+	out = cap_end();
+	is_int(e, EPERM, "log_info preserves errno");
+	is_str(out, "logtest: main: 3 jobs\n", "log_info text");
+
+	/* Debug only with verbose. */
+	cap_start();
+	errno = EINTR;
+	log_debug("hidden %d", 1);
+	e = errno;
+	out = cap_end();
+	is_str(out, "", "log_debug silent when not verbose");
+	is_int(e, EINTR, "log_debug preserves errno when silent");
+	log_setverbose(1);
+	is_int(log_getverbose(), 1, "log_setverbose(1)");
+	cap_start();
+	errno = EINTR;
+	log_debug("shown %d", 2);
+	e = errno;
+	out = cap_end();
+	is_str(out, "logtest: shown 2\n", "log_debug shown when verbose");
+	is_int(e, EINTR, "log_debug preserves errno");
+	log_setverbose(0);
+
+	/* Truncation: one bounded line ending in '+'. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	cap_start();
+	log_info("%s", big);
+	out = cap_end();
+	ok(line_ends_with_plus(out), "overlong message marked with '+'");
+	ok(strlen(out) < 1100, "overlong message bounded (%zu bytes)",
+	    strlen(out));
+	ok(strncmp(out, "logtest: aaaa", 13) == 0, "truncated line keeps "
+	    "its start");
+
+	cap_start();
+	errno = ENOENT;
+	log_warn("%s", big);
+	e = errno;
+	out = cap_end();
+	ok(line_ends_with_plus(out), "overlong log_warn marked with '+'");
+	is_int(e, ENOENT, "overlong log_warn preserves errno");
+
+	/* Exactly at the edge: strerror pushes it over. */
+	memset(big, 'b', 1015);
+	big[1015] = '\0';
+	cap_start();
+	errno = ENOENT;
+	log_warn("%s", big);
+	out = cap_end();
+	ok(line_ends_with_plus(out), "strerror overflowing the buffer "
+	    "marked with '+'");
+
+	/* A short message is not marked. */
+	cap_start();
+	log_info("short+");
+	out = cap_end();
+	is_str(out, "logtest: short+\n", "short message unchanged");
+
+	/* Control characters cannot forge a second line. */
+	cap_start();
+	log_info("a\nb\tc");
+	out = cap_end();
+	is_str(out, "logtest: a?b?c\n", "control characters replaced");
+
+	/* Re-init with another ident. */
+	log_init(1, "other", 0);
+	cap_start();
+	log_info("x");
+	out = cap_end();
+	is_str(out, "other: x\n", "log_init again changes the ident");
+
+	/* syslog mode writes nothing to stderr. */
+	log_init(0, "logtest", 0);
+	cap_start();
+	errno = ENOENT;
+	log_info("to syslog");
+	e = errno;
+	out = cap_end();
+	is_str(out, "", "syslog mode leaves stderr alone");
+	is_int(e, ENOENT, "errno preserved in syslog mode");
+	log_init(1, "logtest", 0);
+
+	/* fatalx and fatal log, then exit 1. */
+	cap_start();
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		fatalx("%s: broken invariant %d", "main", 7);
+	waitpid(pid, &status, 0);
+	out = cap_end();
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 1, "fatalx exits 1");
+	is_str(out, "logtest: fatal: main: broken invariant 7\n",
+	    "fatalx text");
+
+	cap_start();
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		errno = EBADF;
+		fatal("%s: read", "main");
+	}
+	waitpid(pid, &status, 0);
+	out = cap_end();
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 1, "fatal exits 1");
+	snprintf(want, sizeof(want), "logtest: fatal: main: read: %s\n",
+	    strerror(EBADF));
+	is_str(out, want, "fatal appends strerror");
+
+	unlink(cap_path);
+	rmdir(cap_dir);
+	return tap_done();
+}
