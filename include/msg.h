@@ -58,6 +58,9 @@ struct msg_ep_opts {
 	size_t		eo_frag_per_sender;	/* 0: MSG_FRAG_PER_SENDER */
 	size_t		eo_frag_total;		/* 0: MSG_FRAG_TOTAL */
 	double		eo_frag_timeout;	/* 0: MSG_FRAG_TIMEOUT */
+	double		eo_clock_offset;	/* seconds added to our
+						   realtime clock (CilkPing
+						   --clock-offset) */
 };
 
 /*

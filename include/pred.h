@@ -282,7 +282,11 @@ struct pred_rcond {
 	int		rc_known;	/* 0: not measured; the condition fails */
 	int		rc_hyst;	/* the condition has stay thresholds */
 	int		rc_stay;	/* ... and they were used */
-	int		rc_user;	/* idletime measured on rs_scope's user */
+	/*
+	 * Where idletime was measured: 0 the node's input (pm_idle), 1 the
+	 * scope's user on this node, 2 that user anywhere in the cluster.
+	 */
+	int		rc_user;
 	/* Measured value, in the condition's units (hours: minute of day). */
 	int64_t		rc_value[3];
 	int64_t		rc_thresh[3];	/* the thresholds used */
@@ -318,10 +322,14 @@ void	pred_eval_fini(struct pred_eval *);
 int	pred_eval_print_text(const struct pred_eval *, FILE *);
 /*
  * JSON object members, without the enclosing braces, to be embedded in
- * a document: "idle": B, "default": B, "predicates": [ {"scope": S,
- * "predicate": S, "pass": B, "conditions": [ {"condition": S,
- * "source": S, "value": V, "threshold": V, "using": "become"|"stay",
- * "pass": B}, ... ] }, ... ].  -1 on a write error.
+ * a document:
+ *   "idle": B, "default": B, "predicates": [{"scope": S, "predicate": S,
+ *   "default": B, "pass": B, "conditions": [{"condition": S,
+ *   "source": "input"|"user"|"cluster"|"node", "value": V,
+ *   "threshold": V, "using": "single"|"become"|"stay", "pass": B}]}]
+ * V is an integer (idletime s, users, mem MB), an array of three numbers
+ * (load) or a string ("HH:MM" value, "HH:MM-HH:MM" threshold of hours);
+ * an unknown value is null.  -1 on a write error.
  */
 int	pred_eval_print_json(const struct pred_eval *, FILE *);
 

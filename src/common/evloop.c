@@ -22,8 +22,11 @@
  * the loop is alive inherit the blocked mask and must unblock it before
  * exec.
  *
- * evloop_run_once() must not be called from a callback, and a loop must
- * not be freed from one.
+ * evloop_run_once() must not be called from a callback (EDEADLK), and a
+ * loop must not be freed from one.  Waiting forever with no descriptor
+ * and no timer fails with EINVAL instead of hanging.  evloop_break()
+ * makes evloop_run() return once the current round is dispatched; a
+ * break requested outside evloop_run() is kept for the next call.
  */
 #include "evloop.h"
 
@@ -79,7 +82,7 @@ struct evloop {
 
 	int		 el_sigfd;
 	sigset_t	 el_sigmask;	/* signals read through el_sigfd */
-	sigset_t	 el_unblock;	/* signals we blocked: unblock at free */
+	sigset_t	 el_unblock;	/* blocked by us: unblocked at free */
 	struct evsig	 el_sigs[NSIG];
 
 	int		 el_dispatching;
@@ -261,7 +264,7 @@ int
 evloop_signal(struct evloop *el, int signo, evloop_signal_cb *cb, void *arg)
 {
 	sigset_t one, old, mask;
-	int fd;
+	int fd, saved_errno;
 
 	if (signo <= 0 || signo >= NSIG || signo == SIGKILL ||
 	    signo == SIGSTOP || cb == NULL) {
@@ -281,7 +284,9 @@ evloop_signal(struct evloop *el, int signo, evloop_signal_cb *cb, void *arg)
 	if (el->el_sigfd == -1) {
 		if (evloop_add_fd(el, fd, POLLIN, evloop_sig_read, NULL) ==
 		    -1) {
+			saved_errno = errno;
 			close(fd);
+			errno = saved_errno;
 			goto fail;
 		}
 		el->el_sigfd = fd;

@@ -29,6 +29,7 @@ struct msg_ep {
 	int			 ep_fd;
 	struct msg_addr		 ep_addr;
 	uint64_t		 ep_window_ms;
+	int64_t			 ep_offset_ms;
 	struct msg_replay	*ep_replay;
 	struct msg_frag		*ep_frag;
 	struct evtimer		*ep_frag_timer;
@@ -58,6 +59,7 @@ msg_ep_new(struct evloop *loop, struct msg_keyring *keys,
 	ep->ep_arg = arg;
 	ep->ep_fd = -1;
 	ep->ep_window_ms = (uint64_t)(window * 1000);
+	ep->ep_offset_ms = opts ? (int64_t)(opts->eo_clock_offset * 1000) : 0;
 	ep->ep_replay = msg_replay_new(MSG_REPLAY_PER_SENDER,
 	    MSG_REPLAY_SENDERS);
 	ep->ep_frag = msg_frag_new(
@@ -118,6 +120,13 @@ msg_ep_dropped(const struct msg_ep *ep)
 	for (i = 0; i < MSG_DROP_MAX; i++)
 		n += ep->ep_count.mc_dropped[i];
 	return n;
+}
+
+/* Our realtime clock as the wire sees it. */
+static uint64_t
+ep_now_ms(const struct msg_ep *ep)
+{
+	return now_real_ms() + (uint64_t)ep->ep_offset_ms;
 }
 
 static void
@@ -203,7 +212,7 @@ msg_ep_send(struct msg_ep *ep, const struct msg_addr *to,
 		errno = ENOTCONN;
 		return -1;
 	}
-	if (msg_seal(ep->ep_keys, scheme, handler, to, now_real_ms(),
+	if (msg_seal(ep->ep_keys, scheme, handler, to, ep_now_ms(ep),
 	    payload, len, ep->ep_sealed, sizeof(ep->ep_sealed),
 	    &sealed_len) == -1)
 		goto fail;
@@ -286,7 +295,7 @@ ep_answer_ping(struct msg_ep *ep, const struct msg_in *in)
 	wire_w_init(&w, out, MSG_PAYLOAD_MAX);
 	wire_put_u64(&w, seq);
 	wire_put_u64(&w, sent);
-	wire_put_u64(&w, now_real_ns());
+	wire_put_u64(&w, now_real_ns() + (uint64_t)ep->ep_offset_ms * 1000000);
 	wire_put_u8(&w, PONG_NCOUNTERS);
 	wire_put_u64(&w, ep->ep_count.mc_received);
 	wire_put_u64(&w, ep->ep_count.mc_delivered);
@@ -373,7 +382,7 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 		return;
 	}
 	d = msg_replay_check(ep->ep_replay, hdr.mh_scheme, hdr.mh_name,
-	    hdr.mh_time_ms, hdr.mh_nonce, now_real_ms(), ep->ep_window_ms);
+	    hdr.mh_time_ms, hdr.mh_nonce, ep_now_ms(ep), ep->ep_window_ms);
 	if (d != MSG_DROP_NONE) {
 		ep_drop(ep, d, from, hdr.mh_name);
 		return;

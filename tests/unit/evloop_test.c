@@ -207,9 +207,9 @@ main(void)
 	}
 
 	/* Deadline order, whatever the insertion order. */
-	ok(evloop_timer_add(el, 0.03, rec_cb, &t[1]) != NULL, "timer add");
-	ok(evloop_timer_add(el, 0.01, rec_cb, &t[2]) != NULL, "timer add");
-	ok(evloop_timer_add(el, 0.02, rec_cb, &t[3]) != NULL, "timer add");
+	ok(evloop_timer_add(el, 0.15, rec_cb, &t[1]) != NULL, "timer add");
+	ok(evloop_timer_add(el, 0.05, rec_cb, &t[2]) != NULL, "timer add");
+	ok(evloop_timer_add(el, 0.10, rec_cb, &t[3]) != NULL, "timer add");
 	run_until(el, &rec.r_n, 3, 2.0);
 	is_int(rec.r_n, 3, "three timers fired");
 	ok(rec.r_fired[0] == 2 && rec.r_fired[1] == 3 && rec.r_fired[2] == 1,

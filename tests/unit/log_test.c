@@ -17,7 +17,7 @@
 
 #include "tap.h"
 
-static char	cap_dir[PATH_MAX];
+static char	cap_dir[256];
 static char	cap_path[PATH_MAX];
 static char	cap_buf[16384];
 static int	cap_saved = -1;

@@ -1,0 +1,48 @@
+/*
+ * cli — what every program's main shares: the common options of
+ * DESIGN.md §1 (-c, -o, -v, -b, --json) and loading the configuration.
+ * For mains only: these print their errors to stderr.
+ */
+#ifndef CILKNOW_CLI_H
+#define CILKNOW_CLI_H
+
+#include "conf.h"
+
+#define CLI_OVERRIDES_MAX	64
+
+/* Exit codes of utilities. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAILURE = 1,	/* the broker or node said no */
+	CLI_EXIT_USAGE = 2,
+	CLI_EXIT_TIMEOUT = 3	/* no answer within the timeout */
+};
+
+struct cli_common {
+	const char	*cc_conf_path;	/* -c, else conf_default_path() */
+	const char	*cc_overrides[CLI_OVERRIDES_MAX]; /* -o */
+	int		 cc_noverrides;
+	int		 cc_verbose;	/* -v, repeatable */
+	const char	*cc_broker;	/* -b */
+	int		 cc_json;	/* --json */
+};
+
+/*
+ * Takes a common option (ch as getopt returned it: 'c', 'o', 'v', 'b',
+ * or CLI_OPT_JSON).  1 if it was one, 0 if not, -1 on a bad argument
+ * (message printed).
+ */
+#define CLI_OPT_JSON	0x100
+int		 cli_common_opt(struct cli_common *, int ch, const char *arg);
+
+/*
+ * The configuration: the file (a missing default file is fine, a
+ * missing -c file is not), then -o overrides, then -b.  Prints every
+ * error; NULL on any.
+ */
+struct conf	*cli_conf_load(const struct cli_common *, const char *prog);
+
+/* Prints "prog cilknow VERSION" for -V. */
+void		 cli_version(const char *prog);
+
+#endif

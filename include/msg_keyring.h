@@ -1,0 +1,25 @@
+/* msg_keyring — filling a keyring from the configured key files. */
+#ifndef CILKNOW_MSG_KEYRING_H
+#define CILKNOW_MSG_KEYRING_H
+
+#include <stddef.h>
+
+#include "conf.h"
+#include "msg_codec.h"
+
+#define MSG_KR_CLUSTER		0x1	/* cluster secret key required */
+#define MSG_KR_CLUSTER_OPT	0x2	/* cluster secret key if readable */
+#define MSG_KR_USER		0x4	/* user secret key required */
+#define MSG_KR_USER_OPT		0x8	/* user secret key if present */
+
+/*
+ * Loads cluster_key, cluster_pub (always optional), user_key and the
+ * user_keys folder as flags ask; cluster_name is what this process
+ * claims under the cluster scheme.  An optional key that is missing or
+ * unreadable is skipped, but one with unsafe permissions is an error:
+ * fail closed.  -1 with the reason in err.
+ */
+int	msg_keyring_load(struct msg_keyring *, const struct conf *,
+	    unsigned flags, const char *cluster_name, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * sim — the simulation engine behind CilkSim(1): P processors, J jobs,
+ * quantum by quantum, as in the thesis (Lisiecki 1996, chapter 4).
+ *
+ * A quantum: (1) churn: each available node goes busy with probability
+ * leave_rate, each busy node comes back with probability join_rate and
+ * the broker gives it a random job that is below its cap; (2) the broker
+ * starts every job that has no node on one node taken from a job with at
+ * least two; (3) every job's count is snapshotted; (4) every available
+ * node, in a random order, acts once on the snapshot: it picks a uniformly
+ * random other available node and applies the rule (sched_decide); a node
+ * that has switched in this quantum refuses to pair.  Under the improved
+ * and targeted policies a node whose global view is fresh follows the plan
+ * (sched_plan_*) instead of pairing, and a stale one pairs by the thesis
+ * rule.  One pairing, or one planned move, is two messages.
+ *
+ * O(P) time per quantum, O(P + J) memory, no allocation after sim_new().
+ * Pure: no I/O; an observer callback sees the counts after each quantum.
+ */
+#ifndef CILKNOW_SIM_H
+#define CILKNOW_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched.h"
+
+#define SIM_PROCS_MAX	100000000u
+
+enum sim_init {
+	SIM_INIT_UNDEF = 0,
+	SIM_INIT_SPREAD,	/* jobs 2..J on one node each, job 1 the rest */
+	SIM_INIT_ONE,		/* all on job 1; quantum 1 starts the others */
+	SIM_INIT_ENDGAME,	/* exact, then one node moved from job 2 to 1 */
+	SIM_INIT_MAX
+};
+
+struct sim_params {
+	uint32_t	 sp_procs;	/* P, 1..SIM_PROCS_MAX */
+	uint32_t	 sp_jobs;	/* J, 1..P */
+	struct sched_rule sp_rule;
+	enum sim_init	 sp_init;
+	uint32_t	 sp_max_quanta;
+	const double	*sp_weights;	/* J entries, or NULL for all 1 */
+	const uint32_t	*sp_caps;	/* J entries (0: no cap), or NULL */
+	double		 sp_leave_rate;	/* [0, 1] */
+	double		 sp_join_rate;	/* [0, 1] */
+	double		 sp_stale;	/* [0, 1]: chance a view is stale */
+	uint64_t	 sp_seed;
+};
+
+struct sim_result {
+	int64_t		sr_quanta;	/* first quantum within one; -1 never */
+	int64_t		sr_exact;	/* first quantum exact; -1 never */
+	uint64_t	sr_messages;
+	uint64_t	sr_switches;
+	uint32_t	sr_ran;		/* quanta simulated */
+	uint64_t	sr_node_quanta;	/* sum over quanta of nodes that acted */
+	/*
+	 * Distance from fair: d(t) = sum_j |m_j(t) - share_j(t)| / J, in
+	 * processors per job; averaged over quanta 1..sr_ran (0 if none).
+	 */
+	double		sr_mean_dist;
+	double		sr_within_frac;	/* of quanta 1..sr_ran within one */
+};
+
+struct sim;
+
+/* Defaults: thesis rule, spread, 1000 quanta, no churn, seed 1. */
+void		 sim_params_init(struct sim_params *, uint32_t procs,
+		    uint32_t jobs);
+/* NULL with errno EINVAL (bad parameters) or ENOMEM. */
+struct sim	*sim_new(const struct sim_params *);
+void		 sim_free(struct sim *);
+/* Simulates one quantum.  -1 only if the rule rejects its inputs. */
+int		 sim_step(struct sim *);
+uint32_t	 sim_quantum(const struct sim *);
+/* Live node counts per job and the fair shares for the available nodes. */
+const uint32_t	*sim_counts(const struct sim *);
+const double	*sim_shares(const struct sim *);
+uint32_t	 sim_available(const struct sim *);
+
+/*
+ * Runs from quantum 0 to sp_max_quanta, or until exact when there is no
+ * churn.  observe, if not NULL, is called for quantum 0 and after every
+ * quantum.  -1 on error (errno set).
+ */
+int		 sim_run(const struct sim_params *, struct sim_result *,
+		    void (*observe)(void *, uint32_t, const uint32_t *,
+		    size_t), void *arg);
+
+/*
+ * Median of n quanta where -1 means never: sorts v (never last) and
+ * returns the median, the mean of the middle two for even n, or -1 when
+ * that involves a never.  -1 for n == 0.
+ */
+double		 sim_median(int64_t *v, size_t n);
+
+#endif

@@ -1,0 +1,59 @@
+/* msg_keyring — filling a keyring from the configured key files. */
+#include "msg_keyring.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int
+load_one(struct msg_keyset *ks, const struct conf *cf, const char *key,
+    enum msg_key_type type, int required, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	if (conf_get_path(cf, key, path, sizeof(path)) == -1) {
+		snprintf(err, errlen, "%s: cannot expand path", key);
+		return -1;
+	}
+	if (msg_keyset_load(ks, path, type, err, errlen) == 0)
+		return 0;
+	if (!required && (errno == ENOENT || errno == EACCES)) {
+		err[0] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+int
+msg_keyring_load(struct msg_keyring *kr, const struct conf *cf,
+    unsigned flags, const char *cluster_name, char *err, size_t errlen)
+{
+	memset(kr, 0, sizeof(*kr));
+	if (cluster_name != NULL &&
+	    !msg_name_ok(MSG_SCHEME_CLUSTER, cluster_name)) {
+		snprintf(err, errlen, "bad principal name '%s'", cluster_name);
+		return -1;
+	}
+	strlcpy(kr->kr_cluster_name, cluster_name ? cluster_name :
+	    MSG_CLUSTER_NAME, sizeof(kr->kr_cluster_name));
+	if (conf_get_path(cf, "user_keys", kr->kr_users_dir,
+	    sizeof(kr->kr_users_dir)) == -1) {
+		snprintf(err, errlen, "user_keys: cannot expand path");
+		return -1;
+	}
+	if ((flags & (MSG_KR_CLUSTER | MSG_KR_CLUSTER_OPT)) &&
+	    load_one(&kr->kr_cluster, cf, "cluster_key", MSG_KEY_CLUSTER,
+	    (flags & MSG_KR_CLUSTER) != 0, err, errlen) == -1)
+		goto fail;
+	if (load_one(&kr->kr_cluster_pub, cf, "cluster_pub",
+	    MSG_KEY_CLUSTER_PUB, 0, err, errlen) == -1)
+		goto fail;
+	if ((flags & (MSG_KR_USER | MSG_KR_USER_OPT)) &&
+	    load_one(&kr->kr_user, cf, "user_key", MSG_KEY_USER,
+	    (flags & MSG_KR_USER) != 0, err, errlen) == -1)
+		goto fail;
+	return 0;
+ fail:
+	msg_keyring_clear(kr);
+	return -1;
+}

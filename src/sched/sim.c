@@ -1,0 +1,552 @@
+/*
+ * sim — the simulation engine of CilkSim(1); see sim.h for the model.
+ */
+#include "sim.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIM_BUSY	UINT32_MAX
+#define SIM_DONOR_TRIES	64
+#define SIM_JOIN_TRIES	16
+
+struct sim {
+	struct sim_params sm_p;
+	double		*sm_weights;	/* own copies, J entries */
+	uint32_t	*sm_caps;
+	struct sched_rng sm_rng;
+	uint32_t	*sm_job;	/* per node: its job, or SIM_BUSY */
+	uint32_t	*sm_stamp;	/* per node: quantum it last switched */
+	uint32_t	*sm_avail;	/* [0, sm_navail) available nodes */
+	uint32_t	*sm_pos;	/* node -> index in sm_avail */
+	uint32_t	 sm_navail;
+	uint32_t	*sm_count;	/* per job, live */
+	uint32_t	*sm_rank;	/* per job, ranks handed out */
+	struct sched_job *sm_view;	/* per job, as of the snapshot */
+	double		*sm_share;
+	uint32_t	 sm_share_for;	/* sm_navail the shares are for */
+	struct sched_plan *sm_plan;
+	uint32_t	 sm_quantum;
+	uint64_t	 sm_messages;
+	uint64_t	 sm_switches;
+	uint64_t	 sm_node_quanta;
+};
+
+void
+sim_params_init(struct sim_params *sp, uint32_t procs, uint32_t jobs)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->sp_procs = procs;
+	sp->sp_jobs = jobs;
+	sp->sp_rule.ru_policy = SCHED_P_THESIS;
+	sp->sp_rule.ru_fixed_p = SCHED_FIXED_P_DEFAULT;
+	sp->sp_init = SIM_INIT_SPREAD;
+	sp->sp_max_quanta = 1000;
+	sp->sp_seed = 1;
+}
+
+static int
+rate_ok(double r)
+{
+	return r >= 0 && r <= 1;
+}
+
+static int
+params_ok(const struct sim_params *sp)
+{
+	uint32_t j;
+
+	if (sp->sp_procs == 0 || sp->sp_procs > SIM_PROCS_MAX ||
+	    sp->sp_jobs == 0 || sp->sp_jobs > sp->sp_procs)
+		return 0;
+	if (sp->sp_rule.ru_policy <= SCHED_P_UNDEF ||
+	    sp->sp_rule.ru_policy >= SCHED_P_MAX ||
+	    !rate_ok(sp->sp_rule.ru_fixed_p))
+		return 0;
+	if (sp->sp_init <= SIM_INIT_UNDEF || sp->sp_init >= SIM_INIT_MAX)
+		return 0;
+	if (!rate_ok(sp->sp_leave_rate) || !rate_ok(sp->sp_join_rate) ||
+	    !rate_ok(sp->sp_stale))
+		return 0;
+	if (sp->sp_weights != NULL)
+		for (j = 0; j < sp->sp_jobs; j++)
+			if (!isfinite(sp->sp_weights[j]) ||
+			    sp->sp_weights[j] <= 0)
+				return 0;
+	return 1;
+}
+
+static int
+churning(const struct sim *sm)
+{
+	return sm->sm_p.sp_leave_rate > 0 || sm->sm_p.sp_join_rate > 0;
+}
+
+static int
+planned(const struct sim *sm)
+{
+	return sm->sm_p.sp_rule.ru_policy == SCHED_P_IMPROVED ||
+	    sm->sm_p.sp_rule.ru_policy == SCHED_P_TARGETED;
+}
+
+static void
+node_set(struct sim *sm, uint32_t node, uint32_t job)
+{
+	if (sm->sm_job[node] != SIM_BUSY)
+		sm->sm_count[sm->sm_job[node]]--;
+	sm->sm_job[node] = job;
+	if (job != SIM_BUSY)
+		sm->sm_count[job]++;
+}
+
+/* Exchanges the nodes at indexes a and b of sm_avail. */
+static void
+avail_swap(struct sim *sm, uint32_t a, uint32_t b)
+{
+	uint32_t na = sm->sm_avail[a], nb = sm->sm_avail[b];
+
+	sm->sm_avail[a] = nb;
+	sm->sm_pos[nb] = a;
+	sm->sm_avail[b] = na;
+	sm->sm_pos[na] = b;
+}
+
+static int
+update_shares(struct sim *sm)
+{
+	if (sm->sm_share_for == sm->sm_navail)
+		return 0;
+	if (sched_fair_shares(sm->sm_navail, sm->sm_p.sp_jobs,
+	    sm->sm_weights, sm->sm_caps, sm->sm_share) == -1)
+		return -1;
+	sm->sm_share_for = sm->sm_navail;
+	return 0;
+}
+
+/* The exact allocation, then one node moved from job 2 to job 1. */
+static int
+init_endgame(struct sim *sm)
+{
+	uint32_t j, lo, hi, node = 0, n, *want = sm->sm_rank;
+	uint64_t floors = 0, extra;
+
+	if (sm->sm_p.sp_jobs < 2)
+		return -1;
+	for (j = 0; j < sm->sm_p.sp_jobs; j++) {
+		sched_share_bounds(sm->sm_share[j], &lo, &hi);
+		want[j] = lo;
+		floors += lo;
+	}
+	extra = sm->sm_p.sp_procs - floors;
+	for (j = 0; j < sm->sm_p.sp_jobs && extra > 0; j++) {
+		sched_share_bounds(sm->sm_share[j], &lo, &hi);
+		if (hi > lo) {
+			want[j]++;
+			extra--;
+		}
+	}
+	if (extra > 0 || want[1] < 2)
+		return -1;
+	want[0]++;
+	want[1]--;
+	for (j = 0; j < sm->sm_p.sp_jobs; j++)
+		for (n = 0; n < want[j]; n++)
+			node_set(sm, node++, j);
+	return 0;
+}
+
+static int
+init_layout(struct sim *sm)
+{
+	uint32_t i, J = sm->sm_p.sp_jobs;
+
+	switch (sm->sm_p.sp_init) {
+	case SIM_INIT_ONE:
+		for (i = 0; i < sm->sm_p.sp_procs; i++)
+			node_set(sm, i, 0);
+		return 0;
+	case SIM_INIT_SPREAD:
+		for (i = 0; i < sm->sm_p.sp_procs; i++)
+			node_set(sm, i, i + 1 < J ? i + 1 : 0);
+		return 0;
+	case SIM_INIT_ENDGAME:
+		return init_endgame(sm);
+	default:
+		return -1;
+	}
+}
+
+struct sim *
+sim_new(const struct sim_params *sp)
+{
+	struct sim *sm;
+	uint32_t i, P, J;
+
+	if (!params_ok(sp)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	P = sp->sp_procs;
+	J = sp->sp_jobs;
+	if ((sm = calloc(1, sizeof(*sm))) == NULL)
+		return NULL;
+	sm->sm_p = *sp;
+	sm->sm_weights = calloc(J, sizeof(*sm->sm_weights));
+	sm->sm_caps = calloc(J, sizeof(*sm->sm_caps));
+	sm->sm_job = calloc(P, sizeof(*sm->sm_job));
+	sm->sm_stamp = calloc(P, sizeof(*sm->sm_stamp));
+	sm->sm_avail = calloc(P, sizeof(*sm->sm_avail));
+	sm->sm_pos = calloc(P, sizeof(*sm->sm_pos));
+	sm->sm_count = calloc(J, sizeof(*sm->sm_count));
+	sm->sm_rank = calloc(J, sizeof(*sm->sm_rank));
+	sm->sm_view = calloc(J, sizeof(*sm->sm_view));
+	sm->sm_share = calloc(J, sizeof(*sm->sm_share));
+	if (sm->sm_weights == NULL || sm->sm_caps == NULL ||
+	    sm->sm_job == NULL || sm->sm_stamp == NULL ||
+	    sm->sm_avail == NULL || sm->sm_pos == NULL ||
+	    sm->sm_count == NULL || sm->sm_rank == NULL ||
+	    sm->sm_view == NULL || sm->sm_share == NULL)
+		goto fail;
+	if (planned(sm) && (sm->sm_plan = sched_plan_new(J)) == NULL)
+		goto fail;
+	sm->sm_p.sp_weights = sm->sm_weights;
+	sm->sm_p.sp_caps = sm->sm_caps;
+	for (i = 0; i < J; i++) {
+		sm->sm_weights[i] = sp->sp_weights ? sp->sp_weights[i] : 1;
+		sm->sm_caps[i] = sp->sp_caps ? sp->sp_caps[i] : 0;
+		sm->sm_view[i].sj_weight = sm->sm_weights[i];
+		sm->sm_view[i].sj_cap = sm->sm_caps[i];
+	}
+	for (i = 0; i < P; i++) {
+		sm->sm_job[i] = SIM_BUSY;
+		sm->sm_avail[i] = i;
+		sm->sm_pos[i] = i;
+	}
+	sm->sm_navail = P;
+	sched_rng_seed(&sm->sm_rng, sp->sp_seed);
+	if (update_shares(sm) == -1 || init_layout(sm) == -1) {
+		sim_free(sm);
+		errno = EINVAL;
+		return NULL;
+	}
+	return sm;
+fail:
+	sim_free(sm);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+sim_free(struct sim *sm)
+{
+	if (sm == NULL)
+		return;
+	sched_plan_free(sm->sm_plan);
+	free(sm->sm_share);
+	free(sm->sm_view);
+	free(sm->sm_rank);
+	free(sm->sm_count);
+	free(sm->sm_pos);
+	free(sm->sm_avail);
+	free(sm->sm_stamp);
+	free(sm->sm_job);
+	free(sm->sm_caps);
+	free(sm->sm_weights);
+	free(sm);
+}
+
+/* A uniformly random job that is below its cap, if one is found. */
+static uint32_t
+join_job(struct sim *sm)
+{
+	uint32_t j = 0;
+	int t;
+
+	for (t = 0; t < SIM_JOIN_TRIES; t++) {
+		j = (uint32_t)sched_rng_below(&sm->sm_rng, sm->sm_p.sp_jobs);
+		if (sm->sm_caps[j] == 0 || sm->sm_count[j] < sm->sm_caps[j])
+			break;
+	}
+	return j;
+}
+
+static void
+churn(struct sim *sm)
+{
+	double leave = sm->sm_p.sp_leave_rate, join = sm->sm_p.sp_join_rate;
+	uint32_t k, n0 = sm->sm_navail, P = sm->sm_p.sp_procs, node;
+
+	/* Leaves among the nodes available before this quantum... */
+	if (leave > 0)
+		for (k = n0; k-- > 0;) {
+			if (sched_rng_unit(&sm->sm_rng) >= leave)
+				continue;
+			node = sm->sm_avail[k];
+			avail_swap(sm, k, --sm->sm_navail);
+			node_set(sm, node, SIM_BUSY);
+		}
+	/* ...and joins among those busy before it. */
+	if (join > 0)
+		for (k = n0; k < P; k++) {
+			if (sched_rng_unit(&sm->sm_rng) >= join)
+				continue;
+			node = sm->sm_avail[k];
+			avail_swap(sm, k, sm->sm_navail++);
+			node_set(sm, node, join_job(sm));
+		}
+}
+
+/* The broker starts each job that has no node. */
+static void
+broker(struct sim *sm)
+{
+	uint32_t j, node = 0, donor, k;
+	int t, found;
+
+	for (j = 0; j < sm->sm_p.sp_jobs; j++) {
+		if (sm->sm_count[j] != 0)
+			continue;
+		found = 0;
+		for (t = 0; t < SIM_DONOR_TRIES && !found; t++) {
+			if (sm->sm_navail == 0)
+				break;
+			node = sm->sm_avail[sched_rng_below(&sm->sm_rng,
+			    sm->sm_navail)];
+			found = sm->sm_count[sm->sm_job[node]] >= 2;
+		}
+		for (k = 0; k < sm->sm_navail && !found; k++) {
+			node = sm->sm_avail[k];
+			donor = sm->sm_job[node];
+			found = sm->sm_count[donor] >= 2;
+		}
+		if (!found)
+			return;		/* fewer nodes than jobs */
+		node_set(sm, node, j);
+	}
+}
+
+static uint64_t
+gcd(uint64_t a, uint64_t b)
+{
+	uint64_t t;
+
+	while (b != 0) {
+		t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Pairs node i (at index pos of sm_avail) by the pairwise rule. */
+static int
+pair(struct sim *sm, uint32_t i, uint32_t pos)
+{
+	uint32_t peer, jp, jq, q = sm->sm_quantum;
+	uint64_t r;
+	int d;
+
+	r = sched_rng_below(&sm->sm_rng, sm->sm_navail - 1);
+	if (r >= pos)
+		r++;
+	peer = sm->sm_avail[r];
+	sm->sm_messages += 2;
+	if (sm->sm_stamp[peer] == q)
+		return 0;	/* it has just switched: refuses */
+	jp = sm->sm_job[i];
+	jq = sm->sm_job[peer];
+	if (jp == jq)
+		return 0;
+	d = sched_decide(&sm->sm_p.sp_rule, &sm->sm_view[jp],
+	    &sm->sm_view[jq], &sm->sm_rng);
+	if (d == -1)
+		return -1;
+	if (d == 1) {
+		node_set(sm, i, jq);
+		sm->sm_stamp[i] = q;
+		sm->sm_switches++;
+	}
+	return 0;
+}
+
+/* The improved and targeted rules; returns 1 if the node is done. */
+static int
+plan_act(struct sim *sm, uint32_t i)
+{
+	uint32_t jp = sm->sm_job[i], rank;
+	int64_t t;
+	int fresh;
+
+	rank = sm->sm_rank[jp]++;
+	fresh = sm->sm_p.sp_stale == 0 ||
+	    sched_rng_unit(&sm->sm_rng) >= sm->sm_p.sp_stale;
+	if (!fresh)
+		return 0;
+	if (sm->sm_p.sp_rule.ru_policy == SCHED_P_IMPROVED)
+		t = sched_plan_move(sm->sm_plan, jp, rank);
+	else
+		t = sched_plan_move_random(sm->sm_plan, jp, &sm->sm_rng);
+	if (t >= 0) {
+		sm->sm_messages += 2;
+		node_set(sm, i, (uint32_t)t);
+		sm->sm_stamp[i] = sm->sm_quantum;
+		sm->sm_switches++;
+	}
+	return 1;
+}
+
+int
+sim_step(struct sim *sm)
+{
+	uint32_t j, k, n, pos, stride, i, J = sm->sm_p.sp_jobs;
+
+	sm->sm_quantum++;
+	if (churning(sm))
+		churn(sm);
+	broker(sm);
+	if (update_shares(sm) == -1)
+		return -1;
+	for (j = 0; j < J; j++)
+		sm->sm_view[j].sj_count = sm->sm_count[j];
+	if (planned(sm)) {
+		if (sched_plan_update(sm->sm_plan, sm->sm_count,
+		    sm->sm_weights, sm->sm_caps) == -1)
+			return -1;
+		memset(sm->sm_rank, 0, J * sizeof(*sm->sm_rank));
+	}
+	n = sm->sm_navail;
+	sm->sm_node_quanta += n;
+	if (n < 2)
+		return 0;
+	/* Visit every available node once, in the order pos += stride. */
+	pos = (uint32_t)sched_rng_below(&sm->sm_rng, n);
+	do {
+		stride = 1 + (uint32_t)sched_rng_below(&sm->sm_rng, n - 1);
+	} while (gcd(stride, n) != 1);
+	for (k = 0; k < n; k++) {
+		i = sm->sm_avail[pos];
+		if (!planned(sm) || !plan_act(sm, i))
+			if (pair(sm, i, pos) == -1)
+				return -1;
+		pos += stride;
+		if (pos >= n)
+			pos -= n;
+	}
+	return 0;
+}
+
+uint32_t
+sim_quantum(const struct sim *sm)
+{
+	return sm->sm_quantum;
+}
+
+const uint32_t *
+sim_counts(const struct sim *sm)
+{
+	return sm->sm_count;
+}
+
+const double *
+sim_shares(const struct sim *sm)
+{
+	return sm->sm_share;
+}
+
+uint32_t
+sim_available(const struct sim *sm)
+{
+	return sm->sm_navail;
+}
+
+static double
+distance(const struct sim *sm)
+{
+	double d = 0;
+	uint32_t j;
+
+	for (j = 0; j < sm->sm_p.sp_jobs; j++)
+		d += fabs(sm->sm_count[j] - sm->sm_share[j]);
+	return d / sm->sm_p.sp_jobs;
+}
+
+int
+sim_run(const struct sim_params *sp, struct sim_result *res,
+    void (*observe)(void *, uint32_t, const uint32_t *, size_t), void *arg)
+{
+	struct sim *sm;
+	double dist = 0;
+	uint64_t within = 0;
+	uint32_t q;
+	int w, churn_on;
+
+	memset(res, 0, sizeof(*res));
+	res->sr_quanta = res->sr_exact = -1;
+	if ((sm = sim_new(sp)) == NULL)
+		return -1;
+	churn_on = churning(sm);
+	for (q = 0;; q++) {
+		if (q > 0) {
+			if (sim_step(sm) == -1) {
+				sim_free(sm);
+				errno = EINVAL;
+				return -1;
+			}
+			dist += distance(sm);
+		}
+		if (observe != NULL)
+			observe(arg, q, sm->sm_count, sp->sp_jobs);
+		w = sched_within_one(sp->sp_jobs, sm->sm_count, sm->sm_share);
+		if (w && q > 0)
+			within++;
+		if (w && res->sr_quanta == -1)
+			res->sr_quanta = q;
+		if (res->sr_exact == -1 &&
+		    sched_exact(sp->sp_jobs, sm->sm_count, sm->sm_share))
+			res->sr_exact = q;
+		if ((res->sr_exact != -1 && !churn_on) ||
+		    q >= sp->sp_max_quanta)
+			break;
+	}
+	res->sr_ran = q;
+	res->sr_messages = sm->sm_messages;
+	res->sr_switches = sm->sm_switches;
+	res->sr_node_quanta = sm->sm_node_quanta;
+	if (q > 0) {
+		res->sr_mean_dist = dist / q;
+		res->sr_within_frac = (double)within / q;
+	}
+	sim_free(sm);
+	return 0;
+}
+
+static int
+never_last_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	if (x == y)
+		return 0;
+	if (x == -1)
+		return 1;
+	if (y == -1)
+		return -1;
+	return x < y ? -1 : 1;
+}
+
+double
+sim_median(int64_t *v, size_t n)
+{
+	int64_t a, b;
+
+	if (n == 0)
+		return -1;
+	qsort(v, n, sizeof(*v), never_last_cmp);
+	a = v[(n - 1) / 2];
+	b = v[n / 2];
+	if (a == -1 || b == -1)
+		return -1;
+	return ((double)a + (double)b) / 2;
+}
