@@ -24,7 +24,7 @@ LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
 
 # Build dependencies, as Debian package names (see README).
 BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev mandoc
-CHECK_DEPS := clang libclang-rt-14-dev valgrind
+CHECK_DEPS := clang libclang-rt-14-dev valgrind python3
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -121,6 +121,17 @@ int	msg_seal(struct msg_keyring *, enum msg_scheme, uint16_t handler,
 	    uint8_t *out, size_t outcap, size_t *outlen);
 
 /*
+ * The same, but under the cluster scheme with the key whose id is keyid
+ * if the keyring has it (a reply goes out under the key its request
+ * came in, so daemons part-way through a key rotation still understand
+ * each other's answers).  keyid 0 means the current key.
+ */
+int	msg_seal_keyid(struct msg_keyring *, enum msg_scheme, uint16_t handler,
+	    uint32_t keyid, const struct msg_addr *dst, uint64_t now_ms,
+	    const void *payload, size_t len,
+	    uint8_t *out, size_t outcap, size_t *outlen);
+
+/*
  * Validates the header of a whole message (kind MESSAGE) without
  * verifying anything.  Returns the reason or MSG_DROP_NONE.
  */

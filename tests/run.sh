@@ -51,7 +51,7 @@ for t in "$build"/tests/*_test; do
 done
 for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
-	run "integration/$(basename "$t")" 300 sh "$t"
+	run "integration/$(basename "$t")" 300 bash "$t"
 done
 if [ -n "$fuzzbuild" ]; then
 	for f in "$fuzzbuild"/fuzz_*; do

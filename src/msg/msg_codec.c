@@ -325,6 +325,16 @@ msg_seal(struct msg_keyring *kr, enum msg_scheme scheme, uint16_t handler,
     const struct msg_addr *dst, uint64_t now_ms, const void *payload,
     size_t len, uint8_t *out, size_t outcap, size_t *outlen)
 {
+	return msg_seal_keyid(kr, scheme, handler, 0, dst, now_ms, payload,
+	    len, out, outcap, outlen);
+}
+
+int
+msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
+    uint16_t handler, uint32_t keyid, const struct msg_addr *dst,
+    uint64_t now_ms, const void *payload, size_t len, uint8_t *out,
+    size_t outcap, size_t *outlen)
+{
 	struct msg_hdr h;
 	struct wire_w w;
 	const struct msg_key *k;
@@ -342,7 +352,9 @@ msg_seal(struct msg_keyring *kr, enum msg_scheme scheme, uint16_t handler,
 	h.mh_dst = *dst;
 	randombytes_buf(h.mh_nonce, sizeof(h.mh_nonce));
 	if (scheme == MSG_SCHEME_CLUSTER && kr->kr_cluster.ks_n > 0) {
-		k = &kr->kr_cluster.ks_key[0];
+		if (keyid == 0 ||
+		    (k = keyset_find(&kr->kr_cluster, keyid)) == NULL)
+			k = &kr->kr_cluster.ks_key[0];
 		strlcpy(h.mh_name, kr->kr_cluster_name[0] != '\0' ?
 		    kr->kr_cluster_name : MSG_CLUSTER_NAME, sizeof(h.mh_name));
 	} else if (scheme == MSG_SCHEME_USER && kr->kr_user.ks_n > 0) {

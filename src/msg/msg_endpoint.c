@@ -199,10 +199,9 @@ ep_sendto(struct msg_ep *ep, const struct msg_addr *to, const uint8_t *buf,
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-int
-msg_ep_send(struct msg_ep *ep, const struct msg_addr *to,
-    enum msg_scheme scheme, uint16_t handler, const void *payload,
-    size_t len)
+static int
+ep_send(struct msg_ep *ep, const struct msg_addr *to, enum msg_scheme scheme,
+    uint16_t handler, uint32_t keyid, const void *payload, size_t len)
 {
 	uint8_t frag[MSG_DGRAM_MAX];
 	size_t sealed_len, count, i, flen;
@@ -212,8 +211,8 @@ msg_ep_send(struct msg_ep *ep, const struct msg_addr *to,
 		errno = ENOTCONN;
 		return -1;
 	}
-	if (msg_seal(ep->ep_keys, scheme, handler, to, ep_now_ms(ep),
-	    payload, len, ep->ep_sealed, sizeof(ep->ep_sealed),
+	if (msg_seal_keyid(ep->ep_keys, scheme, handler, keyid, to,
+	    ep_now_ms(ep), payload, len, ep->ep_sealed, sizeof(ep->ep_sealed),
 	    &sealed_len) == -1)
 		goto fail;
 	count = msg_frag_count(sealed_len);
@@ -237,10 +236,19 @@ msg_ep_send(struct msg_ep *ep, const struct msg_addr *to,
 }
 
 int
+msg_ep_send(struct msg_ep *ep, const struct msg_addr *to,
+    enum msg_scheme scheme, uint16_t handler, const void *payload,
+    size_t len)
+{
+	return ep_send(ep, to, scheme, handler, 0, payload, len);
+}
+
+int
 msg_ep_reply(struct msg_ep *ep, const struct msg_in *in, uint16_t handler,
     const void *payload, size_t len)
 {
-	return msg_ep_send(ep, &in->mi_from, in->mi_scheme, handler,
+	return ep_send(ep, &in->mi_from, in->mi_scheme, handler,
+	    in->mi_scheme == MSG_SCHEME_CLUSTER ? in->mi_hdr->mh_keyid : 0,
 	    payload, len);
 }
 
@@ -295,7 +303,7 @@ ep_answer_ping(struct msg_ep *ep, const struct msg_in *in)
 	wire_w_init(&w, out, MSG_PAYLOAD_MAX);
 	wire_put_u64(&w, seq);
 	wire_put_u64(&w, sent);
-	wire_put_u64(&w, now_real_ns() + (uint64_t)ep->ep_offset_ms * 1000000);
+	wire_put_u64(&w, now_real_ns() + (uint64_t)(ep->ep_offset_ms * 1000000));
 	wire_put_u8(&w, PONG_NCOUNTERS);
 	wire_put_u64(&w, ep->ep_count.mc_received);
 	wire_put_u64(&w, ep->ep_count.mc_delivered);

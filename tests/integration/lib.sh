@@ -1,0 +1,109 @@
+# Sourced by the integration tests: TAP output, a private temporary
+# folder, processes started by pid and always cleaned up, bounded waits.
+set -u
+: "${CILKNOW_BUILD:?run through make check (tests/run.sh)}"
+BIN=$CILKNOW_BUILD/bin
+SBIN=$CILKNOW_BUILD/sbin
+TOOLS=$CILKNOW_BUILD/tests
+T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-test.XXXXXX")
+PIDS=
+TAP_N=0
+TAP_FAILED=0
+
+cleanup() {
+	for p in $PIDS; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in $PIDS; do
+		# bounded: SIGKILL whatever did not stop within 5 s
+		for _ in $(seq 50); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+check() {	# check DESCRIPTION CMD... : passes when CMD succeeds
+	desc=$1; shift
+	"$@" >/dev/null 2>&1
+	ok $? "$desc"
+}
+contains() {	# contains FILE REGEX DESCRIPTION
+	if grep -Eq -- "$2" "$1"; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   no /$2/ in $1:"
+		sed 's/^/#   | /' "$1" | head -20
+	fi
+}
+exit_is() {	# exit_is GOT WANT DESCRIPTION
+	[ "$1" -eq "$2" ]
+	ok $? "$3 (exit $1, want $2)"
+}
+finish() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}
+
+# start NAME CMD... : runs CMD in the background, output in $T/NAME.out
+start() {
+	name=$1; shift
+	"$@" >"$T/$name.out" 2>&1 &
+	PIDS="$PIDS $!"
+	LAST_PID=$!
+}
+# stop PID : TERM, wait at most 5 s, then KILL
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+# wait_for SECONDS CMD... : polls CMD every 0.05 s until it succeeds
+wait_for() {
+	limit=$1; shift
+	end=$(( $(date +%s%N) + limit * 1000000000 ))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# keys_and_conf DIR : a cluster key, user keys for ann and bob (bob's
+# public key is not installed), and DIR/cilknow.conf naming them.
+keys_and_conf() {
+	d=$1
+	mkdir -p "$d/users"
+	"$BIN/CilkKey" generate-cluster "$d/cluster.key" >/dev/null &&
+	"$BIN/CilkKey" generate-user -u ann "$d/ann.id" >/dev/null &&
+	"$BIN/CilkKey" generate-user -u bob "$d/bob.id" >/dev/null &&
+	"$BIN/CilkKey" public "$d/ann.id" >"$d/users/ann.pub" || return 1
+	cat >"$d/cilknow.conf" <<EOC
+cluster_key = $d/cluster.key
+cluster_pub = $d/cluster.pub
+user_key = $d/ann.id
+user_keys = $d/users
+timeout = 1
+EOC
+	chmod 644 "$d/cilknow.conf"
+}
