@@ -9,6 +9,8 @@
 #include <string.h>
 
 #define SIM_BUSY	UINT32_MAX
+#define SIM_MOVED	0x80000000u	/* switched in this quantum */
+#define SIM_JOB(w)	((w) & ~SIM_MOVED)
 #define SIM_DONOR_TRIES	64
 #define SIM_JOIN_TRIES	16
 
@@ -17,8 +19,10 @@ struct sim {
 	double		*sm_weights;	/* own copies, J entries */
 	uint32_t	*sm_caps;
 	struct sched_rng sm_rng;
-	uint32_t	*sm_job;	/* per node: its job, or SIM_BUSY */
-	uint32_t	*sm_stamp;	/* per node: quantum it last switched */
+	uint32_t	*sm_job;	/* per node: job | SIM_MOVED, or SIM_BUSY */
+	uint32_t	*sm_moved;	/* nodes that switched this quantum */
+	uint32_t	 sm_nmoved;
+	uint8_t		*sm_can;	/* per job: some peer may take a node */
 	uint32_t	*sm_avail;	/* [0, sm_navail) available nodes */
 	uint32_t	*sm_pos;	/* node -> index in sm_avail */
 	uint32_t	 sm_navail;
@@ -95,10 +99,20 @@ static void
 node_set(struct sim *sm, uint32_t node, uint32_t job)
 {
 	if (sm->sm_job[node] != SIM_BUSY)
-		sm->sm_count[sm->sm_job[node]]--;
+		sm->sm_count[SIM_JOB(sm->sm_job[node])]--;
 	sm->sm_job[node] = job;
 	if (job != SIM_BUSY)
 		sm->sm_count[job]++;
+}
+
+/* Moves node to job; it refuses pairings for the rest of the quantum. */
+static void
+node_move(struct sim *sm, uint32_t node, uint32_t job)
+{
+	node_set(sm, node, job);
+	sm->sm_job[node] |= SIM_MOVED;
+	sm->sm_moved[sm->sm_nmoved++] = node;
+	sm->sm_switches++;
 }
 
 /* Exchanges the nodes at indexes a and b of sm_avail. */
@@ -196,7 +210,8 @@ sim_new(const struct sim_params *sp)
 	sm->sm_weights = calloc(J, sizeof(*sm->sm_weights));
 	sm->sm_caps = calloc(J, sizeof(*sm->sm_caps));
 	sm->sm_job = calloc(P, sizeof(*sm->sm_job));
-	sm->sm_stamp = calloc(P, sizeof(*sm->sm_stamp));
+	sm->sm_moved = calloc(P, sizeof(*sm->sm_moved));
+	sm->sm_can = calloc(J, sizeof(*sm->sm_can));
 	sm->sm_avail = calloc(P, sizeof(*sm->sm_avail));
 	sm->sm_pos = calloc(P, sizeof(*sm->sm_pos));
 	sm->sm_count = calloc(J, sizeof(*sm->sm_count));
@@ -204,7 +219,7 @@ sim_new(const struct sim_params *sp)
 	sm->sm_view = calloc(J, sizeof(*sm->sm_view));
 	sm->sm_share = calloc(J, sizeof(*sm->sm_share));
 	if (sm->sm_weights == NULL || sm->sm_caps == NULL ||
-	    sm->sm_job == NULL || sm->sm_stamp == NULL ||
+	    sm->sm_job == NULL || sm->sm_moved == NULL || sm->sm_can == NULL ||
 	    sm->sm_avail == NULL || sm->sm_pos == NULL ||
 	    sm->sm_count == NULL || sm->sm_rank == NULL ||
 	    sm->sm_view == NULL || sm->sm_share == NULL)
@@ -250,7 +265,8 @@ sim_free(struct sim *sm)
 	free(sm->sm_count);
 	free(sm->sm_pos);
 	free(sm->sm_avail);
-	free(sm->sm_stamp);
+	free(sm->sm_can);
+	free(sm->sm_moved);
 	free(sm->sm_job);
 	free(sm->sm_caps);
 	free(sm->sm_weights);
@@ -314,11 +330,11 @@ broker(struct sim *sm)
 				break;
 			node = sm->sm_avail[sched_rng_below(&sm->sm_rng,
 			    sm->sm_navail)];
-			found = sm->sm_count[sm->sm_job[node]] >= 2;
+			found = sm->sm_count[SIM_JOB(sm->sm_job[node])] >= 2;
 		}
 		for (k = 0; k < sm->sm_navail && !found; k++) {
 			node = sm->sm_avail[k];
-			donor = sm->sm_job[node];
+			donor = SIM_JOB(sm->sm_job[node]);
 			found = sm->sm_count[donor] >= 2;
 		}
 		if (!found)
@@ -327,47 +343,64 @@ broker(struct sim *sm)
 	}
 }
 
-static uint64_t
-gcd(uint64_t a, uint64_t b)
+/*
+ * Which jobs' nodes can switch at all this quantum.  The pairwise rules
+ * need the peer's job to be not full and (for the thesis and fixed rules)
+ * (m_p - 1) / w_p >= (m_q + 1) / w_q, or (naive) m_q / w_q < m_p / w_p;
+ * the most permissive peer is the one with the least right-hand side.
+ * A node of a job that fails even against that peer draws no peer: the
+ * outcome ("stay") is the same, only faster.  The tolerance keeps this a
+ * superset of the nodes that could switch.
+ */
+static void
+mark_can(struct sim *sm)
 {
-	uint64_t t;
+	const struct sched_job *v = sm->sm_view;
+	double least = INFINITY, x, add;
+	uint32_t j, J = sm->sm_p.sp_jobs;
 
-	while (b != 0) {
-		t = a % b;
-		a = b;
-		b = t;
+	add = sm->sm_p.sp_rule.ru_policy == SCHED_P_NAIVE ? 0 : 1;
+	for (j = 0; j < J; j++) {
+		if (v[j].sj_count == 0 || sched_job_full(&v[j]))
+			continue;
+		x = (v[j].sj_count + add) / v[j].sj_weight;
+		least = x < least ? x : least;
 	}
-	return a;
+	least *= 1 - 1e-9;
+	for (j = 0; j < J; j++) {
+		x = ((double)v[j].sj_count - add) / v[j].sj_weight;
+		sm->sm_can[j] = (v[j].sj_cap != 0 &&
+		    v[j].sj_count > v[j].sj_cap) || x >= least;
+	}
 }
 
-/* Pairs node i (at index pos of sm_avail) by the pairwise rule. */
+/* Pairs node i, at index pos of sm_avail, by the pairwise rule. */
 static int
 pair(struct sim *sm, uint32_t i, uint32_t pos)
 {
-	uint32_t peer, jp, jq, q = sm->sm_quantum;
+	uint32_t peer, jp, jq;
 	uint64_t r;
 	int d;
 
+	sm->sm_messages += 2;
+	jp = SIM_JOB(sm->sm_job[i]);
+	if (!sm->sm_can[jp])
+		return 0;
 	r = sched_rng_below(&sm->sm_rng, sm->sm_navail - 1);
 	if (r >= pos)
 		r++;
-	peer = sm->sm_avail[r];
-	sm->sm_messages += 2;
-	if (sm->sm_stamp[peer] == q)
-		return 0;	/* it has just switched: refuses */
-	jp = sm->sm_job[i];
+	peer = churning(sm) ? sm->sm_avail[r] : (uint32_t)r;
 	jq = sm->sm_job[peer];
+	if (jq & SIM_MOVED)
+		return 0;	/* it has just switched: refuses */
 	if (jp == jq)
 		return 0;
 	d = sched_decide(&sm->sm_p.sp_rule, &sm->sm_view[jp],
 	    &sm->sm_view[jq], &sm->sm_rng);
 	if (d == -1)
 		return -1;
-	if (d == 1) {
-		node_set(sm, i, jq);
-		sm->sm_stamp[i] = q;
-		sm->sm_switches++;
-	}
+	if (d == 1)
+		node_move(sm, i, jq);
 	return 0;
 }
 
@@ -375,7 +408,7 @@ pair(struct sim *sm, uint32_t i, uint32_t pos)
 static int
 plan_act(struct sim *sm, uint32_t i)
 {
-	uint32_t jp = sm->sm_job[i], rank;
+	uint32_t jp = SIM_JOB(sm->sm_job[i]), rank;
 	int64_t t;
 	int fresh;
 
@@ -390,9 +423,7 @@ plan_act(struct sim *sm, uint32_t i)
 		t = sched_plan_move_random(sm->sm_plan, jp, &sm->sm_rng);
 	if (t >= 0) {
 		sm->sm_messages += 2;
-		node_set(sm, i, (uint32_t)t);
-		sm->sm_stamp[i] = sm->sm_quantum;
-		sm->sm_switches++;
+		node_move(sm, i, (uint32_t)t);
 	}
 	return 1;
 }
@@ -400,9 +431,12 @@ plan_act(struct sim *sm, uint32_t i)
 int
 sim_step(struct sim *sm)
 {
-	uint32_t j, k, n, pos, stride, i, J = sm->sm_p.sp_jobs;
+	uint32_t j, k, n, pos, i, J = sm->sm_p.sp_jobs;
 
 	sm->sm_quantum++;
+	for (k = 0; k < sm->sm_nmoved; k++)
+		sm->sm_job[sm->sm_moved[k]] &= ~SIM_MOVED;
+	sm->sm_nmoved = 0;
 	if (churning(sm))
 		churn(sm);
 	broker(sm);
@@ -410,6 +444,7 @@ sim_step(struct sim *sm)
 		return -1;
 	for (j = 0; j < J; j++)
 		sm->sm_view[j].sj_count = sm->sm_count[j];
+	mark_can(sm);
 	if (planned(sm)) {
 		if (sched_plan_update(sm->sm_plan, sm->sm_count,
 		    sm->sm_weights, sm->sm_caps) == -1)
@@ -420,19 +455,18 @@ sim_step(struct sim *sm)
 	sm->sm_node_quanta += n;
 	if (n < 2)
 		return 0;
-	/* Visit every available node once, in the order pos += stride. */
+	/*
+	 * Every available node acts once, from a random starting point on:
+	 * nodes are not synchronised, and indexes mean nothing to the rule.
+	 */
 	pos = (uint32_t)sched_rng_below(&sm->sm_rng, n);
-	do {
-		stride = 1 + (uint32_t)sched_rng_below(&sm->sm_rng, n - 1);
-	} while (gcd(stride, n) != 1);
 	for (k = 0; k < n; k++) {
 		i = sm->sm_avail[pos];
 		if (!planned(sm) || !plan_act(sm, i))
 			if (pair(sm, i, pos) == -1)
 				return -1;
-		pos += stride;
-		if (pos >= n)
-			pos -= n;
+		if (++pos == n)
+			pos = 0;
 	}
 	return 0;
 }

@@ -16,8 +16,9 @@ usage(int status)
 	    "usage: CilkPing [-Fv] [-c file] [-o key=value] [-S scheme] "
 	    "[-n count] [-s size]\n"
 	    "                [-i interval] [-W wait] [-d seconds] "
-	    "[--clock-offset s] [--json]\n"
-	    "                addr[:port]\n"
+	    "[-w window]\n"
+	    "                [--clock-offset s] [--json] "
+	    "addr[:port]\n"
 	    "       CilkPing -l [-v] [-c file] [-o key=value] [-S scheme] "
 	    "addr[:port]\n"
 	    "  -l            answer pings on addr:port until interrupted\n"
@@ -27,7 +28,9 @@ usage(int status)
 	    "  -i interval   seconds between pings (default 0.2)\n"
 	    "  -W wait       seconds to wait for the last reply (default: "
 	    "timeout)\n"
-	    "  -F            flood: %d pings in flight, for -d seconds\n"
+	    "  -F            flood: keep pings in flight, for -d seconds\n"
+	    "  -w window     flood: pings in flight (default %d; 1 is\n"
+	    "                ping-pong, for round-trip times)\n"
 	    "  -d seconds    flood duration (default 2)\n"
 	    "  --clock-offset s  pretend our clock is s seconds off\n",
 	    FLOOD_WINDOW);
@@ -68,7 +71,8 @@ main(int argc, char *argv[])
 	o.po_interval = 0.2;
 	o.po_wait = -1;
 	o.po_duration = 2;
-	while ((ch = getopt_long(argc, argv, "Fc:d:hi:ln:o:s:vS:VW:",
+	o.po_window = FLOOD_WINDOW;
+	while ((ch = getopt_long(argc, argv, "Fc:d:hi:ln:o:s:vS:Vw:W:",
 	    longopts, NULL)) != -1) {
 		switch (cli_common_opt(&o.po_cc, ch, optarg)) {
 		case 1:
@@ -105,6 +109,9 @@ main(int argc, char *argv[])
 				    "user or raw)", optarg);
 				usage(CLI_EXIT_USAGE);
 			}
+			break;
+		case 'w':
+			o.po_window = (int)number(optarg, "-w", 1, 1024);
 			break;
 		case 'W':
 			o.po_wait = number(optarg, "-W", 0.001, 3600);

@@ -9,7 +9,7 @@
 #include "msg.h"
 
 #define PING_RAW	MSG_SCHEME_MAX	/* -S raw: plain UDP, for baselines */
-#define FLOOD_WINDOW	32		/* pings in flight while flooding */
+#define FLOOD_WINDOW	32		/* default pings in flight, -F */
 
 struct ping_opts {
 	struct cli_common	 po_cc;
@@ -20,6 +20,7 @@ struct ping_opts {
 	double			 po_interval;
 	double			 po_wait;	/* per-ping timeout */
 	int			 po_flood;
+	int			 po_window;	/* flood: pings in flight */
 	double			 po_duration;	/* flood seconds */
 	double			 po_clock_offset;
 	const char		*po_target;

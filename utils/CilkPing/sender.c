@@ -195,7 +195,7 @@ on_flood_watch(struct evloop *loop, void *arg)
 		}
 	} else if (now - s->s_last_rx > s->s_o->po_wait &&
 	    now - s->s_last_tx > s->s_o->po_wait)
-		for (i = 0; i < FLOOD_WINDOW; i++)
+		for (i = 0; i < s->s_o->po_window; i++)
 			send_or_warn(s);
 	evloop_timer_add(loop, 0.05, on_flood_watch, s);
 }
@@ -447,7 +447,7 @@ ping_send(const struct ping_opts *o, struct conf *cf)
 	s->s_start = s->s_last_rx = now_mono();
 	if (o->po_flood) {
 		s->s_end = s->s_start + o->po_duration;
-		for (i = 0; i < FLOOD_WINDOW && (s->s_count == 0 ||
+		for (i = 0; i < o->po_window && (s->s_count == 0 ||
 		    s->s_sent < s->s_count); i++)
 			send_or_warn(s);
 		evloop_timer_add(s->s_loop, 0.05, on_flood_watch, s);

@@ -1,0 +1,50 @@
+#!/bin/sh
+# make check-valgrind: every unit test, and a ping exchange in both
+# schemes, under valgrind's memcheck on the plain (unsanitized) build.
+# Ends with "N passed, N failed" like make check.
+set -u
+build=$(cd "$1" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-vg.XXXXXX")
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+passed=0
+failed=0
+resp=
+trap '[ -n "$resp" ] && kill "$resp" 2>/dev/null; rm -rf "$T"' EXIT
+tally() {
+	if [ "$1" -eq 0 ]; then
+		passed=$((passed + 1)); echo "ok   $2"
+	else
+		failed=$((failed + 1)); echo "FAIL $2 (exit $1)"
+		tail -20 "$T/out" | sed 's/^/    | /'
+	fi
+}
+for t in "$build"/tests/*_test; do
+	[ -x "$t" ] || continue
+	timeout 600 $VG "$t" >"$T/out" 2>&1
+	tally $? "valgrind $(basename "$t")"
+done
+mkdir -p "$T/users"
+"$build/bin/CilkKey" generate-cluster "$T/cluster.key" >/dev/null
+"$build/bin/CilkKey" generate-user -u vg "$T/id" >/dev/null
+"$build/bin/CilkKey" public "$T/id" >"$T/users/vg.pub"
+printf 'cluster_key = %s\ncluster_pub = %s\nuser_key = %s\nuser_keys = %s\n' \
+    "$T/cluster.key" "$T/cluster.pub" "$T/id" "$T/users" >"$T/c.conf"
+chmod 644 "$T/c.conf"
+$VG "$build/bin/CilkPing" -c "$T/c.conf" -l 127.0.0.1:17480 >"$T/resp" 2>&1 &
+resp=$!
+for s in cluster user; do
+	ok=1
+	for _ in $(seq 100); do
+		if timeout 60 $VG "$build/bin/CilkPing" -c "$T/c.conf" -S $s \
+		    -n 3 -i 0.01 -s 20000 127.0.0.1:17480 >"$T/out" 2>&1; then
+			ok=0; break
+		fi
+		sleep 0.1
+	done
+	tally $ok "valgrind CilkPing -S $s (fragmented pings)"
+done
+kill "$resp"; wait "$resp"
+tally $? "valgrind CilkPing -l (responder)"
+cp "$T/resp" "$T/out"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
