@@ -10,13 +10,14 @@
  * recurrence driven by the workers' own count, started at 0 when the
  * node manager starts.
  *
- * Accuracy: against an ideal averager ticking with the model the
- * prediction is exact up to rounding.  Against Linux (11-bit fixed
- * point, rounding up while rising, /proc/loadavg printed with two
- * decimals) tests/unit/loadmodel_test.c measures the error and states
- * its tolerances.  When the model's ticks are not in phase with the
- * kernel's, add up to n * (1 - e) (0.08, 0.017, 0.006 per worker) while
- * the worker count changes.
+ * Accuracy (tests/unit/loadmodel_test.c): against an ideal averager
+ * ticking with the model the estimate is exact up to rounding (1e-9).
+ * Against Linux (11-bit fixed point that rounds up while rising, read
+ * through /proc/loadavg's two decimals) it is within 0.015, 0.035 and
+ * 0.065 of the load without the workers; the kernel's rounding is not
+ * linear, which costs most on the 15-minute average.  When the model's
+ * ticks are not in phase with the kernel's, add up to 1 - e (0.08,
+ * 0.017, 0.006) per worker for a while after the worker count changes.
  */
 #ifndef CILKNOW_LOADMODEL_H
 #define CILKNOW_LOADMODEL_H
@@ -49,8 +50,10 @@ void	loadmodel_update(struct loadmodel *, double now, double n);
 /* The predicted own load. */
 void	loadmodel_predict(const struct loadmodel *, double out[3]);
 
-/* measured - predicted, clamped at 0; NaN (unknown) stays NaN.  out may
- * be measured. */
+/*
+ * measured - predicted, clamped at 0; NaN (unknown) stays NaN.  out may
+ * be measured.
+ */
 void	loadmodel_subtract(const struct loadmodel *, const double measured[3],
 	    double out[3]);
 

@@ -117,13 +117,13 @@ int	sensors_tod(time_t t, int *minutes);
  * device counts as used at open time.
  */
 struct sensors_input {
-	int		si_fd;
-	int		si_eof;		/* read hit end of file (a FIFO with
+	int		inp_fd;
+	int		inp_eof;		/* read hit end of file (a FIFO with
 					   no writer); a device never does */
-	double		si_last;	/* time of the last input event */
-	uint64_t	si_events;	/* input events seen */
-	size_t		si_have;	/* bytes of a partial record */
-	unsigned char	si_part[SENSORS_INPUT_REC_MAX];
+	double		inp_last;	/* time of the last input event */
+	uint64_t	inp_events;	/* input events seen */
+	size_t		inp_have;	/* bytes of a partial record */
+	unsigned char	inp_part[SENSORS_INPUT_REC_MAX];
 };
 
 /* Opens path O_RDONLY|O_NONBLOCK; returns the fd to poll, or -1. */

@@ -41,10 +41,10 @@ sensors_input_open(struct sensors_input *si, const char *path, double now)
 		return -1;
 	}
 	memset(si, 0, sizeof(*si));
-	si->si_last = now;
-	if ((si->si_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+	si->inp_last = now;
+	if ((si->inp_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return -1;
-	return si->si_fd;
+	return si->inp_fd;
 }
 
 int
@@ -56,15 +56,15 @@ sensors_input_read(struct sensors_input *si, double now)
 	ssize_t n;
 	int reads, nev = 0;
 
-	if (si == NULL || si->si_fd == -1 ||
-	    si->si_have >= sizeof(struct input_event)) {
+	if (si == NULL || si->inp_fd == -1 ||
+	    si->inp_have >= sizeof(struct input_event)) {
 		errno = EINVAL;
 		return -1;
 	}
 	for (reads = 0; reads < INPUT_READS_MAX; reads++) {
-		have = si->si_have;
-		memcpy(buf, si->si_part, have);
-		n = read(si->si_fd, buf + have, sizeof(buf) - have);
+		have = si->inp_have;
+		memcpy(buf, si->inp_part, have);
+		n = read(si->inp_fd, buf + have, sizeof(buf) - have);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -72,30 +72,30 @@ sensors_input_read(struct sensors_input *si, double now)
 		if (n == -1)
 			return -1;
 		if (n == 0) {
-			si->si_eof = 1;	/* a partial record is kept */
+			si->inp_eof = 1;	/* a partial record is kept */
 			break;
 		}
-		si->si_eof = 0;
+		si->inp_eof = 0;
 		have += (size_t)n;
 		for (off = 0; have - off >= sizeof(ev); off += sizeof(ev)) {
 			memcpy(&ev, buf + off, sizeof(ev));
 			if (is_user_input(&ev)) {
 				nev++;
-				si->si_events++;
+				si->inp_events++;
 			}
 		}
-		si->si_have = have - off;
-		memcpy(si->si_part, buf + off, si->si_have);
+		si->inp_have = have - off;
+		memcpy(si->inp_part, buf + off, si->inp_have);
 	}
-	if (nev > 0 && now > si->si_last)
-		si->si_last = now;
+	if (nev > 0 && now > si->inp_last)
+		si->inp_last = now;
 	return nev;
 }
 
 double
 sensors_input_idle(const struct sensors_input *si, double now)
 {
-	double d = now - si->si_last;
+	double d = now - si->inp_last;
 
 	return d > 0 ? d : 0;
 }
@@ -105,8 +105,8 @@ sensors_input_close(struct sensors_input *si)
 {
 	if (si == NULL)
 		return;
-	if (si->si_fd != -1)
-		close(si->si_fd);
-	si->si_fd = -1;
-	si->si_have = 0;
+	if (si->inp_fd != -1)
+		close(si->inp_fd);
+	si->inp_fd = -1;
+	si->inp_have = 0;
 }

@@ -210,7 +210,8 @@ key_parse_line(struct msg_key *k, char *line, char *err, size_t errlen)
 	b64 = word[n - 1];
 	errno = 0;
 	id = strtoul(idtext, &end, 16);
-	if (strlen(idtext) != 8 || *end != '\0' || errno != 0) {
+	if (strlen(idtext) != 8 || strspn(idtext, "0123456789abcdefABCDEF") != 8 ||
+	    *end != '\0' || errno != 0) {
 		snprintf(err, errlen, "bad key id '%s'", idtext);
 		return -1;
 	}
@@ -255,7 +256,7 @@ int
 msg_keyset_load(struct msg_keyset *ks, const char *path,
     enum msg_key_type want, char *err, size_t errlen)
 {
-	char buf[MSG_KEYFILE_MAX + 1], reason[128], *line, *next;
+	char buf[MSG_KEYFILE_MAX + 2], reason[128], *line, *next;
 	struct stat st;
 	ssize_t r;
 	size_t len = 0;
@@ -270,6 +271,7 @@ msg_keyset_load(struct msg_keyset *ks, const char *path,
 		snprintf(err, errlen, "%s: not a regular file", path);
 		goto fail;
 	}
+	/* One byte more than allowed, to notice a file that is too large. */
 	while (len < sizeof(buf) - 1 &&
 	    (r = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
 		if (r == -1) {

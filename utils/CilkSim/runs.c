@@ -167,7 +167,7 @@ cs_runs(const struct cs_opts *o)
 	struct sim_result *res;
 	struct cs_rec *rec = NULL;
 	int64_t *qv, *ev;
-	double t0, mq, me;
+	double t0, last, mq, me;
 	uint32_t i;
 
 	res = calloc(o->co_seeds, sizeof(*res));
@@ -178,7 +178,7 @@ cs_runs(const struct cs_opts *o)
 	if ((o->co_trace != NULL || o->co_plot != NULL) &&
 	    (rec = cs_rec_new(sp.sp_jobs)) == NULL)
 		err(1, "recording");
-	t0 = now();
+	t0 = last = now();
 	for (i = 0; i < o->co_seeds; i++) {
 		sp.sp_seed = o->co_sp.sp_seed + i;
 		if (sim_run(&sp, &res[i], i == 0 && rec ? cs_rec_observe :
@@ -187,10 +187,13 @@ cs_runs(const struct cs_opts *o)
 			    (unsigned long long)sp.sp_seed);
 		qv[i] = res[i].sr_quanta;
 		ev[i] = res[i].sr_exact;
-		if (o->co_verbose || (o->co_seeds > 1 && now() - t0 > 2))
+		if (o->co_verbose || (i + 1 < o->co_seeds &&
+		    now() - last >= 1)) {
+			last = now();
 			fprintf(stderr, "CilkSim: seed %llu done (%u/%u)\n",
 			    (unsigned long long)sp.sp_seed, i + 1,
 			    o->co_seeds);
+		}
 	}
 	t0 = now() - t0;
 	if (rec != NULL)
