@@ -1,0 +1,269 @@
+/*
+ * proto — the macroscheduler's messages: handler numbers, which scheme
+ * each travels under, and the payload codecs.  Every decoder checks
+ * every length against what is left and against a *_MAX, and refuses
+ * leftover bytes.  Documented in cilknow-protocol(7).
+ */
+#ifndef CILKNOW_PROTO_H
+#define CILKNOW_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+#include "wire.h"
+
+enum proto_handler {
+	PROTO_H_NODE_REGISTER = MSG_H_USER,	/* node -> broker, cluster */
+	PROTO_H_NODE_ACK,			/* broker -> node, cluster */
+	PROTO_H_JOB_REGISTER,			/* jobmgr -> broker, user */
+	PROTO_H_JOB_ACK,			/* broker -> jobmgr, user */
+	PROTO_H_JOB_UNREGISTER,			/* jobmgr -> broker, user */
+	PROTO_H_LIST,				/* tool -> broker, any */
+	PROTO_H_JOBS,				/* broker -> tool */
+	PROTO_H_NODES,				/* broker -> tool */
+	PROTO_H_ASSIGN,				/* broker -> node, cluster */
+	PROTO_H_PUSH,				/* broker -> node, cluster */
+	PROTO_H_DESC_REQ,			/* node -> jobmgr, user */
+	PROTO_H_DESC,				/* jobmgr -> node, user */
+	PROTO_H_OUTPUT,				/* node -> jobmgr, user */
+	PROTO_H_OUTPUT_ACK,			/* jobmgr -> node, user */
+	PROTO_H_ERROR,				/* any reply: refused, why */
+	PROTO_H_MAX
+};
+
+#define PROTO_HOST_MAX		64
+#define PROTO_COMMAND_MAX	256
+#define PROTO_ARG_MAX		4096	/* one argv or env entry */
+#define PROTO_ARGS_MAX		256	/* argv entries, env entries */
+#define PROTO_PATH_MAX		1024
+#define PROTO_ROWS_MAX		512	/* rows in one JOBS/NODES/PUSH */
+#define PROTO_CHUNK_MAX		8192	/* output bytes in one message */
+#define PROTO_REASON_MAX	200
+
+enum proto_node_state {
+	PROTO_NS_UNDEF = 0,
+	PROTO_NS_BUSY,		/* the owner is using it */
+	PROTO_NS_IDLE,		/* available, no job */
+	PROTO_NS_RUNNING,	/* a worker runs */
+	PROTO_NS_SWITCHING,	/* fetching and starting a job */
+	PROTO_NS_STOPPING,	/* worker signalled, not gone yet */
+	PROTO_NS_MAX
+};
+
+const char	*proto_state_name(enum proto_node_state);
+enum proto_node_state proto_state_from_name(const char *);
+
+/* NODE_REGISTER: who I am and what I do; the address is the sender's. */
+struct proto_node_reg {
+	uint32_t	nr_node;	/* 0: give me an id */
+	uint64_t	nr_boot;	/* random per node-manager start */
+	char		nr_host[PROTO_HOST_MAX];
+	uint8_t		nr_state;	/* enum proto_node_state */
+	uint32_t	nr_job;		/* 0: none */
+	uint32_t	nr_load_milli;	/* 1-minute load x 1000 */
+	uint32_t	nr_idle;	/* seconds since input */
+	uint16_t	nr_users;
+};
+
+/* NODE_ACK and JOB_ACK: the id the broker gave. */
+struct proto_ack {
+	uint32_t	ak_id;
+	uint32_t	ak_interval_ms;	/* register_interval */
+};
+
+/* JOB_REGISTER: a job manager announces (or re-announces) its job. */
+struct proto_job_reg {
+	uint32_t	jr_job;		/* 0: new job */
+	uint64_t	jr_boot;	/* random per job-manager start */
+	uint32_t	jr_max;		/* useful workers, 0: no limit */
+	uint32_t	jr_pri;		/* weight, >= 1 */
+	uint64_t	jr_start_ms;	/* realtime the job started */
+	char		jr_command[PROTO_COMMAND_MAX];
+};
+
+/* JOB_UNREGISTER */
+struct proto_job_unreg {
+	uint32_t	ju_job;
+};
+
+enum proto_list_what {
+	PROTO_LIST_UNDEF = 0,
+	PROTO_LIST_JOBS,
+	PROTO_LIST_NODES,
+	PROTO_LIST_MAX
+};
+
+struct proto_list {
+	uint8_t		li_what;
+};
+
+struct proto_job_row {
+	uint32_t	jw_job;
+	char		jw_user[MSG_NAME_MAX + 1];
+	struct msg_addr	jw_addr;	/* the job manager */
+	uint32_t	jw_nodes;
+	uint32_t	jw_max;
+	uint32_t	jw_pri;
+	uint32_t	jw_age;		/* seconds */
+	char		jw_command[PROTO_COMMAND_MAX];
+};
+
+struct proto_node_row {
+	uint32_t	nw_node;
+	struct msg_addr	nw_addr;
+	char		nw_host[PROTO_HOST_MAX];
+	uint8_t		nw_state;
+	uint32_t	nw_job;
+	uint32_t	nw_load_milli;
+	uint32_t	nw_idle;
+	uint16_t	nw_users;
+	uint32_t	nw_seen_ms;	/* since its last registration */
+};
+
+/* ASSIGN: run this job, whose manager is there, for this user. */
+struct proto_assign {
+	uint32_t	as_job;
+	struct msg_addr	as_jobmgr;
+	char		as_user[MSG_NAME_MAX + 1];
+};
+
+/* PUSH rows: every job's node count and every available node. */
+struct proto_push_job {
+	uint32_t	pj_job;
+	uint32_t	pj_count;
+	uint32_t	pj_pri;
+	uint32_t	pj_max;
+	struct msg_addr	pj_jobmgr;
+	char		pj_user[MSG_NAME_MAX + 1];
+};
+
+struct proto_push_node {
+	uint32_t	pn_node;
+	struct msg_addr	pn_addr;
+};
+
+struct proto_push {
+	uint64_t		 pu_epoch;	/* rises with every change */
+	uint32_t		 pu_njobs;
+	struct proto_push_job	*pu_jobs;
+	uint32_t		 pu_nnodes;
+	struct proto_push_node	*pu_nodes;
+};
+
+/* DESC_REQ: the description of this job, for a worker on this node. */
+struct proto_desc_req {
+	uint32_t	dr_job;
+	char		dr_node[PROTO_HOST_MAX];
+};
+
+/*
+ * A job description, signed by the job's user: a node manager checks
+ * the signature against the user's public key before it starts
+ * anything as that user, and keeps the signed bytes as its backup.
+ */
+struct proto_desc {
+	uint32_t	 de_job;
+	uint32_t	 de_task;	/* this worker's task number */
+	char		 de_user[MSG_NAME_MAX + 1];
+	char		 de_cwd[PROTO_PATH_MAX];
+	uint32_t	 de_pri;
+	uint32_t	 de_max;
+	uint64_t	 de_issued_ms;	/* realtime when signed */
+	uint16_t	 de_argc;
+	char		*de_argv[PROTO_ARGS_MAX];
+	uint16_t	 de_envc;
+	char		*de_env[PROTO_ARGS_MAX];
+};
+
+/* OUTPUT: worker output, in order by byte offset, acknowledged. */
+enum proto_stream {
+	PROTO_STREAM_UNDEF = 0,
+	PROTO_STREAM_OUT,
+	PROTO_STREAM_ERR,
+	PROTO_STREAM_EXIT,	/* offset = the exit status record */
+	PROTO_STREAM_MAX
+};
+
+struct proto_output {
+	uint32_t	 ou_job;
+	uint32_t	 ou_task;
+	uint8_t		 ou_stream;
+	uint64_t	 ou_offset;
+	int32_t		 ou_status;	/* EXIT: >= 0 exit code, < 0 -signal */
+	uint16_t	 ou_len;
+	const uint8_t	*ou_data;	/* points into the message */
+	char		 ou_node[PROTO_HOST_MAX];
+};
+
+struct proto_output_ack {
+	uint32_t	oa_job;
+	uint32_t	oa_task;
+	uint8_t		oa_stream;
+	uint64_t	oa_offset;	/* everything before it arrived */
+};
+
+struct proto_error {
+	uint16_t	er_handler;	/* of the refused request */
+	char		er_reason[PROTO_REASON_MAX];
+};
+
+/*
+ * Encoders write into buf (cap bytes) and return the length, or 0 if it
+ * did not fit.  Decoders return 0, or -1 on any malformed input.
+ */
+size_t	proto_node_reg_enc(const struct proto_node_reg *, uint8_t *, size_t);
+int	proto_node_reg_dec(struct proto_node_reg *, const uint8_t *, size_t);
+size_t	proto_ack_enc(const struct proto_ack *, uint8_t *, size_t);
+int	proto_ack_dec(struct proto_ack *, const uint8_t *, size_t);
+size_t	proto_job_reg_enc(const struct proto_job_reg *, uint8_t *, size_t);
+int	proto_job_reg_dec(struct proto_job_reg *, const uint8_t *, size_t);
+size_t	proto_job_unreg_enc(const struct proto_job_unreg *, uint8_t *,
+	    size_t);
+int	proto_job_unreg_dec(struct proto_job_unreg *, const uint8_t *,
+	    size_t);
+size_t	proto_list_enc(const struct proto_list *, uint8_t *, size_t);
+int	proto_list_dec(struct proto_list *, const uint8_t *, size_t);
+size_t	proto_jobs_enc(const struct proto_job_row *, uint32_t, uint8_t *,
+	    size_t);
+/* Rows go into an array the decoder allocates; free it. */
+int	proto_jobs_dec(struct proto_job_row **, uint32_t *, const uint8_t *,
+	    size_t);
+size_t	proto_nodes_enc(const struct proto_node_row *, uint32_t, uint8_t *,
+	    size_t);
+int	proto_nodes_dec(struct proto_node_row **, uint32_t *,
+	    const uint8_t *, size_t);
+size_t	proto_assign_enc(const struct proto_assign *, uint8_t *, size_t);
+int	proto_assign_dec(struct proto_assign *, const uint8_t *, size_t);
+size_t	proto_push_enc(const struct proto_push *, uint8_t *, size_t);
+int	proto_push_dec(struct proto_push *, const uint8_t *, size_t);
+void	proto_push_free(struct proto_push *);
+size_t	proto_desc_req_enc(const struct proto_desc_req *, uint8_t *, size_t);
+int	proto_desc_req_dec(struct proto_desc_req *, const uint8_t *, size_t);
+/* The description's own bytes (what the user's key signs). */
+size_t	proto_desc_enc(const struct proto_desc *, uint8_t *, size_t);
+int	proto_desc_dec(struct proto_desc *, const uint8_t *, size_t);
+void	proto_desc_free(struct proto_desc *);
+/*
+ * DESC message: key id, description bytes, Ed25519 signature by key over
+ * a domain prefix and the bytes.  _open verifies against the public key
+ * the keyring finds for the description's user and decodes it.
+ */
+size_t	proto_desc_sign(const struct proto_desc *, const struct msg_key *,
+	    uint8_t *, size_t);
+int	proto_desc_open(struct proto_desc *, struct msg_keyring *,
+	    double now_mono, const uint8_t *, size_t, char *why, size_t);
+size_t	proto_output_enc(const struct proto_output *, uint8_t *, size_t);
+int	proto_output_dec(struct proto_output *, const uint8_t *, size_t);
+size_t	proto_output_ack_enc(const struct proto_output_ack *, uint8_t *,
+	    size_t);
+int	proto_output_ack_dec(struct proto_output_ack *, const uint8_t *,
+	    size_t);
+size_t	proto_error_enc(const struct proto_error *, uint8_t *, size_t);
+int	proto_error_dec(struct proto_error *, const uint8_t *, size_t);
+
+/* Addresses in payloads: family, 16 bytes, port. */
+void	proto_put_addr(struct wire_w *, const struct msg_addr *);
+int	proto_get_addr(struct wire_r *, struct msg_addr *);
+
+#endif
