@@ -279,7 +279,7 @@ struct pred_ctx {
 struct pred_rcond {
 	enum pred_ctype	rc_type;
 	int		rc_pass;
-	int		rc_known;	/* 0: not measured; the condition fails */
+	int		rc_known;	/* 0: not measured, so it fails */
 	int		rc_hyst;	/* the condition has stay thresholds */
 	int		rc_stay;	/* ... and they were used */
 	/*

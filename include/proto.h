@@ -145,6 +145,10 @@ struct proto_push_node {
 
 struct proto_push {
 	uint64_t		 pu_epoch;	/* rises with every change */
+	uint32_t		 pu_uptime_ms;	/* since the broker started: a
+						   job missing from a young
+						   broker's push may just not
+						   have re-registered yet */
 	uint32_t		 pu_njobs;
 	struct proto_push_job	*pu_jobs;
 	uint32_t		 pu_nnodes;

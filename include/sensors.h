@@ -118,8 +118,8 @@ int	sensors_tod(time_t t, int *minutes);
  */
 struct sensors_input {
 	int		inp_fd;
-	int		inp_eof;		/* read hit end of file (a FIFO with
-					   no writer); a device never does */
+	int		inp_eof;	/* end of file: a FIFO without writer
+					   (a device never has one) */
 	double		inp_last;	/* time of the last input event */
 	uint64_t	inp_events;	/* input events seen */
 	size_t		inp_have;	/* bytes of a partial record */
@@ -131,8 +131,9 @@ int	sensors_input_open(struct sensors_input *, const char *path,
 	    double now);
 /*
  * Consumes what is readable without blocking (a bounded amount per
- * call), keeping a partial record for the next call.  Returns the
- * number of input events seen, or -1 with errno (ENODEV: unplugged).
+ * call), keeping a partial record for the next call (dropped at end of
+ * file).  Returns the number of input events seen, or -1 with errno
+ * (ENODEV: the device was unplugged).
  */
 int	sensors_input_read(struct sensors_input *, double now);
 /* Seconds since the last input event (at least 0). */

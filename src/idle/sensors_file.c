@@ -32,7 +32,7 @@ enum sf_key {
 	SF_MAX
 };
 
-/* Sorted by name: searched with bsearch. */
+/* Sorted by name (searched with bsearch) and in enum sf_key order. */
 static const struct sf_kw {
 	const char	*kw_name;
 	enum sf_key	 kw_key;
@@ -168,8 +168,8 @@ parse_loggedin(const char *v, struct pred_meas *m, const char *name,
 			return 0;
 		p++;
 		if (*p == '\0') {
-			seterr(err, errlen, name, line, "empty user name at end "
-			    "of loggedin");
+			seterr(err, errlen, name, line, "empty user name at "
+			    "end of loggedin");
 			return -1;
 		}
 	}

@@ -72,7 +72,9 @@ sensors_input_read(struct sensors_input *si, double now)
 		if (n == -1)
 			return -1;
 		if (n == 0) {
-			si->inp_eof = 1;	/* a partial record is kept */
+			/* the writer left: its partial record is void */
+			si->inp_eof = 1;
+			si->inp_have = 0;
 			break;
 		}
 		si->inp_eof = 0;

@@ -334,7 +334,7 @@ pred_eval_print_text(const struct pred_eval *ev, FILE *fp)
 {
 	const struct pred_res *r;
 	const struct pred_rcond *rc;
-	char val[64], th[64], src[PRED_USER_MAX + 32], hy[32];
+	char val[128], th[128], src[PRED_USER_MAX + 32], hy[32];
 	size_t i, j, nfail = 0;
 
 	for (i = 0; i < ev->pv_nres; i++)
@@ -404,7 +404,7 @@ json_str(FILE *fp, const char *s)
 static void
 json_vals(FILE *fp, enum pred_ctype t, const int64_t *v, int thresh)
 {
-	char buf[64], n[32];
+	char buf[128], n[32];
 	int i;
 
 	switch (t) {

@@ -357,6 +357,7 @@ proto_push_enc(const struct proto_push *m, uint8_t *buf, size_t cap)
 
 	wire_w_init(&w, buf, cap);
 	wire_put_u64(&w, m->pu_epoch);
+	wire_put_u32(&w, m->pu_uptime_ms);
 	wire_put_u32(&w, m->pu_njobs);
 	for (i = 0; i < m->pu_njobs; i++) {
 		const struct proto_push_job *j = &m->pu_jobs[i];
@@ -385,6 +386,7 @@ proto_push_dec(struct proto_push *m, const uint8_t *buf, size_t len)
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
 	if (wire_get_u64(&r, &m->pu_epoch) == -1 ||
+	    wire_get_u32(&r, &m->pu_uptime_ms) == -1 ||
 	    (m->pu_jobs = rows_alloc(&r, &m->pu_njobs,
 	    sizeof(*m->pu_jobs))) == NULL)
 		goto bad;

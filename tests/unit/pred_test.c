@@ -463,7 +463,8 @@ count_dir(const char *dir)
 	if ((d = opendir(dir)) == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
 			n++;
 	closedir(d);
 	return n;
@@ -775,7 +776,8 @@ test_eval_conds(void)
 		int	tod;
 		int	want;
 	} wrap[] = {
-		{ 22 * 60, 1 }, { 23 * 60 + 30, 1 }, { 0, 1 }, { 5 * 60 + 59, 1 },
+		{ 22 * 60, 1 }, { 23 * 60 + 30, 1 }, { 0, 1 },
+		{ 5 * 60 + 59, 1 },
 		{ 6 * 60, 0 }, { 12 * 60, 0 }, { 21 * 60 + 59, 0 }, { -1, 0 },
 	};
 	size_t i;
@@ -896,7 +898,8 @@ test_explain(void)
 	cl[0].pu_idle = 1000;
 	is_str(explain(set, "hawk", &m, cl, 1, 0, 0),
 	    "idle: no (1 of 2 applicable predicates fails)\n"
-	    "user=ann add idletime=300,users=0,mem=512,hours=22:00-06:00: FAIL\n"
+	    "user=ann add idletime=300,users=0,mem=512,hours=22:00-06:00: "
+	    "FAIL\n"
 	    "  idletime (user ann here): 42 >= 300: FAIL\n"
 	    "  users: 1 <= 0: FAIL\n"
 	    "  mem: unknown >= 512: FAIL\n"

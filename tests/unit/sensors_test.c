@@ -410,9 +410,11 @@ test_input(void)
 	is_int(sensors_input_read(&si, 170.0), 100, "a burst of 200 records "
 	    "(100 ABS)");
 
+	write(wfd, b, 5);			/* the writer dies mid-record */
 	close(wfd);
 	n = sensors_input_read(&si, 175.0);
-	ok(n == 0 && si.inp_eof, "writer gone: end of file flagged");
+	ok(n == 0 && si.inp_eof && si.inp_have == 0, "writer gone: end of "
+	    "file flagged, its partial record dropped");
 	ok((wfd = open(path, O_WRONLY | O_NONBLOCK)) >= 0, "a new writer");
 	ev(&e[0], EV_MSC, MSC_SCAN, 30);
 	write(wfd, e, sizeof(e[0]));

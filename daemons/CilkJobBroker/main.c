@@ -1,0 +1,323 @@
+/* CilkJobBroker — the cluster's registry of nodes and jobs. */
+#include <stdio.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker.h"
+#include "dctx.h"
+#include "log.h"
+#include "mono.h"
+#include "msg_keyring.h"
+
+struct bctx {
+	struct dctx	 b_dc;
+	struct broker	 b_br;
+	double		 b_started;
+	uint64_t	 b_pushed_epoch;
+	struct evtimer	*b_soon;	/* batched schedule-and-push */
+	uint8_t		 b_buf[MSG_PAYLOAD_MAX];
+};
+
+static void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: CilkJobBroker [-fnvV] [-c file] [-o key=value]\n"
+	    "  -f  stay in the foreground, log to stderr\n"
+	    "  -n  check the configuration and keys, then exit\n");
+	exit(status);
+}
+
+static void
+send_error(struct msg_ep *ep, const struct msg_in *in, const char *why)
+{
+	struct proto_error e;
+	uint8_t buf[256];
+	size_t n;
+
+	memset(&e, 0, sizeof(e));
+	e.er_handler = in->mi_hdr->mh_handler;
+	strlcpy(e.er_reason, why, sizeof(e.er_reason));
+	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
+}
+
+static void
+on_assign(struct broker_node *n, struct broker_job *j, void *arg)
+{
+	struct bctx *b = arg;
+	struct proto_assign a;
+	size_t len;
+
+	memset(&a, 0, sizeof(a));
+	a.as_job = j->bj_id;
+	a.as_jobmgr = j->bj_addr;
+	strlcpy(a.as_user, j->bj_user, sizeof(a.as_user));
+	log_info("assign: job %u (%s) to node %u (%s)", j->bj_id,
+	    j->bj_command, n->bn_id, n->bn_host);
+	if ((len = proto_assign_enc(&a, b->b_buf, sizeof(b->b_buf))) == 0 ||
+	    msg_ep_send(b->b_dc.dc_ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
+	    PROTO_H_ASSIGN, b->b_buf, len) == -1)
+		log_warn("assign: send to node %u", n->bn_id);
+}
+
+/* Every available node learns every job's count and its peers. */
+static void
+push(struct bctx *b)
+{
+	struct proto_push_job jobs[PROTO_ROWS_MAX];
+	struct proto_push_node nodes[PROTO_ROWS_MAX];
+	struct proto_push p;
+	struct broker_job *j;
+	struct broker_node *n;
+	size_t len;
+
+	memset(&p, 0, sizeof(p));
+	p.pu_epoch = b->b_br.br_epoch;
+	p.pu_uptime_ms = (uint32_t)((now_mono() - b->b_started) * 1000);
+	p.pu_jobs = jobs;
+	p.pu_nodes = nodes;
+	TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
+		struct proto_push_job *pj = &jobs[p.pu_njobs++];
+
+		memset(pj, 0, sizeof(*pj));
+		pj->pj_job = j->bj_id;
+		pj->pj_count = j->bj_count;
+		pj->pj_pri = j->bj_pri;
+		pj->pj_max = j->bj_max;
+		pj->pj_jobmgr = j->bj_addr;
+		strlcpy(pj->pj_user, j->bj_user, sizeof(pj->pj_user));
+	}
+	TAILQ_FOREACH(n, &b->b_br.br_nodes, bn_entry)
+		if (broker_node_available(n)) {
+			nodes[p.pu_nnodes].pn_node = n->bn_id;
+			nodes[p.pu_nnodes++].pn_addr = n->bn_addr;
+		}
+	if ((len = proto_push_enc(&p, b->b_buf, sizeof(b->b_buf))) == 0) {
+		log_warnx("push: too large to send");
+		return;
+	}
+	TAILQ_FOREACH(n, &b->b_br.br_nodes, bn_entry)
+		if (n->bn_state != PROTO_NS_BUSY &&
+		    msg_ep_send(b->b_dc.dc_ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
+		    PROTO_H_PUSH, b->b_buf, len) == -1)
+			log_debug("push: node %u: send failed", n->bn_id);
+	b->b_pushed_epoch = b->b_br.br_epoch;
+}
+
+static void
+schedule_now(struct evloop *loop, void *arg)
+{
+	struct bctx *b = arg;
+
+	(void)loop;
+	b->b_soon = NULL;
+	broker_schedule(&b->b_br, now_mono(), on_assign, b);
+	if (b->b_br.br_epoch != b->b_pushed_epoch)
+		push(b);
+}
+
+/* Changes come in bursts; one schedule and one push per burst. */
+static void
+schedule_soon(struct bctx *b)
+{
+	if (b->b_soon == NULL)
+		b->b_soon = evloop_timer_add(b->b_dc.dc_loop, 0.02,
+		    schedule_now, b);
+}
+
+static void
+on_tick(struct evloop *loop, void *arg)
+{
+	struct bctx *b = arg;
+	double interval = b->b_br.br_interval;
+
+	if (broker_expire(&b->b_br, now_mono()) > 0)
+		log_info("expired nodes or jobs silent for %g s",
+		    3 * interval);
+	broker_schedule(&b->b_br, now_mono(), on_assign, b);
+	push(b);	/* also refreshes nodes that missed a push */
+	evloop_timer_add(loop, interval / 2, on_tick, b);
+}
+
+static void
+on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct bctx *b = arg;
+	struct proto_node_reg r;
+	struct broker_node *n;
+	struct proto_ack ack;
+	uint8_t buf[64];
+	size_t len;
+
+	if (proto_node_reg_dec(&r, in->mi_data, in->mi_len) == -1) {
+		log_debug("node register: malformed, from %s", in->mi_name);
+		return;
+	}
+	if ((n = broker_node_register(&b->b_br, &r, &in->mi_from,
+	    now_mono())) == NULL) {
+		send_error(ep, in, "node table full");
+		return;
+	}
+	ack.ak_id = n->bn_id;
+	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
+	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_NODE_ACK, buf, len);
+	schedule_soon(b);
+}
+
+static void
+on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct bctx *b = arg;
+	struct proto_job_reg r;
+	struct broker_job *j;
+	struct proto_ack ack;
+	const char *why = "malformed";
+	uint8_t buf[64];
+	size_t len;
+
+	/* Only a user may speak for a user's job. */
+	if (!msg_user_name_ok(in->mi_name) ||
+	    proto_job_reg_dec(&r, in->mi_data, in->mi_len) == -1 ||
+	    (j = broker_job_register(&b->b_br, &r, in->mi_name, &in->mi_from,
+	    now_mono(), &why)) == NULL) {
+		log_info("job register from %s refused: %s", in->mi_name, why);
+		send_error(ep, in, why);
+		return;
+	}
+	if (r.jr_job != j->bj_id)
+		log_info("job %u registered by %s: %s", j->bj_id,
+		    j->bj_user, j->bj_command);
+	ack.ak_id = j->bj_id;
+	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
+	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_JOB_ACK, buf, len);
+	schedule_soon(b);
+}
+
+static void
+on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct bctx *b = arg;
+	struct proto_job_unreg u;
+	struct proto_ack ack;
+	const char *why = "malformed";
+	uint8_t buf[64];
+	size_t len;
+
+	if (proto_job_unreg_dec(&u, in->mi_data, in->mi_len) == -1 ||
+	    broker_job_unregister(&b->b_br, u.ju_job, in->mi_name,
+	    &why) == -1) {
+		log_debug("job unregister from %s: %s", in->mi_name, why);
+		send_error(ep, in, why);
+		return;
+	}
+	log_info("job %u unregistered by %s", u.ju_job, in->mi_name);
+	ack.ak_id = u.ju_job;
+	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
+	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_JOB_ACK, buf, len);
+	schedule_soon(b);
+}
+
+static void
+on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	static struct proto_job_row jrows[PROTO_ROWS_MAX];
+	static struct proto_node_row nrows[PROTO_ROWS_MAX];
+	struct bctx *b = arg;
+	struct proto_list l;
+	struct broker_job *j;
+	struct broker_node *n;
+	double now = now_mono();
+	uint64_t wall = now_real_ms();
+	uint32_t k = 0;
+	size_t len;
+
+	if (proto_list_dec(&l, in->mi_data, in->mi_len) == -1)
+		return;
+	broker_recount(&b->b_br, now);
+	if (l.li_what == PROTO_LIST_JOBS) {
+		TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
+			struct proto_job_row *r = &jrows[k++];
+
+			memset(r, 0, sizeof(*r));
+			r->jw_job = j->bj_id;
+			strlcpy(r->jw_user, j->bj_user, sizeof(r->jw_user));
+			r->jw_addr = j->bj_addr;
+			r->jw_nodes = j->bj_count;
+			r->jw_max = j->bj_max;
+			r->jw_pri = j->bj_pri;
+			r->jw_age = j->bj_start_ms && wall > j->bj_start_ms ?
+			    (uint32_t)((wall - j->bj_start_ms) / 1000) : 0;
+			strlcpy(r->jw_command, j->bj_command,
+			    sizeof(r->jw_command));
+		}
+		len = proto_jobs_enc(jrows, k, b->b_buf, sizeof(b->b_buf));
+		if (len > 0)
+			(void)msg_ep_reply(ep, in, PROTO_H_JOBS, b->b_buf, len);
+		return;
+	}
+	TAILQ_FOREACH(n, &b->b_br.br_nodes, bn_entry) {
+		struct proto_node_row *r = &nrows[k++];
+
+		memset(r, 0, sizeof(*r));
+		r->nw_node = n->bn_id;
+		r->nw_addr = n->bn_addr;
+		strlcpy(r->nw_host, n->bn_host, sizeof(r->nw_host));
+		r->nw_state = n->bn_state;
+		r->nw_job = n->bn_job;
+		r->nw_load_milli = n->bn_load_milli;
+		r->nw_idle = n->bn_idle;
+		r->nw_users = n->bn_users;
+		r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
+	}
+	len = proto_nodes_enc(nrows, k, b->b_buf, sizeof(b->b_buf));
+	if (len > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_NODES, b->b_buf, len);
+}
+
+static const struct msg_handler handlers[PROTO_H_MAX] = {
+	[PROTO_H_NODE_REGISTER] = { "node-register",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_node_register },
+	[PROTO_H_JOB_REGISTER] = { "job-register",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), on_job_register },
+	[PROTO_H_JOB_UNREGISTER] = { "job-unregister",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), on_job_unregister },
+	[PROTO_H_LIST] = { "list", MSG_SCHEMES_ALL, on_list },
+};
+
+int
+main(int argc, char *argv[])
+{
+	static struct bctx b;
+	struct daemon_args da;
+	struct dctx_spec sp = {
+		.ds_prog = "CilkJobBroker",
+		.ds_keys = MSG_KR_CLUSTER,
+		.ds_principal = "broker",
+		.ds_table = handlers,
+		.ds_ntable = PROTO_H_MAX,
+	};
+
+	daemon_getopt(&da, argc, argv, "CilkJobBroker", NULL, NULL, NULL,
+	    usage);
+	if (optind != argc)
+		usage(CLI_EXIT_USAGE);
+	/* The broker listens where everyone is told to find it. */
+	sp.ds_default_listen = NULL;
+	sp.ds_default_port = 7410;
+	dctx_start(&b.b_dc, &sp, &da, &b);
+	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
+	b.b_started = now_mono();
+	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
+	    &b);
+	dctx_ready(&b.b_dc);
+	if (dctx_run(&b.b_dc) == -1)
+		log_warn("event loop");
+	broker_fini(&b.b_br);
+	dctx_stop(&b.b_dc);
+	return 0;
+}

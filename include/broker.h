@@ -1,0 +1,100 @@
+/*
+ * broker — CilkJobBroker's state and its global scheduling, without
+ * I/O: the registry of nodes and jobs (soft state, rebuilt from
+ * re-registrations), expiry, and the rule that gives nodes to jobs:
+ * a job that runs nowhere gets a node (taken from the largest job if no
+ * node is free), and every free node goes to the job furthest below its
+ * max-min fair share (so the first job goes to every available node).
+ */
+#ifndef CILKNOW_BROKER_H
+#define CILKNOW_BROKER_H
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+
+#include "proto.h"
+
+struct broker_node {
+	TAILQ_ENTRY(broker_node) bn_entry;
+	uint32_t	 bn_id;
+	uint64_t	 bn_boot;
+	struct msg_addr	 bn_addr;
+	char		 bn_host[PROTO_HOST_MAX];
+	uint8_t		 bn_state;	/* enum proto_node_state */
+	uint32_t	 bn_job;
+	uint32_t	 bn_load_milli;
+	uint32_t	 bn_idle;
+	uint16_t	 bn_users;
+	double		 bn_seen;	/* now_mono() of last registration */
+	uint32_t	 bn_assigned;	/* job we told it to run, 0: none */
+	double		 bn_assigned_at;
+};
+
+struct broker_job {
+	TAILQ_ENTRY(broker_job) bj_entry;
+	uint32_t	 bj_id;
+	uint64_t	 bj_boot;
+	char		 bj_user[MSG_NAME_MAX + 1];
+	struct msg_addr	 bj_addr;
+	uint32_t	 bj_max;
+	uint32_t	 bj_pri;
+	uint64_t	 bj_start_ms;
+	char		 bj_command[PROTO_COMMAND_MAX];
+	double		 bj_seen;
+	double		 bj_registered;	/* first registration here */
+	uint32_t	 bj_count;	/* nodes running or assigned it */
+};
+
+TAILQ_HEAD(broker_node_list, broker_node);
+TAILQ_HEAD(broker_job_list, broker_job);
+
+struct broker {
+	struct broker_node_list	 br_nodes;
+	struct broker_job_list	 br_jobs;
+	uint32_t		 br_nnodes, br_njobs;
+	uint32_t		 br_next_node, br_next_job;
+	double			 br_interval;	/* register_interval */
+	double			 br_assign_timeout;
+	uint64_t		 br_epoch;	/* rises on every change */
+};
+
+/* Called for every node the scheduler gives a job. */
+typedef void	broker_assign_fn(struct broker_node *, struct broker_job *,
+		    void *);
+
+void	broker_init(struct broker *, double register_interval);
+void	broker_fini(struct broker *);
+
+/*
+ * A node registered from addr.  Gives it an id if it had none (or one
+ * we do not know and cannot honour).  NULL on allocation failure or
+ * when the node table is full.
+ */
+struct broker_node *broker_node_register(struct broker *,
+	    const struct proto_node_reg *, const struct msg_addr *, double now);
+/*
+ * A job registered by user from addr.  -1 with a reason when refused
+ * (the id belongs to another user's job).
+ */
+struct broker_job *broker_job_register(struct broker *,
+	    const struct proto_job_reg *, const char *user,
+	    const struct msg_addr *, double now, const char **why);
+/* 0, or -1 with a reason (unknown job, not the user's). */
+int	broker_job_unregister(struct broker *, uint32_t job, const char *user,
+	    const char **why);
+struct broker_job *broker_job_find(struct broker *, uint32_t);
+
+/* Forgets nodes and jobs silent for 3 intervals; count forgotten. */
+int	broker_expire(struct broker *, double now);
+
+/* Counts the nodes running or assigned each job (bj_count). */
+void	broker_recount(struct broker *, double now);
+/* Recounts, then assigns free nodes; returns how many it assigned. */
+int	broker_schedule(struct broker *, double now, broker_assign_fn *,
+	    void *);
+
+/* 1 if the node can take a job now or runs one (not busy, not gone). */
+int	broker_node_available(const struct broker_node *);
+
+#endif

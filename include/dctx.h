@@ -1,0 +1,58 @@
+/*
+ * dctx — the start and end every daemon shares, in MUNGE's order:
+ * options and config, keys, the event loop and signals, the endpoint,
+ * -n (check and exit), detach with a reporting pipe, pid file; then the
+ * loop; then teardown in reverse.  A daemon's main fills in its handler
+ * table and name and calls dctx_start, dctx_run, dctx_stop.
+ */
+#ifndef CILKNOW_DCTX_H
+#define CILKNOW_DCTX_H
+
+#include "conf.h"
+#include "daemon.h"
+#include "evloop.h"
+#include "msg.h"
+
+struct dctx {
+	const char		*dc_prog;
+	struct daemon_args	 dc_args;
+	struct conf		*dc_conf;
+	struct evloop		*dc_loop;
+	struct msg_keyring	*dc_keys;
+	struct msg_ep		*dc_ep;
+	char			 dc_pidfile[1024];
+	int			 dc_reload;	/* SIGHUP seen */
+	void			(*dc_on_stop)(struct dctx *);
+	void			(*dc_on_reload)(struct dctx *);
+	void			*dc_arg;
+};
+
+struct dctx_spec {
+	const char			*ds_prog;
+	unsigned			 ds_keys;	/* MSG_KR_* flags */
+	const char			*ds_principal;	/* cluster name */
+	const char			*ds_default_listen; /* NULL: broker */
+	uint16_t			 ds_default_port;
+	const struct msg_handler	*ds_table;
+	size_t				 ds_ntable;
+	/* Extra checks for -n and startup; 0 or -1 with a message. */
+	int				(*ds_check)(struct dctx *, char *,
+					    size_t);
+};
+
+/*
+ * Everything up to and including binding, -n handling and detaching.
+ * Exits with status 1 (after reporting) on any error, 0 after -n.
+ */
+void	dctx_start(struct dctx *, const struct dctx_spec *,
+	    struct daemon_args *, void *arg);
+/* Startup done: pid file, release the waiting parent. */
+void	dctx_ready(struct dctx *);
+/* The loop until SIGTERM or SIGINT; SIGHUP calls dc_on_reload. */
+int	dctx_run(struct dctx *);
+void	dctx_stop(struct dctx *);
+
+/* Duration key in seconds, or def if unset or bad. */
+double	dctx_seconds(const struct dctx *, const char *key, double def);
+
+#endif

@@ -1,0 +1,151 @@
+/* dctx — the start and end every daemon shares. */
+#include "dctx.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "msg_keyring.h"
+
+static void __attribute__((noreturn))
+startup_fail(struct dctx *dc, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%s: ", dc->dc_prog);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	log_warnx("%s", msg);
+	daemon_fail(msg);
+	exit(1);
+}
+
+static void
+on_signal(struct evloop *loop, int signo, void *arg)
+{
+	struct dctx *dc = arg;
+
+	if (signo == SIGHUP) {
+		log_info("SIGHUP: reloading");
+		if (dc->dc_on_reload != NULL)
+			dc->dc_on_reload(dc);
+		return;
+	}
+	log_info("%s: shutting down", strsignal(signo));
+	evloop_break(loop);
+}
+
+double
+dctx_seconds(const struct dctx *dc, const char *key, double def)
+{
+	double v;
+
+	return conf_get_seconds(dc->dc_conf, key, &v) == 0 ? v : def;
+}
+
+void
+dctx_start(struct dctx *dc, const struct dctx_spec *sp,
+    struct daemon_args *da, void *arg)
+{
+	struct msg_ep_opts eo;
+	struct msg_addr addr;
+	const char *listen;
+	char err[512], text[64], rundir[900];
+
+	memset(dc, 0, sizeof(*dc));
+	dc->dc_prog = sp->ds_prog;
+	dc->dc_args = *da;
+	dc->dc_arg = arg;
+	log_init(1, sp->ds_prog, da->da_cc.cc_verbose);
+	if (sodium_init() < 0)
+		startup_fail(dc, "libsodium failed to initialise");
+	if ((dc->dc_conf = cli_conf_load(&da->da_cc, sp->ds_prog)) == NULL)
+		exit(1);
+	if ((dc->dc_keys = calloc(1, sizeof(*dc->dc_keys))) == NULL)
+		startup_fail(dc, "out of memory");
+	if (msg_keyring_load(dc->dc_keys, dc->dc_conf, sp->ds_keys,
+	    sp->ds_principal, err, sizeof(err)) == -1)
+		startup_fail(dc, "%s", err);
+	listen = conf_get(dc->dc_conf, "listen");
+	if (*listen == '\0')
+		listen = sp->ds_default_listen ? sp->ds_default_listen :
+		    conf_get(dc->dc_conf, "broker");
+	if (msg_addr_parse(&addr, listen, sp->ds_default_port) == -1)
+		startup_fail(dc, "listen %s: bad or unknown address", listen);
+	if (sp->ds_check != NULL && sp->ds_check(dc, err, sizeof(err)) == -1)
+		startup_fail(dc, "%s", err);
+	if (da->da_check) {
+		msg_addr_text(&addr, text, sizeof(text));
+		printf("%s: configuration and keys OK (would listen on %s)\n",
+		    sp->ds_prog, text);
+		exit(0);
+	}
+	if (!da->da_foreground && daemon_detach(0) == -1)
+		startup_fail(dc, "detach: %s", strerror(errno));
+	log_init(da->da_foreground, sp->ds_prog, da->da_cc.cc_verbose);
+	if ((dc->dc_loop = evloop_new()) == NULL ||
+	    evloop_signal(dc->dc_loop, SIGTERM, on_signal, dc) == -1 ||
+	    evloop_signal(dc->dc_loop, SIGINT, on_signal, dc) == -1 ||
+	    evloop_signal(dc->dc_loop, SIGHUP, on_signal, dc) == -1)
+		startup_fail(dc, "event loop: %s", strerror(errno));
+	signal(SIGPIPE, SIG_IGN);
+	memset(&eo, 0, sizeof(eo));
+	eo.eo_replay_window = dctx_seconds(dc, "replay_window", 30);
+	if ((dc->dc_ep = msg_ep_new(dc->dc_loop, dc->dc_keys, sp->ds_table,
+	    sp->ds_ntable, arg, &eo)) == NULL)
+		startup_fail(dc, "endpoint: %s", strerror(errno));
+	if (msg_ep_bind(dc->dc_ep, &addr) == -1)
+		startup_fail(dc, "bind %s: %s", listen, strerror(errno));
+	if (conf_get_path(dc->dc_conf, "run_dir", rundir,
+	    sizeof(rundir)) == -1)
+		startup_fail(dc, "run_dir: bad path");
+	if (mkdir(rundir, 0755) == -1 && errno != EEXIST)
+		startup_fail(dc, "mkdir %s: %s", rundir, strerror(errno));
+	snprintf(dc->dc_pidfile, sizeof(dc->dc_pidfile), "%s/%s.pid", rundir,
+	    sp->ds_prog);
+	if (daemon_pidfile(dc->dc_pidfile) == -1)
+		startup_fail(dc, "%s: %s", dc->dc_pidfile, errno == EEXIST ?
+		    "another instance is running" : strerror(errno));
+}
+
+void
+dctx_ready(struct dctx *dc)
+{
+	char text[64];
+
+	msg_addr_text(msg_ep_addr(dc->dc_ep), text, sizeof(text));
+	log_info("listening on %s", text);
+	daemon_ready();
+}
+
+int
+dctx_run(struct dctx *dc)
+{
+	return evloop_run(dc->dc_loop);
+}
+
+void
+dctx_stop(struct dctx *dc)
+{
+	if (dc->dc_on_stop != NULL)
+		dc->dc_on_stop(dc);
+	msg_ep_free(dc->dc_ep);
+	evloop_free(dc->dc_loop);
+	if (dc->dc_pidfile[0] != '\0')
+		daemon_pidfile_remove(dc->dc_pidfile);
+	if (dc->dc_keys != NULL) {
+		msg_keyring_clear(dc->dc_keys);
+		free(dc->dc_keys);
+	}
+	conf_free(dc->dc_conf);
+}
