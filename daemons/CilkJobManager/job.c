@@ -1,0 +1,288 @@
+/* CilkJobManager: registration, descriptions, output, the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobmgr.h"
+#include "log.h"
+#include "mono.h"
+
+static void	on_register_tick(struct evloop *, void *);
+
+void
+jobmgr_register(struct jobmgr *j)
+{
+	struct proto_job_reg r;
+	size_t len;
+
+	memset(&r, 0, sizeof(r));
+	r.jr_job = j->j_job;
+	r.jr_boot = j->j_boot;
+	/* With --tasks, nodes beyond the tasks left are of no use. */
+	r.jr_max = j->j_max;
+	if (j->j_want_tasks > 0) {
+		long left = j->j_want_tasks - j->j_done;
+
+		if (left < 1)
+			left = 1;
+		if (r.jr_max == 0 || (uint32_t)left < r.jr_max)
+			r.jr_max = (uint32_t)left;
+	}
+	r.jr_pri = j->j_pri;
+	r.jr_start_ms = j->j_start_ms;
+	strlcpy(r.jr_command, j->j_command, sizeof(r.jr_command));
+	if ((len = proto_job_reg_enc(&r, j->j_buf, sizeof(j->j_buf))) == 0 ||
+	    msg_ep_send(j->j_dc.dc_ep, &j->j_broker, MSG_SCHEME_USER,
+	    PROTO_H_JOB_REGISTER, j->j_buf, len) == -1)
+		log_warn("register: send to the broker");
+}
+
+static void
+on_register_tick(struct evloop *loop, void *arg)
+{
+	struct jobmgr *j = arg;
+	double next;
+
+	if (j->j_ending)
+		return;
+	if (j->j_job == 0 && now_mono() - j->j_started > j->j_timeout) {
+		char text[64];
+
+		msg_addr_text(&j->j_broker, text, sizeof(text));
+		fprintf(stderr, "CilkJobManager: the broker at %s did not "
+		    "answer within %g s (is it running? same cluster key "
+		    "and your public key in its user_keys?)\n", text,
+		    j->j_timeout);
+		j->j_exit = CLI_EXIT_TIMEOUT;
+		evloop_break(loop);
+		return;
+	}
+	jobmgr_register(j);
+	/* Until the first answer, ask often; then once an interval. */
+	next = j->j_job == 0 ? 0.25 : j->j_interval;
+	evloop_timer_add(loop, next, on_register_tick, j);
+}
+
+static void
+on_time_limit(struct evloop *loop, void *arg)
+{
+	struct jobmgr *j = arg;
+
+	(void)loop;
+	jobmgr_end(j, 124, "time limit reached");
+}
+
+static void
+on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_ack a;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
+	    !msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1)
+		return;
+	if (j->j_ending) {
+		if (a.ak_id == j->j_job)
+			evloop_break(j->j_dc.dc_loop);
+		return;
+	}
+	if (j->j_job == 0) {
+		log_info("job %u registered", a.ak_id);
+		if (j->j_time_limit > 0)
+			evloop_timer_add(j->j_dc.dc_loop, j->j_time_limit,
+			    on_time_limit, j);
+	}
+	j->j_job = a.ak_id;
+	j->j_desc.de_job = a.ak_id;
+}
+
+static void
+on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_error e;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
+	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1)
+		return;
+	log_warnx("the broker refused us: %s", e.er_reason);
+	if (j->j_ending)
+		evloop_break(j->j_dc.dc_loop);
+}
+
+/* A node manager asks what to run; every worker gets its own task. */
+static void
+on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_desc_req r;
+	struct task *t;
+	size_t len;
+
+	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_desc_req_dec(&r, in->mi_data, in->mi_len) == -1 ||
+	    j->j_job == 0 || r.dr_job != j->j_job || j->j_ending)
+		return;
+	if (j->j_want_tasks > 0 && j->j_done >= j->j_want_tasks)
+		return;
+	if (j->j_ntasks == TASKS_MAX) {
+		log_warnx("%s: out of task numbers", __func__);
+		return;
+	}
+	t = &j->j_tasks[j->j_ntasks];
+	memset(t, 0, sizeof(*t));
+	t->t_state = TASK_RUNNING;
+	strlcpy(t->t_node, r.dr_node, sizeof(t->t_node));
+	j->j_desc.de_task = j->j_ntasks++;
+	j->j_desc.de_issued_ms = now_real_ms();
+	if ((len = proto_desc_sign(&j->j_desc,
+	    &j->j_dc.dc_keys->kr_user.ks_key[0], j->j_buf,
+	    sizeof(j->j_buf))) == 0) {
+		log_warnx("%s: description too large", __func__);
+		return;
+	}
+	log_info("task %u to node %s", j->j_desc.de_task, r.dr_node);
+	(void)msg_ep_reply(ep, in, PROTO_H_DESC, j->j_buf, len);
+}
+
+/* Writes data to fd with "[node] " at the start of every line. */
+static void
+relay(int fd, struct task *t, int stream, const uint8_t *p, size_t n)
+{
+	char prefix[PROTO_HOST_MAX + 4];
+	const uint8_t *nl;
+	size_t k;
+
+	snprintf(prefix, sizeof(prefix), "[%s] ", t->t_node);
+	while (n > 0) {
+		if (!t->t_midline[stream] &&
+		    write(fd, prefix, strlen(prefix)) == -1)
+			return;
+		nl = memchr(p, '\n', n);
+		k = nl ? (size_t)(nl - p) + 1 : n;
+		if (write(fd, p, k) == -1)
+			return;
+		t->t_midline[stream] = nl == NULL;
+		p += k;
+		n -= k;
+	}
+}
+
+static void
+task_exit(struct jobmgr *j, uint32_t task, struct task *t, int32_t status)
+{
+	if (t->t_state != TASK_RUNNING)
+		return;
+	if (status == 0) {
+		t->t_state = TASK_DONE;
+		j->j_done++;
+	} else {
+		t->t_state = TASK_FAILED;
+		j->j_failed++;
+	}
+	if (status >= 0)
+		log_info("task %u on %s exited %d", task, t->t_node, status);
+	else
+		log_info("task %u on %s killed by signal %d", task, t->t_node,
+		    -status);
+	if (j->j_want_tasks > 0) {
+		if (j->j_done >= j->j_want_tasks)
+			jobmgr_end(j, 0, "all tasks done");
+		else
+			jobmgr_register(j);	/* fewer nodes wanted now */
+	}
+}
+
+static void
+on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_output o;
+	struct proto_output_ack a;
+	struct task *t;
+	uint8_t buf[64];
+	size_t len;
+
+	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_output_dec(&o, in->mi_data, in->mi_len) == -1 ||
+	    o.ou_job != j->j_job || o.ou_task >= j->j_ntasks)
+		return;
+	t = &j->j_tasks[o.ou_task];
+	/* In order only: what is early is dropped and sent again. */
+	if (o.ou_stream == PROTO_STREAM_EXIT) {
+		if (t->t_off[o.ou_stream] == 0) {
+			t->t_off[o.ou_stream] = 1;
+			t->t_status = o.ou_status;
+			task_exit(j, o.ou_task, t, o.ou_status);
+		}
+	} else if (o.ou_offset == t->t_off[o.ou_stream]) {
+		relay(o.ou_stream == PROTO_STREAM_OUT ? STDOUT_FILENO :
+		    STDERR_FILENO, t, o.ou_stream, o.ou_data, o.ou_len);
+		t->t_off[o.ou_stream] += o.ou_len;
+	}
+	memset(&a, 0, sizeof(a));
+	a.oa_job = o.ou_job;
+	a.oa_task = o.ou_task;
+	a.oa_stream = o.ou_stream;
+	a.oa_offset = t->t_off[o.ou_stream];
+	if ((len = proto_output_ack_enc(&a, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_OUTPUT_ACK, buf, len);
+}
+
+static void
+on_unregister_tick(struct evloop *loop, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_job_unreg u;
+	size_t len;
+
+	/* Datagrams get lost: say it a few times, then go anyway. */
+	if (j->j_unreg_tries++ >= 5 || j->j_job == 0) {
+		evloop_break(loop);
+		return;
+	}
+	u.ju_job = j->j_job;
+	if ((len = proto_job_unreg_enc(&u, j->j_buf, sizeof(j->j_buf))) > 0)
+		(void)msg_ep_send(j->j_dc.dc_ep, &j->j_broker,
+		    MSG_SCHEME_USER, PROTO_H_JOB_UNREGISTER, j->j_buf, len);
+	evloop_timer_add(loop, 0.2, on_unregister_tick, j);
+}
+
+void
+jobmgr_end(struct jobmgr *j, int status, const char *why)
+{
+	if (j->j_ending)
+		return;
+	log_info("job %u ends: %s (%ld done, %ld failed)", j->j_job, why,
+	    j->j_done, j->j_failed);
+	j->j_ending = 1;
+	j->j_exit = status;
+	on_unregister_tick(j->j_dc.dc_loop, j);
+}
+
+static const struct msg_handler handlers[PROTO_H_MAX] = {
+	[PROTO_H_JOB_ACK] = { "job-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_ack },
+	[PROTO_H_ERROR] = { "error", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_error },
+	[PROTO_H_DESC_REQ] = { "desc-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_desc_req },
+	[PROTO_H_OUTPUT] = { "output", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_output },
+};
+
+const struct msg_handler *
+jobmgr_table(void)
+{
+	return handlers;
+}
+
+void
+jobmgr_start(struct jobmgr *j)
+{
+	on_register_tick(j->j_dc.dc_loop, j);
+}

@@ -1,0 +1,174 @@
+/* CilkJobManager — one per job: registers it, serves its description. */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobmgr.h"
+#include "log.h"
+#include "mono.h"
+#include "msg_keyring.h"
+
+extern char **environ;
+
+static void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: CilkJobManager [-fnvV] [-c file] [-o key=value] "
+	    "[-b broker] [-m max]\n"
+	    "                      [-p priority] [-T tasks] [-t seconds] "
+	    "-- program [arg ...]\n"
+	    "  -m max      useful workers at most (default: no limit)\n"
+	    "  -p priority weight of the job's share (default 1)\n"
+	    "  -T tasks    end when this many workers have exited 0\n"
+	    "  -t seconds  end after this long\n");
+	exit(status);
+}
+
+static int
+number(const char *arg, long min, long max, long *out)
+{
+	const char *errstr;
+
+	*out = (long)strtonum(arg, min, max, &errstr);
+	return errstr == NULL ? 0 : -1;
+}
+
+static int
+opt(int ch, const char *arg, void *p)
+{
+	struct jobmgr *j = p;
+	long v;
+	char *end;
+
+	switch (ch) {
+	case 'm':
+		if (number(arg, 1, 1000000, &v) == -1)
+			return -1;
+		j->j_max = (uint32_t)v;
+		return 0;
+	case 'p':
+		if (number(arg, 1, 1000, &v) == -1)
+			return -1;
+		j->j_pri = (uint32_t)v;
+		return 0;
+	case 'T':
+		if (number(arg, 1, TASKS_MAX, &v) == -1)
+			return -1;
+		j->j_want_tasks = v;
+		return 0;
+	case 't':
+		j->j_time_limit = strtod(arg, &end);
+		return *arg != '\0' && *end == '\0' && j->j_time_limit > 0 &&
+		    j->j_time_limit < 1e7 ? 0 : -1;
+	}
+	return -1;
+}
+
+static int
+check(struct dctx *dc, char *err, size_t errlen)
+{
+	if (dc->dc_keys->kr_cluster_pub.ks_n == 0 &&
+	    dc->dc_keys->kr_cluster.ks_n == 0) {
+		snprintf(err, errlen, "cannot verify node managers: no "
+		    "cluster public key at %s", conf_get(dc->dc_conf,
+		    "cluster_pub"));
+		return -1;
+	}
+	return 0;
+}
+
+/* The description every worker gets, but for its task number. */
+static int
+describe(struct jobmgr *j, int argc, char **argv)
+{
+	struct proto_desc *d = &j->j_desc;
+	char cwd[PROTO_PATH_MAX];
+	size_t off = 0;
+	int i, n = 0;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	strlcpy(d->de_cwd, cwd, sizeof(d->de_cwd));
+	strlcpy(d->de_user, j->j_dc.dc_keys->kr_user.ks_key[0].k_name,
+	    sizeof(d->de_user));
+	d->de_pri = j->j_pri;
+	d->de_max = j->j_max;
+	if (argc > PROTO_ARGS_MAX)
+		return -1;
+	for (i = 0; i < argc; i++) {
+		if (strlen(argv[i]) >= PROTO_ARG_MAX)
+			return -1;
+		d->de_argv[d->de_argc++] = argv[i];
+		off += (size_t)snprintf(j->j_command + off,
+		    off < sizeof(j->j_command) ? sizeof(j->j_command) - off :
+		    0, "%s%s", i ? " " : "", argv[i]);
+		if (off >= sizeof(j->j_command))
+			off = sizeof(j->j_command) - 1;
+	}
+	/* The user's environment travels with the job, as rsh's would. */
+	for (i = 0; environ[i] != NULL && n < PROTO_ARGS_MAX; i++)
+		if (strlen(environ[i]) < PROTO_ARG_MAX &&
+		    strchr(environ[i], '=') != NULL && environ[i][0] != '=' &&
+		    strncmp(environ[i], "CILKNOW_", 8) != 0)
+			d->de_env[n++] = environ[i];
+	d->de_envc = (uint16_t)n;
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct jobmgr j;
+	struct daemon_args da;
+	struct dctx_spec sp = {
+		.ds_prog = "CilkJobManager",
+		.ds_keys = MSG_KR_USER,
+		.ds_default_listen = "0.0.0.0",
+		.ds_table = NULL,
+		.ds_ntable = PROTO_H_MAX,
+		.ds_check = check,
+	};
+	char why[64];
+
+	j.j_pri = 1;
+	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:T:t:", opt,
+	    &j, usage);
+	if (optind >= argc)
+		usage(CLI_EXIT_USAGE);
+	sp.ds_table = jobmgr_table();
+	dctx_start(&j.j_dc, &sp, &da, &j);
+	if (msg_addr_parse(&j.j_broker, conf_get(j.j_dc.dc_conf, "broker"),
+	    7410) == -1) {
+		snprintf(why, sizeof(why), "bad broker address");
+		daemon_fail(why);
+		errx(1, "broker %s: bad or unknown address",
+		    conf_get(j.j_dc.dc_conf, "broker"));
+	}
+	if (describe(&j, argc - optind, argv + optind) == -1) {
+		daemon_fail("job description too large");
+		errx(1, "the command line or working folder is too long");
+	}
+	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL)
+		err(1, "calloc");
+	j.j_interval = dctx_seconds(&j.j_dc, "register_interval", 60);
+	j.j_timeout = dctx_seconds(&j.j_dc, "timeout", 3);
+	j.j_started = now_mono();
+	j.j_start_ms = now_real_ms();
+	randombytes_buf(&j.j_boot, sizeof(j.j_boot));
+	jobmgr_start(&j);
+	dctx_ready(&j.j_dc);
+	if (dctx_run(&j.j_dc) == -1)
+		log_warn("event loop");
+	/* Interrupted: tell the broker, so every worker stops. */
+	if (!j.j_ending && j.j_job != 0) {
+		jobmgr_end(&j, 130, "interrupted");
+		(void)dctx_run(&j.j_dc);
+	}
+	free(j.j_tasks);
+	dctx_stop(&j.j_dc);
+	return j.j_exit;
+}

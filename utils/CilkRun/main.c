@@ -1,0 +1,123 @@
+/*
+ * CilkRun — run a program that does not link the runtime on recruited
+ * nodes.  It becomes the job's CilkJobManager in the foreground, so the
+ * workers' output comes here and Ctrl-C ends the job everywhere.
+ */
+#include <err.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define ARGS_MAX	64
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: CilkRun [-v] [-c file] [-o key=value] [-b broker] "
+	    "[-n max] [-p priority]\n"
+	    "               [--tasks N] [-t seconds] -- program [arg ...]\n"
+	    "  -n max       useful workers at most\n"
+	    "  -p priority  weight of the job's share (default 1)\n"
+	    "  --tasks N    end when N instances have exited 0 (failed "
+	    "ones are retried)\n"
+	    "  -t seconds   end after this long\n"
+	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
+	    "3 the broker did not answer, 1 other failures, 2 usage.\n");
+	exit(status);
+}
+
+/* CilkJobManager: $CILKNOW_SBIN, beside us in ../sbin, else PATH. */
+static void
+job_manager_path(char *buf, size_t bufsz)
+{
+	char self[PATH_MAX];
+	const char *sbin = getenv("CILKNOW_SBIN");
+	ssize_t n;
+
+	if (sbin != NULL && *sbin != '\0') {
+		snprintf(buf, bufsz, "%s/CilkJobManager", sbin);
+		return;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		snprintf(buf, bufsz, "%s/../sbin/CilkJobManager",
+		    dirname(self));
+		if (access(buf, X_OK) == 0)
+			return;
+	}
+	strlcpy(buf, "CilkJobManager", bufsz);
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { OPT_TASKS = CLI_OPT_JSON + 1 };
+	static const struct option longopts[] = {
+		{ "tasks", required_argument, NULL, OPT_TASKS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *args[ARGS_MAX + 2 * CLI_OVERRIDES_MAX + 1024];
+	const char *errstr;
+	char path[PATH_MAX + 32];
+	int ch, n = 0, i;
+
+	job_manager_path(path, sizeof(path));
+	args[n++] = path;
+	args[n++] = "-f";
+	while ((ch = getopt_long(argc, argv, "+b:c:hn:o:p:t:vV", longopts,
+	    NULL)) != -1) {
+		if (n > ARGS_MAX + 2 * CLI_OVERRIDES_MAX)
+			errx(CLI_EXIT_USAGE, "too many options");
+		switch (ch) {
+		case 'b':
+		case 'c':
+		case 'o':
+		case 'p':
+		case 't':
+			args[n++] = ch == 'b' ? "-b" : ch == 'c' ? "-c" :
+			    ch == 'o' ? "-o" : ch == 'p' ? "-p" : "-t";
+			args[n++] = optarg;
+			break;
+		case 'n':
+			(void)strtonum(optarg, 1, 1000000, &errstr);
+			if (errstr != NULL)
+				errx(CLI_EXIT_USAGE, "-n %s: %s", optarg,
+				    errstr);
+			args[n++] = "-m";
+			args[n++] = optarg;
+			break;
+		case OPT_TASKS:
+			args[n++] = "-T";
+			args[n++] = optarg;
+			break;
+		case 'v':
+			args[n++] = "-v";
+			break;
+		case 'h':
+			usage(0);
+		case 'V':
+			cli_version("CilkRun");
+			return 0;
+		default:
+			usage(CLI_EXIT_USAGE);
+		}
+	}
+	if (optind >= argc)
+		usage(CLI_EXIT_USAGE);
+	if (argc - optind > 1000)
+		errx(CLI_EXIT_USAGE, "too many arguments");
+	args[n++] = "--";
+	for (i = optind; i < argc; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	execvp(args[0], (char *const *)(uintptr_t)args);
+	err(1, "%s", args[0]);
+}
