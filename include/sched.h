@@ -19,13 +19,10 @@ enum sched_policy {
 	SCHED_P_THESIS,		/* Lisiecki: rho = (m_p^2-m_q^2)/(2 m_p m_q) */
 	SCHED_P_NAIVE,		/* switch whenever the peer's job is smaller */
 	SCHED_P_FIXED,		/* switch with a fixed probability */
-	SCHED_P_IMPROVED,	/* global plan (sched_plan_*), thesis fallback */
+	SCHED_P_IMPROVED,	/* plan (sched_plan_*), thesis fallback */
 	SCHED_P_TARGETED,	/* randomised plan, no ranks, thesis fallback */
 	SCHED_P_MAX
 };
-
-/* Default switch probability of SCHED_P_FIXED. */
-#define SCHED_FIXED_P_DEFAULT	0.1
 
 /*
  * Random source.  sched_rng_seed() selects the built-in xoshiro256**

@@ -26,6 +26,14 @@
 #include "sched.h"
 
 #define SIM_PROCS_MAX	100000000u
+/*
+ * sp_rule.ru_fixed_p for SCHED_P_FIXED: J / P, about half the largest
+ * constant that does not overshoot near the fair split.  With such a
+ * constant the imbalance closes by about one node per quantum, the
+ * thesis's Omega(P) (section 4.1); larger constants work for small P and
+ * oscillate for large P, as the thesis says.
+ */
+#define SIM_FIXED_AUTO	(-1.0)
 
 enum sim_init {
 	SIM_INIT_UNDEF = 0,
@@ -46,6 +54,7 @@ struct sim_params {
 	double		 sp_leave_rate;	/* [0, 1] */
 	double		 sp_join_rate;	/* [0, 1] */
 	double		 sp_stale;	/* [0, 1]: chance a view is stale */
+	int		 sp_until_within; /* stop at within one, not exact */
 	uint64_t	 sp_seed;
 };
 
@@ -55,7 +64,7 @@ struct sim_result {
 	uint64_t	sr_messages;
 	uint64_t	sr_switches;
 	uint32_t	sr_ran;		/* quanta simulated */
-	uint64_t	sr_node_quanta;	/* sum over quanta of nodes that acted */
+	uint64_t	sr_node_quanta;	/* sum over quanta of acting nodes */
 	/*
 	 * Distance from fair: d(t) = sum_j |m_j(t) - share_j(t)| / J, in
 	 * processors per job; averaged over quanta 1..sr_ran (0 if none).
@@ -66,7 +75,10 @@ struct sim_result {
 
 struct sim;
 
-/* Defaults: thesis rule, spread, 1000 quanta, no churn, seed 1. */
+/*
+ * Defaults: thesis rule (fixed p SIM_FIXED_AUTO), spread, 1000 quanta,
+ * no churn, no stale views, seed 1.
+ */
 void		 sim_params_init(struct sim_params *, uint32_t procs,
 		    uint32_t jobs);
 /* NULL with errno EINVAL (bad parameters) or ENOMEM. */
@@ -81,9 +93,9 @@ const double	*sim_shares(const struct sim *);
 uint32_t	 sim_available(const struct sim *);
 
 /*
- * Runs from quantum 0 to sp_max_quanta, or until exact when there is no
- * churn.  observe, if not NULL, is called for quantum 0 and after every
- * quantum.  -1 on error (errno set).
+ * Runs from quantum 0 to sp_max_quanta, or until exact (within one, with
+ * sp_until_within) when there is no churn.  observe, if not NULL, is
+ * called for quantum 0 and after every quantum.  -1 on error (errno set).
  */
 int		 sim_run(const struct sim_params *, struct sim_result *,
 		    void (*observe)(void *, uint32_t, const uint32_t *,

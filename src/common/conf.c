@@ -45,6 +45,7 @@ enum conf_type {
 	CONF_T_SENSORS,		/* "system" or "file:PATH" */
 	CONF_T_USER,		/* one user name */
 	CONF_T_USERS,		/* comma-separated user names, may be empty */
+	CONF_T_BOOL,		/* "yes" or "no" */
 	CONF_T_MAX
 };
 
@@ -64,6 +65,7 @@ struct conf_key {
  */
 static const struct conf_key conf_keys[] = {
 	{ "admins",		CONF_T_USERS,	0, "root" },
+	{ "allow_root_jobs",	CONF_T_BOOL,	0, "no" },
 	{ "broker",		CONF_T_HOSTPORT, 0, "localhost:7410" },
 	{ "cluster_key",	CONF_T_PATH,	0, "/etc/cilknow/cluster.key" },
 	{ "cluster_pub",	CONF_T_PATH,	0, "/etc/cilknow/cluster.pub" },
@@ -425,6 +427,11 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		return conf_check_user(val, strlen(val), why, whysz);
 	case CONF_T_USERS:
 		return conf_check_users(val, canon, why, whysz);
+	case CONF_T_BOOL:
+		if (strcmp(val, "yes") == 0 || strcmp(val, "no") == 0)
+			return 0;
+		conf_reason(why, whysz, "'%s' is neither yes nor no", val);
+		return -1;
 	default:
 		conf_reason(why, whysz, "bad key type %d", ck->ck_type);
 		return -1;

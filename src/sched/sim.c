@@ -11,6 +11,8 @@
 #define SIM_BUSY	UINT32_MAX
 #define SIM_MOVED	0x80000000u	/* switched in this quantum */
 #define SIM_JOB(w)	((w) & ~SIM_MOVED)
+#define SIM_NONE	UINT32_MAX	/* no peer drawn */
+#define SIM_AHEAD	16		/* peers drawn this many nodes ahead */
 #define SIM_DONOR_TRIES	64
 #define SIM_JOIN_TRIES	16
 
@@ -19,12 +21,11 @@ struct sim {
 	double		*sm_weights;	/* own copies, J entries */
 	uint32_t	*sm_caps;
 	struct sched_rng sm_rng;
-	uint32_t	*sm_job;	/* per node: job | SIM_MOVED, or SIM_BUSY */
+	uint32_t	*sm_job;	/* node: job | SIM_MOVED, or SIM_BUSY */
 	uint32_t	*sm_moved;	/* nodes that switched this quantum */
 	uint32_t	 sm_nmoved;
 	uint8_t		*sm_can;	/* per job: some peer may take a node */
 	uint32_t	*sm_avail;	/* [0, sm_navail) available nodes */
-	uint32_t	*sm_pos;	/* node -> index in sm_avail */
 	uint32_t	 sm_navail;
 	uint32_t	*sm_count;	/* per job, live */
 	uint32_t	*sm_rank;	/* per job, ranks handed out */
@@ -45,7 +46,7 @@ sim_params_init(struct sim_params *sp, uint32_t procs, uint32_t jobs)
 	sp->sp_procs = procs;
 	sp->sp_jobs = jobs;
 	sp->sp_rule.ru_policy = SCHED_P_THESIS;
-	sp->sp_rule.ru_fixed_p = SCHED_FIXED_P_DEFAULT;
+	sp->sp_rule.ru_fixed_p = SIM_FIXED_AUTO;
 	sp->sp_init = SIM_INIT_SPREAD;
 	sp->sp_max_quanta = 1000;
 	sp->sp_seed = 1;
@@ -67,7 +68,8 @@ params_ok(const struct sim_params *sp)
 		return 0;
 	if (sp->sp_rule.ru_policy <= SCHED_P_UNDEF ||
 	    sp->sp_rule.ru_policy >= SCHED_P_MAX ||
-	    !rate_ok(sp->sp_rule.ru_fixed_p))
+	    (!rate_ok(sp->sp_rule.ru_fixed_p) &&
+	    sp->sp_rule.ru_fixed_p != SIM_FIXED_AUTO))
 		return 0;
 	if (sp->sp_init <= SIM_INIT_UNDEF || sp->sp_init >= SIM_INIT_MAX)
 		return 0;
@@ -119,12 +121,10 @@ node_move(struct sim *sm, uint32_t node, uint32_t job)
 static void
 avail_swap(struct sim *sm, uint32_t a, uint32_t b)
 {
-	uint32_t na = sm->sm_avail[a], nb = sm->sm_avail[b];
+	uint32_t na = sm->sm_avail[a];
 
-	sm->sm_avail[a] = nb;
-	sm->sm_pos[nb] = a;
+	sm->sm_avail[a] = sm->sm_avail[b];
 	sm->sm_avail[b] = na;
-	sm->sm_pos[na] = b;
 }
 
 static int
@@ -207,20 +207,21 @@ sim_new(const struct sim_params *sp)
 	if ((sm = calloc(1, sizeof(*sm))) == NULL)
 		return NULL;
 	sm->sm_p = *sp;
+	if (sp->sp_rule.ru_fixed_p == SIM_FIXED_AUTO)
+		sm->sm_p.sp_rule.ru_fixed_p = (double)J / P;
 	sm->sm_weights = calloc(J, sizeof(*sm->sm_weights));
 	sm->sm_caps = calloc(J, sizeof(*sm->sm_caps));
 	sm->sm_job = calloc(P, sizeof(*sm->sm_job));
 	sm->sm_moved = calloc(P, sizeof(*sm->sm_moved));
 	sm->sm_can = calloc(J, sizeof(*sm->sm_can));
 	sm->sm_avail = calloc(P, sizeof(*sm->sm_avail));
-	sm->sm_pos = calloc(P, sizeof(*sm->sm_pos));
 	sm->sm_count = calloc(J, sizeof(*sm->sm_count));
 	sm->sm_rank = calloc(J, sizeof(*sm->sm_rank));
 	sm->sm_view = calloc(J, sizeof(*sm->sm_view));
 	sm->sm_share = calloc(J, sizeof(*sm->sm_share));
 	if (sm->sm_weights == NULL || sm->sm_caps == NULL ||
 	    sm->sm_job == NULL || sm->sm_moved == NULL || sm->sm_can == NULL ||
-	    sm->sm_avail == NULL || sm->sm_pos == NULL ||
+	    sm->sm_avail == NULL ||
 	    sm->sm_count == NULL || sm->sm_rank == NULL ||
 	    sm->sm_view == NULL || sm->sm_share == NULL)
 		goto fail;
@@ -237,9 +238,9 @@ sim_new(const struct sim_params *sp)
 	for (i = 0; i < P; i++) {
 		sm->sm_job[i] = SIM_BUSY;
 		sm->sm_avail[i] = i;
-		sm->sm_pos[i] = i;
 	}
 	sm->sm_navail = P;
+	sm->sm_share_for = UINT32_MAX;	/* none yet */
 	sched_rng_seed(&sm->sm_rng, sp->sp_seed);
 	if (update_shares(sm) == -1 || init_layout(sm) == -1) {
 		sim_free(sm);
@@ -263,7 +264,6 @@ sim_free(struct sim *sm)
 	free(sm->sm_view);
 	free(sm->sm_rank);
 	free(sm->sm_count);
-	free(sm->sm_pos);
 	free(sm->sm_avail);
 	free(sm->sm_can);
 	free(sm->sm_moved);
@@ -374,22 +374,39 @@ mark_can(struct sim *sm)
 	}
 }
 
-/* Pairs node i, at index pos of sm_avail, by the pairwise rule. */
-static int
-pair(struct sim *sm, uint32_t i, uint32_t pos)
+/*
+ * The peer of the node at index pos of sm_avail: a uniformly random other
+ * available node, or SIM_NONE when no peer could make it switch.  Drawn a
+ * few nodes ahead and prefetched: the simulation is bound by the cache
+ * misses of these random reads.
+ */
+static uint32_t
+draw_peer(struct sim *sm, uint32_t pos)
 {
-	uint32_t peer, jp, jq;
+	uint32_t peer, jp = SIM_JOB(sm->sm_job[sm->sm_avail[pos]]);
 	uint64_t r;
-	int d;
 
-	sm->sm_messages += 2;
-	jp = SIM_JOB(sm->sm_job[i]);
 	if (!sm->sm_can[jp])
-		return 0;
+		return SIM_NONE;
 	r = sched_rng_below(&sm->sm_rng, sm->sm_navail - 1);
 	if (r >= pos)
 		r++;
 	peer = churning(sm) ? sm->sm_avail[r] : (uint32_t)r;
+	__builtin_prefetch(&sm->sm_job[peer]);
+	return peer;
+}
+
+/* Node i pairs with peer (SIM_NONE: it cannot switch) by the rule. */
+static int
+pair(struct sim *sm, uint32_t i, uint32_t peer)
+{
+	uint32_t jp, jq;
+	int d;
+
+	sm->sm_messages += 2;
+	if (peer == SIM_NONE)
+		return 0;
+	jp = SIM_JOB(sm->sm_job[i]);
 	jq = sm->sm_job[peer];
 	if (jq & SIM_MOVED)
 		return 0;	/* it has just switched: refuses */
@@ -431,7 +448,8 @@ plan_act(struct sim *sm, uint32_t i)
 int
 sim_step(struct sim *sm)
 {
-	uint32_t j, k, n, pos, i, J = sm->sm_p.sp_jobs;
+	uint32_t ring[SIM_AHEAD], j, k, n, pos, ahead, i, peer;
+	uint32_t J = sm->sm_p.sp_jobs;
 
 	sm->sm_quantum++;
 	for (k = 0; k < sm->sm_nmoved; k++)
@@ -460,11 +478,33 @@ sim_step(struct sim *sm)
 	 * nodes are not synchronised, and indexes mean nothing to the rule.
 	 */
 	pos = (uint32_t)sched_rng_below(&sm->sm_rng, n);
-	for (k = 0; k < n; k++) {
-		i = sm->sm_avail[pos];
-		if (!planned(sm) || !plan_act(sm, i))
-			if (pair(sm, i, pos) == -1)
+	if (planned(sm)) {
+		for (k = 0; k < n; k++) {
+			i = sm->sm_avail[pos];
+			if (!plan_act(sm, i) &&
+			    pair(sm, i, draw_peer(sm, pos)) == -1)
 				return -1;
+			if (++pos == n)
+				pos = 0;
+		}
+		return 0;
+	}
+	/* ahead is the index of the node SIM_AHEAD turns later. */
+	ahead = pos;
+	for (k = 0; k < SIM_AHEAD && k < n; k++) {
+		ring[k] = draw_peer(sm, ahead);
+		if (++ahead == n)
+			ahead = 0;
+	}
+	for (k = 0; k < n; k++) {
+		peer = ring[k % SIM_AHEAD];
+		if (k + SIM_AHEAD < n) {
+			ring[k % SIM_AHEAD] = draw_peer(sm, ahead);
+			if (++ahead == n)
+				ahead = 0;
+		}
+		if (pair(sm, sm->sm_avail[pos], peer) == -1)
+			return -1;
 		if (++pos == n)
 			pos = 0;
 	}
@@ -540,8 +580,9 @@ sim_run(const struct sim_params *sp, struct sim_result *res,
 		if (res->sr_exact == -1 &&
 		    sched_exact(sp->sp_jobs, sm->sm_count, sm->sm_share))
 			res->sr_exact = q;
-		if ((res->sr_exact != -1 && !churn_on) ||
-		    q >= sp->sp_max_quanta)
+		if ((!churn_on && res->sr_exact != -1) ||
+		    (!churn_on && sp->sp_until_within &&
+		    res->sr_quanta != -1) || q >= sp->sp_max_quanta)
 			break;
 	}
 	res->sr_ran = q;

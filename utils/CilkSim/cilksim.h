@@ -16,6 +16,8 @@ struct cs_opts {
 	int		 co_verbose;
 	const char	*co_trace;	/* CSV of the first run, or NULL */
 	const char	*co_plot;	/* SVG of the first run, or NULL */
+	double		*co_weights;	/* --weights, J entries, or NULL */
+	uint32_t	*co_caps;	/* --caps, J entries, or NULL */
 };
 
 /* runs.c: the seeds of one (P, J); prints the summary or JSON. */

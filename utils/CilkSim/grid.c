@@ -10,7 +10,7 @@
 
 #include "cilksim.h"
 
-#define GRID_SEEDS	10	/* when --seeds is not given */
+#define GRID_SEEDS	20	/* when --seeds is not given */
 #define GRID_NP		5
 #define GRID_NJ		4
 #define GRID_MAX	(GRID_NP * GRID_NJ)
@@ -102,6 +102,7 @@ run_point(const struct cs_opts *o, struct grid_pt *g)
 
 	sp.sp_procs = g->gp_procs;
 	sp.sp_jobs = g->gp_jobs;
+	sp.sp_until_within = 1;
 	g->gp_runs = seeds;
 	g->gp_never = 0;
 	for (i = 0; i < seeds; i++) {

@@ -15,7 +15,7 @@
 #include "cilksim.h"
 
 #define CS_SEEDS_MAX	100000
-#define CS_LIST_MAX	(1u << 20)
+#define CS_QUANTA_MAX	100000000
 
 enum {
 	OPT_SEEDS = 256,
@@ -65,8 +65,8 @@ print_usage(FILE *fp)
 	    "               [--max-quanta q] [--init one|spread|endgame]\n"
 	    "               [--weights w1,w2,...] [--caps c1,c2,...]\n"
 	    "               [--trace file.csv] [--plot file.svg]\n"
-	    "               [--leave-rate r] [--join-rate r] [--fixed-p p]\n"
-	    "               [--stale f] [--json] [-v]\n"
+	    "               [--leave-rate r] [--join-rate r]\n"
+	    "               [--fixed-p p|auto] [--stale f] [--json] [-v]\n"
 	    "       CilkSim --grid [--seeds n] [--policy ...] [--json]\n"
 	    "       CilkSim -h | -V\n");
 }
@@ -162,43 +162,54 @@ one_cap(const char *s, void *out, size_t i)
 	return errstr == NULL ? 0 : -1;
 }
 
-int
-main(int argc, char *argv[])
+/* The option strings that need -J before they can be read. */
+struct cs_args {
+	const char	*ca_procs;
+	const char	*ca_jobs;
+	const char	*ca_weights;
+	const char	*ca_caps;
+};
+
+static enum sim_init
+init_parse(const char *s)
 {
-	struct cs_opts o;
-	struct sim_params *sp = &o.co_sp;
-	const char *procs = NULL, *jobs = NULL, *weights = NULL, *caps = NULL;
-	double *wv = NULL;
-	uint32_t *cv = NULL;
-	uint64_t capsum = 0;
-	uint32_t j;
+	if (strcmp(s, "one") == 0)
+		return SIM_INIT_ONE;
+	if (strcmp(s, "spread") == 0)
+		return SIM_INIT_SPREAD;
+	if (strcmp(s, "endgame") == 0)
+		return SIM_INIT_ENDGAME;
+	bad("--init %s: not one, spread or endgame", s);
+}
+
+static void
+parse(int argc, char *argv[], struct cs_opts *o, struct cs_args *a)
+{
+	struct sim_params *sp = &o->co_sp;
 	int ch;
 
-	memset(&o, 0, sizeof(o));
-	sim_params_init(sp, 0, 0);
-	o.co_seeds = 1;
 	while ((ch = getopt_long(argc, argv, "hJ:P:vV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'P':
-			procs = optarg;
+			a->ca_procs = optarg;
 			break;
 		case 'J':
-			jobs = optarg;
+			a->ca_jobs = optarg;
 			break;
 		case 'h':
 			print_usage(stdout);
-			return 0;
+			exit(0);
 		case 'v':
-			o.co_verbose = 1;
+			o->co_verbose = 1;
 			break;
 		case 'V':
 			printf("CilkSim %s\n", CILKNOW_VERSION);
-			return 0;
+			exit(0);
 		case OPT_SEEDS:
-			o.co_seeds = (uint32_t)number("--seeds", optarg, 1,
+			o->co_seeds = (uint32_t)number("--seeds", optarg, 1,
 			    CS_SEEDS_MAX);
-			o.co_seeds_set = 1;
+			o->co_seeds_set = 1;
 			break;
 		case OPT_SEED:
 			sp->sp_seed = (uint64_t)number("--seed", optarg, 0,
@@ -212,30 +223,22 @@ main(int argc, char *argv[])
 			break;
 		case OPT_MAX_QUANTA:
 			sp->sp_max_quanta = (uint32_t)number("--max-quanta",
-			    optarg, 0, 100000000);
+			    optarg, 0, CS_QUANTA_MAX);
 			break;
 		case OPT_INIT:
-			if (strcmp(optarg, "one") == 0)
-				sp->sp_init = SIM_INIT_ONE;
-			else if (strcmp(optarg, "spread") == 0)
-				sp->sp_init = SIM_INIT_SPREAD;
-			else if (strcmp(optarg, "endgame") == 0)
-				sp->sp_init = SIM_INIT_ENDGAME;
-			else
-				bad("--init %s: not one, spread or endgame",
-				    optarg);
+			sp->sp_init = init_parse(optarg);
 			break;
 		case OPT_WEIGHTS:
-			weights = optarg;
+			a->ca_weights = optarg;
 			break;
 		case OPT_CAPS:
-			caps = optarg;
+			a->ca_caps = optarg;
 			break;
 		case OPT_TRACE:
-			o.co_trace = optarg;
+			o->co_trace = optarg;
 			break;
 		case OPT_PLOT:
-			o.co_plot = optarg;
+			o->co_plot = optarg;
 			break;
 		case OPT_LEAVE:
 			sp->sp_leave_rate = fraction("--leave-rate", optarg);
@@ -244,13 +247,17 @@ main(int argc, char *argv[])
 			sp->sp_join_rate = fraction("--join-rate", optarg);
 			break;
 		case OPT_JSON:
-			o.co_json = 1;
+			o->co_json = 1;
 			break;
 		case OPT_GRID:
-			o.co_grid = 1;
+			o->co_grid = 1;
 			break;
 		case OPT_FIXED_P:
-			sp->sp_rule.ru_fixed_p = fraction("--fixed-p", optarg);
+			if (strcmp(optarg, "auto") == 0)
+				sp->sp_rule.ru_fixed_p = SIM_FIXED_AUTO;
+			else
+				sp->sp_rule.ru_fixed_p = fraction("--fixed-p",
+				    optarg);
 			break;
 		case OPT_STALE:
 			sp->sp_stale = fraction("--stale", optarg);
@@ -261,56 +268,84 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		bad("unexpected argument \"%s\"", argv[optind]);
+}
 
-	if (o.co_grid) {
-		if (procs != NULL || jobs != NULL || weights != NULL ||
-		    caps != NULL || o.co_trace != NULL || o.co_plot != NULL ||
-		    sp->sp_leave_rate > 0 || sp->sp_join_rate > 0)
-			bad("--grid chooses P and J itself and takes no -P, "
-			    "-J, --weights, --caps, --trace, --plot or churn");
-		if (sp->sp_init == SIM_INIT_ENDGAME)
-			bad("--grid does not take --init endgame");
-		cs_grid(&o);
-		return 0;
-	}
+static void
+check_grid(const struct cs_opts *o, const struct cs_args *a)
+{
+	const struct sim_params *sp = &o->co_sp;
 
-	if (procs == NULL || jobs == NULL)
+	if (a->ca_procs != NULL || a->ca_jobs != NULL ||
+	    a->ca_weights != NULL || a->ca_caps != NULL ||
+	    o->co_trace != NULL || o->co_plot != NULL ||
+	    sp->sp_leave_rate > 0 || sp->sp_join_rate > 0)
+		bad("--grid chooses P and J itself and takes no -P, -J, "
+		    "--weights, --caps, --trace, --plot or churn");
+	if (sp->sp_init == SIM_INIT_ENDGAME)
+		bad("--grid does not take --init endgame");
+}
+
+/* -P, -J, then the per-job lists (freed by main). */
+static void
+check_run(struct cs_opts *o, const struct cs_args *a)
+{
+	struct sim_params *sp = &o->co_sp;
+	struct sim *sm;
+	double *wv;
+	uint32_t *cv, j;
+	uint64_t capsum = 0;
+
+	if (a->ca_procs == NULL || a->ca_jobs == NULL)
 		bad("-P and -J are required");
-	sp->sp_procs = (uint32_t)number("-P", procs, 1, SIM_PROCS_MAX);
-	sp->sp_jobs = (uint32_t)number("-J", jobs, 1, sp->sp_procs);
-	if (weights != NULL) {
+	sp->sp_procs = (uint32_t)number("-P", a->ca_procs, 1, SIM_PROCS_MAX);
+	sp->sp_jobs = (uint32_t)number("-J", a->ca_jobs, 1, sp->sp_procs);
+	if (a->ca_weights != NULL) {
 		if ((wv = calloc(sp->sp_jobs, sizeof(*wv))) == NULL)
 			err(1, "calloc");
-		list("--weights", weights, sp->sp_jobs, wv, one_weight);
-		sp->sp_weights = wv;
+		list("--weights", a->ca_weights, sp->sp_jobs, wv, one_weight);
+		sp->sp_weights = o->co_weights = wv;
 	}
-	if (caps != NULL) {
+	if (a->ca_caps != NULL) {
 		if ((cv = calloc(sp->sp_jobs, sizeof(*cv))) == NULL)
 			err(1, "calloc");
-		list("--caps", caps, sp->sp_jobs, cv, one_cap);
-		for (j = 0; j < sp->sp_jobs; j++) {
-			if (cv[j] == 0) {
-				capsum = UINT64_MAX;
-				break;
-			}
-			capsum += cv[j];
-		}
+		list("--caps", a->ca_caps, sp->sp_jobs, cv, one_cap);
+		for (j = 0; j < sp->sp_jobs && capsum != UINT64_MAX; j++)
+			capsum = cv[j] == 0 ? UINT64_MAX : capsum + cv[j];
 		if (capsum < sp->sp_procs)
 			bad("--caps: the caps sum to %llu, fewer than the "
 			    "%u processors", (unsigned long long)capsum,
 			    sp->sp_procs);
-		sp->sp_caps = cv;
+		sp->sp_caps = o->co_caps = cv;
 	}
 	if (sp->sp_init == SIM_INIT_ENDGAME) {
-		struct sim *sm;
-
-		if ((sm = sim_new(sp)) == NULL)
+		if ((sm = sim_new(sp)) == NULL && errno == ENOMEM)
+			err(1, "simulation");
+		if (sm == NULL)
 			bad("--init endgame needs J >= 2 and a fair share "
 			    "of at least 2 for job 2");
 		sim_free(sm);
 	}
-	cs_runs(&o);
-	free(cv);
-	free(wv);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct cs_opts o;
+	struct cs_args a;
+
+	memset(&o, 0, sizeof(o));
+	memset(&a, 0, sizeof(a));
+	sim_params_init(&o.co_sp, 0, 0);
+	o.co_seeds = 1;
+	parse(argc, argv, &o, &a);
+	if (o.co_grid) {
+		check_grid(&o, &a);
+		cs_grid(&o);
+	} else {
+		check_run(&o, &a);
+		cs_runs(&o);
+	}
+	free(o.co_caps);
+	free(o.co_weights);
 	return 0;
 }

@@ -94,7 +94,7 @@ axis_map(const struct axis *ax, double v)
 	double f;
 
 	if (ax->ax_log) {
-		v = v < 0.5 ? 0.5 : v;
+		v = v < ax->ax_lo ? ax->ax_lo : v;	/* 0 on the axis */
 		f = (log10(v) - log10(ax->ax_lo)) /
 		    (log10(ax->ax_hi) - log10(ax->ax_lo));
 	} else

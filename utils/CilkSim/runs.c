@@ -32,6 +32,29 @@ init_name(enum sim_init i)
 	}
 }
 
+/* What the observer of a run needs: the recording and the progress. */
+struct cs_watch {
+	struct cs_rec	*cw_rec;	/* NULL: not recording */
+	double		 cw_last;	/* last progress line, or the start */
+	uint64_t	 cw_seed;
+};
+
+/* Records the first run and reports progress on long runs. */
+static void
+watch(void *arg, uint32_t q, const uint32_t *counts, size_t njobs)
+{
+	struct cs_watch *cw = arg;
+	double t;
+
+	if (cw->cw_rec != NULL)
+		cs_rec_observe(cw->cw_rec, q, counts, njobs);
+	if (q % 16 == 0 && (t = now()) - cw->cw_last >= 2) {
+		fprintf(stderr, "CilkSim: seed %llu: quantum %u\n",
+		    (unsigned long long)cw->cw_seed, q);
+		cw->cw_last = t;
+	}
+}
+
 void
 cs_json_quanta(FILE *fp, double q)
 {
@@ -85,7 +108,10 @@ print_text(const struct cs_opts *o, const struct sim_result *res,
 	    sp->sp_procs, sp->sp_jobs,
 	    sched_policy_name(sp->sp_rule.ru_policy),
 	    init_name(sp->sp_init), o->co_seeds);
-	if (sp->sp_rule.ru_policy == SCHED_P_FIXED)
+	if (sp->sp_rule.ru_policy == SCHED_P_FIXED &&
+	    sp->sp_rule.ru_fixed_p == SIM_FIXED_AUTO)
+		printf(" p=J/P=%g", (double)sp->sp_jobs / sp->sp_procs);
+	else if (sp->sp_rule.ru_policy == SCHED_P_FIXED)
 		printf(" p=%g", sp->sp_rule.ru_fixed_p);
 	if (sp->sp_stale > 0)
 		printf(" stale=%g", sp->sp_stale);
@@ -166,6 +192,7 @@ cs_runs(const struct cs_opts *o)
 	struct sim_params sp = o->co_sp;
 	struct sim_result *res;
 	struct cs_rec *rec = NULL;
+	struct cs_watch cw;
 	int64_t *qv, *ev;
 	double t0, last, mq, me;
 	uint32_t i;
@@ -181,8 +208,10 @@ cs_runs(const struct cs_opts *o)
 	t0 = last = now();
 	for (i = 0; i < o->co_seeds; i++) {
 		sp.sp_seed = o->co_sp.sp_seed + i;
-		if (sim_run(&sp, &res[i], i == 0 && rec ? cs_rec_observe :
-		    NULL, rec) == -1)
+		cw.cw_rec = i == 0 ? rec : NULL;
+		cw.cw_last = now();
+		cw.cw_seed = sp.sp_seed;
+		if (sim_run(&sp, &res[i], watch, &cw) == -1)
 			err(1, "simulation (seed %llu)",
 			    (unsigned long long)sp.sp_seed);
 		qv[i] = res[i].sr_quanta;
