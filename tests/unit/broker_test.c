@@ -1,0 +1,209 @@
+/* Unit tests of the broker's registry, expiry and global scheduling. */
+#include <stdio.h>
+#include <string.h>
+
+#include "broker.h"
+#include "tap.h"
+
+static struct msg_addr
+addr(int host, int port)
+{
+	struct msg_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.ma_family = 4;
+	a.ma_addr[0] = 127;
+	a.ma_addr[3] = (uint8_t)host;
+	a.ma_port = (uint16_t)port;
+	return a;
+}
+
+static struct broker_node *
+node(struct broker *br, int host, uint32_t id, uint8_t state, uint32_t job,
+    double now)
+{
+	struct proto_node_reg r;
+	struct msg_addr a = addr(host, 7411);
+
+	memset(&r, 0, sizeof(r));
+	r.nr_node = id;
+	r.nr_boot = (uint64_t)host;
+	snprintf(r.nr_host, sizeof(r.nr_host), "127.0.0.%d", host);
+	r.nr_state = state;
+	r.nr_job = job;
+	return broker_node_register(br, &r, &a, now);
+}
+
+static struct broker_job *
+job(struct broker *br, uint32_t id, const char *user, uint32_t max,
+    uint32_t pri, double now, const char **why)
+{
+	struct proto_job_reg r;
+	struct msg_addr a = addr(1, 40000 + (int)id);
+
+	memset(&r, 0, sizeof(r));
+	r.jr_job = id;
+	r.jr_boot = 77;
+	r.jr_max = max;
+	r.jr_pri = pri;
+	strlcpy(r.jr_command, "queens 12", sizeof(r.jr_command));
+	return broker_job_register(br, &r, user, &a, now, why);
+}
+
+static int assigned[32];	/* job given to node id, by the callback */
+static int nassigned;
+
+static void
+on_assign(struct broker_node *n, struct broker_job *j, void *arg)
+{
+	(void)arg;
+	if (n->bn_id < 32)
+		assigned[n->bn_id] = (int)j->bj_id;
+	nassigned++;
+}
+
+/* Nodes confirm what they were given, as real node managers do. */
+static void
+confirm(struct broker *br, double now)
+{
+	struct broker_node *n;
+	int host;
+
+	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
+		host = n->bn_addr.ma_addr[3];
+		if (n->bn_assigned != 0)
+			node(br, host, n->bn_id, PROTO_NS_RUNNING,
+			    n->bn_assigned, now);
+	}
+}
+
+static uint32_t
+count(struct broker *br, uint32_t id, double now)
+{
+	struct broker_job *j;
+
+	broker_recount(br, now);
+	j = broker_job_find(br, id);
+	return j ? j->bj_count : 0;
+}
+
+int
+main(void)
+{
+	struct broker br;
+	struct broker_node *n, *n2;
+	struct broker_job *j1, *j2, *j3;
+	const char *why = NULL;
+	int i;
+
+	broker_init(&br, 1.0);
+	n = node(&br, 2, 0, PROTO_NS_IDLE, 0, 0);
+	ok(n != NULL && n->bn_id == 1, "a new node gets id 1");
+	n2 = node(&br, 3, 0, PROTO_NS_IDLE, 0, 0);
+	ok(n2 != NULL && n2->bn_id == 2, "the next gets id 2");
+	ok(node(&br, 2, 1, PROTO_NS_IDLE, 0, 0.5) == n,
+	    "re-registration finds the same node");
+	ok(node(&br, 9, 1, PROTO_NS_IDLE, 0, 0.5)->bn_id != 1,
+	    "another address cannot take id 1");
+	is_int(br.br_nnodes, 3, "three nodes");
+
+	broker_fini(&br);
+	broker_init(&br, 1.0);
+	ok(node(&br, 5, 7, PROTO_NS_IDLE, 0, 0)->bn_id == 7,
+	    "after a broker restart a node keeps its id");
+	ok(node(&br, 6, 0, PROTO_NS_IDLE, 0, 0)->bn_id == 8,
+	    "and new ids come after it");
+	j1 = job(&br, 0, "ann", 0, 1, 0, &why);
+	ok(j1 != NULL && j1->bj_id == 1, "a new job gets id 1");
+	ok(job(&br, 1, "bob", 0, 1, 0, &why) == NULL &&
+	    strcmp(why, "job id belongs to another user") == 0,
+	    "another user cannot re-register ann's job");
+	ok(job(&br, 1, "ann", 0, 1, 0.5, &why) == j1,
+	    "ann re-registers her job");
+	j2 = job(&br, 12, "bob", 0, 1, 0, &why);
+	ok(j2 != NULL && j2->bj_id == 12,
+	    "after a broker restart a job keeps its id");
+	ok(broker_job_unregister(&br, 12, "ann", &why) == -1,
+	    "ann cannot end bob's job");
+	ok(broker_job_unregister(&br, 12, "bob", &why) == 0,
+	    "bob ends his job");
+	ok(broker_job_unregister(&br, 12, "bob", &why) == -1,
+	    "and it is gone");
+	is_int(broker_expire(&br, 2.9), 0, "nothing expires within 3 intervals");
+	is_int(broker_expire(&br, 3.6), 3, "silent nodes and jobs expire");
+	broker_fini(&br);
+
+	/* Scheduling: four idle nodes, one job: it gets every node. */
+	broker_init(&br, 1.0);
+	for (i = 2; i <= 5; i++)
+		node(&br, i, 0, PROTO_NS_IDLE, 0, 0);
+	node(&br, 6, 0, PROTO_NS_BUSY, 0, 0);
+	j1 = job(&br, 0, "ann", 0, 1, 0, &why);
+	memset(assigned, 0, sizeof(assigned));
+	nassigned = 0;
+	is_int(broker_schedule(&br, 0.1, on_assign, NULL), 4,
+	    "the first job goes to every available node");
+	ok(assigned[5] == 0, "not to the busy one");
+	is_int(broker_schedule(&br, 0.2, on_assign, NULL), 0,
+	    "nothing is assigned twice");
+	confirm(&br, 0.3);
+	is_int(count(&br, 1, 0.3), 4, "four nodes run job 1");
+
+	/* A second job runs nowhere: it gets a node of the first. */
+	j2 = job(&br, 0, "bob", 0, 1, 0.4, &why);
+	nassigned = 0;
+	is_int(broker_schedule(&br, 0.5, on_assign, NULL), 1,
+	    "a job that runs nowhere gets a node");
+	is_int(count(&br, 2, 0.5), 1, "job 2 has one node");
+	is_int(count(&br, 1, 0.5), 3, "job 1 has three");
+	confirm(&br, 0.6);
+
+	/* A newly idle node goes to the job furthest below its share. */
+	node(&br, 7, 0, PROTO_NS_IDLE, 0, 0.7);
+	memset(assigned, 0, sizeof(assigned));
+	broker_schedule(&br, 0.8, on_assign, NULL);
+	n = node(&br, 7, 0, PROTO_NS_IDLE, 0, 0.8);
+	is_int(assigned[n->bn_id], 2, "the new node goes to job 2 (1 < 2.5)");
+	confirm(&br, 0.9);
+
+	/* An unconfirmed assignment is retried after its timeout. */
+	node(&br, 8, 0, PROTO_NS_IDLE, 0, 1.0);
+	nassigned = 0;
+	broker_schedule(&br, 1.0, on_assign, NULL);
+	is_int(nassigned, 1, "node 8 is assigned");
+	node(&br, 8, 0, PROTO_NS_IDLE, 0, 1.1);	/* did not take it */
+	nassigned = 0;
+	broker_schedule(&br, 1.2, on_assign, NULL);
+	is_int(nassigned, 0, "not again while the assignment is fresh");
+	broker_schedule(&br, 1.0 + br.br_assign_timeout + 0.1, on_assign,
+	    NULL);
+	is_int(nassigned, 1, "again once it timed out");
+	broker_fini(&br);
+
+	/* Caps: a job capped at 1 leaves the other nodes idle or to others. */
+	broker_init(&br, 1.0);
+	for (i = 2; i <= 5; i++)
+		node(&br, i, 0, PROTO_NS_IDLE, 0, 0);
+	j3 = job(&br, 0, "ann", 1, 1, 0, &why);
+	nassigned = 0;
+	is_int(broker_schedule(&br, 0.1, on_assign, NULL), 1,
+	    "a job capped at 1 gets one node");
+	j1 = job(&br, 0, "bob", 0, 1, 0.2, &why);
+	is_int(broker_schedule(&br, 0.3, on_assign, NULL), 3,
+	    "the other job gets the rest");
+	is_int(count(&br, j3->bj_id, 0.3), 1, "capped job: 1");
+	is_int(count(&br, j1->bj_id, 0.3), 3, "other job: 3");
+	broker_fini(&br);
+
+	/* Weights: priority 3 against 1 on 8 nodes: 6 and 2. */
+	broker_init(&br, 1.0);
+	j1 = job(&br, 0, "ann", 0, 3, 0, &why);
+	j2 = job(&br, 0, "bob", 0, 1, 0, &why);
+	for (i = 2; i <= 9; i++)
+		node(&br, i, 0, PROTO_NS_IDLE, 0, 0);
+	broker_schedule(&br, 0.1, on_assign, NULL);
+	is_int(count(&br, j1->bj_id, 0.1), 6, "priority 3 gets 6 of 8");
+	is_int(count(&br, j2->bj_id, 0.1), 2, "priority 1 gets 2 of 8");
+	broker_fini(&br);
+	return tap_done();
+}
