@@ -1,0 +1,295 @@
+/* Unit tests of the macroscheduler's message codecs. */
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "tap.h"
+
+typedef int	decode_fn(const uint8_t *, size_t);
+
+/* Every strict prefix and one extra byte must be refused. */
+static void
+robust(const char *what, decode_fn *dec, const uint8_t *buf, size_t len)
+{
+	uint8_t tmp[MSG_PAYLOAD_MAX + 1];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < len; i++)
+		if (dec(buf, i) == 0)
+			bad++;
+	ok(bad == 0, "%s: every truncation (%zu) refused", what, len);
+	memcpy(tmp, buf, len);
+	tmp[len] = 0;
+	ok(dec(tmp, len + 1) == -1, "%s: a trailing byte refused", what);
+	ok(dec(buf, len) == 0, "%s: the whole message decodes", what);
+}
+
+static int
+dec_node_reg(const uint8_t *b, size_t n)
+{
+	struct proto_node_reg m;
+
+	return proto_node_reg_dec(&m, b, n);
+}
+
+static int
+dec_job_reg(const uint8_t *b, size_t n)
+{
+	struct proto_job_reg m;
+
+	return proto_job_reg_dec(&m, b, n);
+}
+
+static int
+dec_push(const uint8_t *b, size_t n)
+{
+	struct proto_push m;
+	int rc = proto_push_dec(&m, b, n);
+
+	if (rc == 0)
+		proto_push_free(&m);
+	return rc;
+}
+
+static int
+dec_jobs(const uint8_t *b, size_t n)
+{
+	struct proto_job_row *r;
+	uint32_t k;
+	int rc = proto_jobs_dec(&r, &k, b, n);
+
+	free(r);
+	return rc;
+}
+
+static int
+dec_nodes(const uint8_t *b, size_t n)
+{
+	struct proto_node_row *r;
+	uint32_t k;
+	int rc = proto_nodes_dec(&r, &k, b, n);
+
+	free(r);
+	return rc;
+}
+
+static int
+dec_desc(const uint8_t *b, size_t n)
+{
+	struct proto_desc d;
+	int rc = proto_desc_dec(&d, b, n);
+
+	if (rc == 0)
+		proto_desc_free(&d);
+	return rc;
+}
+
+static int
+dec_output(const uint8_t *b, size_t n)
+{
+	struct proto_output o;
+
+	return proto_output_dec(&o, b, n);
+}
+
+static struct msg_addr
+addr(int host, int port)
+{
+	struct msg_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.ma_family = 4;
+	a.ma_addr[0] = 127;
+	a.ma_addr[3] = (uint8_t)host;
+	a.ma_port = (uint16_t)port;
+	return a;
+}
+
+int
+main(void)
+{
+	static uint8_t buf[MSG_PAYLOAD_MAX], buf2[MSG_PAYLOAD_MAX];
+	static struct msg_keyring kr;
+	struct proto_node_reg nr, nr2;
+	struct proto_job_reg jr, jr2;
+	struct proto_push p, p2;
+	struct proto_push_job pj[2];
+	struct proto_push_node pn[3];
+	struct proto_job_row jw[2], *jw2;
+	struct proto_node_row nw, *nw2;
+	struct proto_desc d, d2;
+	struct proto_output o, o2;
+	struct msg_keyset ks;
+	struct msg_key ann, bob;
+	char dir[] = "/tmp/proto_test.XXXXXX", path[256], why[256];
+	char *argv[] = { "queens", "12" }, *env[] = { "HOME=/home/ann",
+	    "A=b=c" };
+	uint32_t k;
+	size_t n;
+	int i;
+
+	if (sodium_init() < 0)
+		return 1;
+	memset(&nr, 0, sizeof(nr));
+	nr.nr_node = 7;
+	nr.nr_boot = 0x1122334455667788ULL;
+	strlcpy(nr.nr_host, "127.0.0.3", sizeof(nr.nr_host));
+	nr.nr_state = PROTO_NS_RUNNING;
+	nr.nr_job = 3;
+	nr.nr_load_milli = 20;
+	nr.nr_idle = 912;
+	nr.nr_users = 2;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(n > 0 && proto_node_reg_dec(&nr2, buf, n) == 0 &&
+	    memcmp(&nr, &nr2, sizeof(nr)) == 0, "node register round trip");
+	robust("node register", dec_node_reg, buf, n);
+	nr.nr_state = PROTO_NS_MAX;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1, "an unknown state is refused");
+
+	memset(&jr, 0, sizeof(jr));
+	jr.jr_job = 3;
+	jr.jr_boot = 9;
+	jr.jr_max = 4;
+	jr.jr_pri = 2;
+	jr.jr_start_ms = 1700000000000ULL;
+	strlcpy(jr.jr_command, "queens 12", sizeof(jr.jr_command));
+	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
+	ok(n > 0 && proto_job_reg_dec(&jr2, buf, n) == 0 &&
+	    memcmp(&jr, &jr2, sizeof(jr)) == 0, "job register round trip");
+	robust("job register", dec_job_reg, buf, n);
+	jr.jr_pri = 0;
+	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
+	ok(proto_job_reg_dec(&jr2, buf, n) == -1, "priority 0 is refused");
+
+	memset(&p, 0, sizeof(p));
+	memset(pj, 0, sizeof(pj));
+	p.pu_epoch = 42;
+	p.pu_uptime_ms = 1234;
+	p.pu_njobs = 2;
+	p.pu_jobs = pj;
+	for (i = 0; i < 2; i++) {
+		pj[i].pj_job = (uint32_t)i + 1;
+		pj[i].pj_count = 3;
+		pj[i].pj_pri = 1;
+		pj[i].pj_jobmgr = addr(1, 5000 + i);
+		strlcpy(pj[i].pj_user, "ann", sizeof(pj[i].pj_user));
+	}
+	p.pu_nnodes = 3;
+	p.pu_nodes = pn;
+	for (i = 0; i < 3; i++) {
+		pn[i].pn_node = (uint32_t)i + 1;
+		pn[i].pn_addr = addr(i + 2, 7411);
+	}
+	n = proto_push_enc(&p, buf, sizeof(buf));
+	ok(n > 0 && proto_push_dec(&p2, buf, n) == 0 && p2.pu_epoch == 42 &&
+	    p2.pu_uptime_ms == 1234 && p2.pu_njobs == 2 &&
+	    p2.pu_nnodes == 3 && p2.pu_jobs[1].pj_jobmgr.ma_port == 5001 &&
+	    p2.pu_nodes[2].pn_addr.ma_addr[3] == 4, "push round trip");
+	proto_push_free(&p2);
+	robust("push", dec_push, buf, n);
+	/* A row count that lies is refused before anything is allocated. */
+	buf2[0] = 0;
+	memcpy(buf2, buf, n);
+	buf2[12] = 0xff;	/* njobs high byte */
+	ok(dec_push(buf2, n) == -1, "push with a huge job count is refused");
+
+	memset(jw, 0, sizeof(jw));
+	jw[0].jw_job = 3;
+	strlcpy(jw[0].jw_user, "ann", sizeof(jw[0].jw_user));
+	jw[0].jw_addr = addr(1, 40000);
+	jw[0].jw_nodes = 4;
+	strlcpy(jw[0].jw_command, "queens 12", sizeof(jw[0].jw_command));
+	jw[1] = jw[0];
+	jw[1].jw_job = 4;
+	n = proto_jobs_enc(jw, 2, buf, sizeof(buf));
+	ok(n > 0 && proto_jobs_dec(&jw2, &k, buf, n) == 0 && k == 2 &&
+	    jw2[1].jw_job == 4 && strcmp(jw2[0].jw_command, "queens 12") == 0,
+	    "jobs round trip");
+	free(jw2);
+	robust("jobs", dec_jobs, buf, n);
+
+	memset(&nw, 0, sizeof(nw));
+	nw.nw_node = 2;
+	nw.nw_addr = addr(3, 7411);
+	strlcpy(nw.nw_host, "127.0.0.3", sizeof(nw.nw_host));
+	nw.nw_state = PROTO_NS_IDLE;
+	nw.nw_seen_ms = 4000;
+	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
+	ok(n > 0 && proto_nodes_dec(&nw2, &k, buf, n) == 0 && k == 1 &&
+	    nw2[0].nw_seen_ms == 4000, "nodes round trip");
+	free(nw2);
+	robust("nodes", dec_nodes, buf, n);
+
+	memset(&o, 0, sizeof(o));
+	o.ou_job = 3;
+	o.ou_task = 5;
+	o.ou_stream = PROTO_STREAM_OUT;
+	o.ou_offset = 1ULL << 40;
+	o.ou_status = -9;
+	o.ou_len = 5;
+	o.ou_data = (const uint8_t *)"hello";
+	strlcpy(o.ou_node, "127.0.0.3", sizeof(o.ou_node));
+	n = proto_output_enc(&o, buf, sizeof(buf));
+	ok(n > 0 && proto_output_dec(&o2, buf, n) == 0 &&
+	    o2.ou_offset == 1ULL << 40 && o2.ou_status == -9 &&
+	    o2.ou_len == 5 && memcmp(o2.ou_data, "hello", 5) == 0,
+	    "output round trip (negative status, 64-bit offset)");
+	robust("output", dec_output, buf, n);
+
+	/* Descriptions: signed by the user, checked against users/NAME.pub. */
+	memset(&d, 0, sizeof(d));
+	d.de_job = 3;
+	d.de_task = 1;
+	strlcpy(d.de_user, "ann", sizeof(d.de_user));
+	strlcpy(d.de_cwd, "/home/ann", sizeof(d.de_cwd));
+	d.de_pri = 1;
+	d.de_argc = 2;
+	memcpy(d.de_argv, argv, sizeof(argv));
+	d.de_envc = 2;
+	memcpy(d.de_env, env, sizeof(env));
+	n = proto_desc_enc(&d, buf, sizeof(buf));
+	ok(n > 0 && proto_desc_dec(&d2, buf, n) == 0 && d2.de_argc == 2 &&
+	    strcmp(d2.de_argv[1], "12") == 0 &&
+	    strcmp(d2.de_env[1], "A=b=c") == 0, "description round trip");
+	proto_desc_free(&d2);
+	robust("description", dec_desc, buf, n);
+
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	msg_key_generate(&ann, MSG_KEY_USER, "ann");
+	msg_key_generate(&bob, MSG_KEY_USER, "bob");
+	memset(&ks, 0, sizeof(ks));
+	msg_key_public(&ann, &ks.ks_key[0]);
+	ks.ks_n = 1;
+	snprintf(path, sizeof(path), "%s/ann.pub", dir);
+	ok(msg_keyset_save(&ks, path, 0, why, sizeof(why)) == 0,
+	    "ann's public key installed");
+	strlcpy(kr.kr_users_dir, dir, sizeof(kr.kr_users_dir));
+	n = proto_desc_sign(&d, &ann, buf, sizeof(buf));
+	ok(n > 0 && proto_desc_open(&d2, &kr, 1, buf, n, why,
+	    sizeof(why)) == 0 && strcmp(d2.de_argv[0], "queens") == 0,
+	    "a description signed by ann opens");
+	proto_desc_free(&d2);
+	memcpy(buf2, buf, n);
+	buf2[n / 2] ^= 1;
+	ok(proto_desc_open(&d2, &kr, 1, buf2, n, why, sizeof(why)) == -1,
+	    "a changed byte is refused (%s)", why);
+	n = proto_desc_sign(&d, &bob, buf, sizeof(buf));
+	ok(proto_desc_open(&d2, &kr, 1, buf, n, why, sizeof(why)) == -1 &&
+	    strstr(why, "no public key") != NULL,
+	    "bob's key cannot sign ann's job (%s)", why);
+	/* Bob signing a description for bob: no bob.pub, refused too. */
+	strlcpy(d.de_user, "bob", sizeof(d.de_user));
+	n = proto_desc_sign(&d, &bob, buf, sizeof(buf));
+	ok(proto_desc_open(&d2, &kr, 1, buf, n, why, sizeof(why)) == -1,
+	    "a user without an installed public key is refused");
+	unlink(path);
+	rmdir(dir);
+	return tap_done();
+}
