@@ -263,7 +263,7 @@ msg_keyset_load(struct msg_keyset *ks, const char *path,
 	int fd, lineno = 0, saved;
 
 	memset(ks, 0, sizeof(*ks));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}

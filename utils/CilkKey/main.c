@@ -129,6 +129,10 @@ cmd_generate_cluster(const char *path, int force, int json)
 		err(CLI_EXIT_FAILURE, "generate");
 	ks.ks_n = 1;
 	pub_path_of(path, pubpath, sizeof(pubpath));
+	/* Both or neither: never a secret without its public half. */
+	if (!force && access(pubpath, F_OK) == 0)
+		errx(CLI_EXIT_FAILURE, "%s: exists; not overwriting a key "
+		    "without -F", pubpath);
 	save_or_die(&ks, path, force);
 	public_set(&ks, &pub);
 	save_or_die(&pub, pubpath, force);

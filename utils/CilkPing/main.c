@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "log.h"
 #include "ping.h"
 
 static void __attribute__((noreturn))
@@ -134,6 +135,7 @@ main(int argc, char *argv[])
 	o.po_target = argv[optind];
 	if (sodium_init() < 0)
 		errx(CLI_EXIT_FAILURE, "libsodium failed to initialise");
+	log_init(1, "CilkPing", o.po_cc.cc_verbose);
 	if ((cf = cli_conf_load(&o.po_cc, "CilkPing")) == NULL)
 		return CLI_EXIT_USAGE;
 	if (o.po_wait < 0) {

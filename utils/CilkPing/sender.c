@@ -58,6 +58,10 @@ send_one(struct sender *s)
 	    now_real_ns() + (uint64_t)(int64_t)real_offset_ns(s));
 	s->s_sent_at[seq % RING] = now_mono();
 	s->s_sent_seq[seq % RING] = seq;
+	/* A ping that could not be sent counts as sent and lost. */
+	s->s_seq++;
+	s->s_sent++;
+	s->s_last_tx = now_mono();
 	if (s->s_scheme == PING_RAW) {
 		sl = msg_addr_to_sockaddr(&s->s_target, &ss);
 		if (sendto(s->s_rawfd, s->s_buf, len, 0,
@@ -66,9 +70,6 @@ send_one(struct sender *s)
 	} else if (msg_ep_send(s->s_ep, &s->s_target, s->s_scheme,
 	    MSG_H_PING, s->s_buf, len) == -1)
 		return -1;
-	s->s_seq++;
-	s->s_sent++;
-	s->s_last_tx = now_mono();
 	return 0;
 }
 
@@ -132,7 +133,8 @@ on_pong(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	strlcpy(s->s_peer, in->mi_name, sizeof(s->s_peer));
 	s->s_pong = p;
 	s->s_have_pong = 1;
-	got_reply(s, p.po_seq, p.po_sent_ns, p.po_peer_ns, in->mi_len);
+	got_reply(s, p.po_seq, p.po_sent_ns, p.po_peer_ns,
+	    MSG_PING_FIXED + p.po_echo_len);
 }
 
 static void
@@ -195,7 +197,8 @@ on_flood_watch(struct evloop *loop, void *arg)
 		}
 	} else if (now - s->s_last_rx > s->s_o->po_wait &&
 	    now - s->s_last_tx > s->s_o->po_wait)
-		for (i = 0; i < s->s_o->po_window; i++)
+		for (i = 0; i < s->s_o->po_window && (s->s_count == 0 ||
+		    s->s_sent < s->s_count); i++)
 			send_or_warn(s);
 	evloop_timer_add(loop, 0.05, on_flood_watch, s);
 }
