@@ -13,8 +13,11 @@
 #include "evloop.h"
 #include "msg.h"
 
+struct dctx_spec;
+
 struct dctx {
 	const char		*dc_prog;
+	const struct dctx_spec	*dc_spec;
 	struct daemon_args	 dc_args;
 	struct conf		*dc_conf;
 	struct evloop		*dc_loop;
@@ -48,7 +51,11 @@ void	dctx_start(struct dctx *, const struct dctx_spec *,
 	    struct daemon_args *, void *arg);
 /* Startup done: pid file, release the waiting parent. */
 void	dctx_ready(struct dctx *);
-/* The loop until SIGTERM or SIGINT; SIGHUP calls dc_on_reload. */
+/*
+ * The loop until SIGTERM or SIGINT.  SIGHUP re-reads the configuration
+ * and the keys (keeping the old ones if either is broken), then calls
+ * dc_on_reload.
+ */
 int	dctx_run(struct dctx *);
 void	dctx_stop(struct dctx *);
 

@@ -30,15 +30,45 @@ startup_fail(struct dctx *dc, const char *fmt, ...)
 	exit(1);
 }
 
+/* New keys take effect at once; the socket and listen address stay. */
+static void
+reload(struct dctx *dc)
+{
+	struct msg_keyring *kr;
+	struct conf *cf;
+	char err[512];
+
+	if ((cf = cli_conf_load(&dc->dc_args.da_cc, dc->dc_prog)) == NULL) {
+		log_warnx("reload: configuration has errors; keeping the old");
+		return;
+	}
+	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
+	    msg_keyring_load(kr, cf, dc->dc_spec->ds_keys,
+	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1) {
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    kr ? err : "out of memory");
+		free(kr);
+		conf_free(cf);
+		return;
+	}
+	msg_keyring_clear(dc->dc_keys);
+	memcpy(dc->dc_keys, kr, sizeof(*kr));
+	msg_keyring_clear(kr);
+	free(kr);
+	conf_free(dc->dc_conf);
+	dc->dc_conf = cf;
+	log_info("reloaded the configuration and keys");
+	if (dc->dc_on_reload != NULL)
+		dc->dc_on_reload(dc);
+}
+
 static void
 on_signal(struct evloop *loop, int signo, void *arg)
 {
 	struct dctx *dc = arg;
 
 	if (signo == SIGHUP) {
-		log_info("SIGHUP: reloading");
-		if (dc->dc_on_reload != NULL)
-			dc->dc_on_reload(dc);
+		reload(dc);
 		return;
 	}
 	log_info("%s: shutting down", strsignal(signo));
@@ -64,6 +94,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 
 	memset(dc, 0, sizeof(*dc));
 	dc->dc_prog = sp->ds_prog;
+	dc->dc_spec = sp;
 	dc->dc_args = *da;
 	dc->dc_arg = arg;
 	log_init(1, sp->ds_prog, da->da_cc.cc_verbose);

@@ -1,0 +1,107 @@
+/* CilkNodeManager: is the owner away?  Sensors, then the predicates. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+#include "sensors.h"
+
+#define SESSIONS_MAX	256
+#define POLL_IDLE	5.0	/* seconds between looks, no worker */
+#define POLL_WORKING	1.0	/* with a worker: retreat within a second */
+
+/* The system's own measurements (input devices come with issue 5). */
+static int
+sense_system(struct pred_meas *m)
+{
+	static struct sensors_session s[SESSIONS_MAX];
+	struct timespec now;
+	size_t n = 0;
+
+	sensors_meas_init(m);
+	if (sensors_read_loadavg("/proc/loadavg", m->pm_load) == -1)
+		return -1;
+	(void)sensors_read_meminfo("/proc/meminfo", &m->pm_mem);
+	if (clock_gettime(CLOCK_REALTIME, &now) == -1 ||
+	    sensors_tod(now.tv_sec, &m->pm_tod) == -1)
+		m->pm_tod = -1;
+	if (sensors_read_utmp("/var/run/utmp", s, SESSIONS_MAX, &n) == -1 &&
+	    errno != ENOENT)
+		return -1;
+	return sensors_users(m, s, n, "/dev", &now);
+}
+
+/*
+ * Measures and evaluates.  Returns 1 if the owner is away (every
+ * applicable predicate holds), 0 if not; a node that cannot measure is
+ * busy: fail closed.
+ */
+int
+node_sense(struct node *n)
+{
+	struct pred_ctx ctx;
+	struct pred_eval ev;
+	char err[256];
+	int rc;
+
+	if (n->n_sensor_path[0] != '\0')
+		rc = sensors_file_read(n->n_sensor_path, &n->n_meas, err,
+		    sizeof(err));
+	else {
+		rc = sense_system(&n->n_meas);
+		snprintf(err, sizeof(err), "system sensors: %s",
+		    strerror(errno));
+	}
+	if (rc == -1) {
+		log_warnx("%s: %s; counting the node as busy", __func__, err);
+		return 0;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.px_node = n->n_name;
+	ctx.px_meas = &n->n_meas;
+	ctx.px_idle = n->n_owner_away;
+	if (pred_eval(NULL, &ctx, &ev) == -1) {
+		log_warn("%s: predicates", __func__);
+		return 0;
+	}
+	rc = ev.pv_idle;
+	pred_eval_fini(&ev);
+	return rc;
+}
+
+static void
+on_sense(struct evloop *loop, void *arg)
+{
+	struct node *n = arg;
+	int away = node_sense(n);
+
+	if (away != n->n_owner_away) {
+		n->n_owner_away = away;
+		if (!away) {
+			log_info("the owner is back");
+			if (n->n_current != NULL)
+				node_stop_current(n, "the owner is back");
+			n->n_want_job = 0;
+			node_set_state(n, n->n_current != NULL ?
+			    PROTO_NS_STOPPING : PROTO_NS_BUSY);
+		} else {
+			log_info("the owner is away: lending this node");
+			node_set_state(n, PROTO_NS_IDLE);
+		}
+	}
+	evloop_timer_add(loop, n->n_current != NULL ? POLL_WORKING :
+	    n->n_interval < POLL_IDLE ? n->n_interval : POLL_IDLE,
+	    on_sense, n);
+}
+
+void
+node_idle_start(struct node *n)
+{
+	n->n_owner_away = node_sense(n);
+	n->n_state = n->n_owner_away ? PROTO_NS_IDLE : PROTO_NS_BUSY;
+	evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING, on_sense, n);
+}

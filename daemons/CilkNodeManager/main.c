@@ -1,0 +1,171 @@
+/* CilkNodeManager — one per workstation: lends it while its owner is away. */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mono.h"
+#include "msg_keyring.h"
+#include "node.h"
+
+static void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: CilkNodeManager [-fnvV] [-c file] [-o key=value]\n"
+	    "  -f  stay in the foreground, log to stderr\n"
+	    "  -n  check the configuration and keys, then exit\n");
+	exit(status);
+}
+
+static const struct msg_handler handlers[PROTO_H_MAX] = {
+	[MSG_H_PONG] = { "pong", MSG_SCHEMES_ALL, node_on_pong },
+	[PROTO_H_NODE_ACK] = { "node-ack",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_ack },
+	[PROTO_H_ASSIGN] = { "assign", MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER),
+	    node_on_assign },
+	[PROTO_H_PUSH] = { "push", MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER),
+	    node_on_push },
+	[PROTO_H_DESC] = { "desc", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    node_on_desc },
+	[PROTO_H_OUTPUT_ACK] = { "output-ack",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_output_ack },
+};
+
+/* CilkLaunchPad: $CILKNOW_SBIN, else beside us. */
+static void
+launchpad_path(char *buf, size_t bufsz)
+{
+	char self[PATH_MAX];
+	const char *sbin = getenv("CILKNOW_SBIN");
+	ssize_t n;
+
+	if (sbin != NULL && *sbin != '\0') {
+		snprintf(buf, bufsz, "%s/CilkLaunchPad", sbin);
+		return;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		snprintf(buf, bufsz, "%s/CilkLaunchPad", dirname(self));
+		return;
+	}
+	strlcpy(buf, "/usr/sbin/CilkLaunchPad", bufsz);
+}
+
+static int
+check(struct dctx *dc, char *err, size_t errlen)
+{
+	struct node *n = dc->dc_arg;
+	const char *sensors = conf_get(dc->dc_conf, "sensors");
+
+	if (conf_get_path(dc->dc_conf, "state_dir", n->n_state_dir,
+	    sizeof(n->n_state_dir)) == -1 ||
+	    conf_get_path(dc->dc_conf, "run_dir", n->n_run_dir,
+	    sizeof(n->n_run_dir)) == -1) {
+		snprintf(err, errlen, "state_dir or run_dir: bad path");
+		return -1;
+	}
+	/* Our own folders; the launch pads make theirs inside. */
+	if ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
+	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST)) {
+		snprintf(err, errlen, "%s or %s: %s", n->n_state_dir,
+		    n->n_run_dir, strerror(errno));
+		return -1;
+	}
+	if (strncmp(sensors, "file:", 5) == 0)
+		strlcpy(n->n_sensor_path, sensors + 5,
+		    sizeof(n->n_sensor_path));
+	launchpad_path(n->n_lpad_bin, sizeof(n->n_lpad_bin));
+	if (access(n->n_lpad_bin, X_OK) == -1) {
+		snprintf(err, errlen, "%s: cannot run it", n->n_lpad_bin);
+		return -1;
+	}
+	if (msg_addr_parse(&n->n_broker, conf_get(dc->dc_conf, "broker"),
+	    7410) == -1) {
+		snprintf(err, errlen, "broker %s: bad or unknown address",
+		    conf_get(dc->dc_conf, "broker"));
+		return -1;
+	}
+	return 0;
+}
+
+/* The node's name: the address it listens on, else the host name. */
+static void
+node_name(struct node *n)
+{
+	const struct msg_addr *a = msg_ep_addr(n->n_dc.dc_ep);
+	static const uint8_t zero[16];
+	char text[64], *colon;
+
+	if (memcmp(a->ma_addr, zero, sizeof(zero)) != 0) {
+		msg_addr_text(a, text, sizeof(text));
+		if ((colon = strrchr(text, ':')) != NULL)
+			*colon = '\0';
+		strlcpy(n->n_name, text, sizeof(n->n_name));
+	} else if (gethostname(n->n_name, sizeof(n->n_name)) == -1)
+		strlcpy(n->n_name, "localhost", sizeof(n->n_name));
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct node n;
+	struct daemon_args da;
+	struct passwd *pw;
+	struct dctx_spec sp = {
+		.ds_prog = "CilkNodeManager",
+		.ds_keys = MSG_KR_CLUSTER,
+		.ds_principal = "node",
+		.ds_default_listen = "0.0.0.0",
+		.ds_default_port = 7411,
+		.ds_table = handlers,
+		.ds_ntable = PROTO_H_MAX,
+		.ds_check = check,
+	};
+
+	daemon_getopt(&da, argc, argv, "CilkNodeManager", NULL, NULL, NULL,
+	    usage);
+	if (optind != argc)
+		usage(CLI_EXIT_USAGE);
+	TAILQ_INIT(&n.n_workers);
+	dctx_start(&n.n_dc, &sp, &da, &n);
+	n.n_root = geteuid() == 0;
+	if ((pw = getpwuid(geteuid())) == NULL)
+		fatalx("who am I? no password entry for uid %d",
+		    (int)geteuid());
+	strlcpy(n.n_self, pw->pw_name, sizeof(n.n_self));
+	n.n_interval = dctx_seconds(&n.n_dc, "register_interval", 60);
+	n.n_grace = dctx_seconds(&n.n_dc, "stop_grace", 60);
+	n.n_timeout = dctx_seconds(&n.n_dc, "timeout", 3);
+	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
+	node_name(&n);
+	node_adopt(&n);
+	node_idle_start(&n);
+	if (n.n_current != NULL)
+		n.n_state = n.n_owner_away ? PROTO_NS_RUNNING :
+		    PROTO_NS_STOPPING;
+	node_register_start(&n);
+	node_workers_start(&n);
+	if (n.n_current != NULL && !n.n_owner_away)
+		node_stop_current(&n, "the owner is here");
+	dctx_ready(&n.n_dc);
+	if (dctx_run(&n.n_dc) == -1)
+		log_warn("event loop");
+	/* Workers go on without us; a restarted node manager adopts them. */
+	proto_push_free(&n.n_push);
+	while (!TAILQ_EMPTY(&n.n_workers)) {
+		struct worker *w = TAILQ_FIRST(&n.n_workers);
+
+		TAILQ_REMOVE(&n.n_workers, w, w_entry);
+		free(w);
+	}
+	dctx_stop(&n.n_dc);
+	return 0;
+}

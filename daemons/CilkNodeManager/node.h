@@ -1,0 +1,113 @@
+/* CilkNodeManager's parts: registration, idleness, workers, relay. */
+#ifndef CILKNODEMANAGER_H
+#define CILKNODEMANAGER_H
+
+#include <sys/queue.h>
+
+#include <limits.h>
+
+#include "dctx.h"
+#include "pred.h"
+#include "proto.h"
+
+#define FETCH_TRIES	8	/* description requests before giving up */
+#define FETCH_WAIT	0.5	/* seconds between them */
+#define RELAY_WAIT	0.5	/* seconds before output is sent again */
+#define WORKER_ID_MAX	48
+
+enum worker_state {
+	WORKER_UNDEF = 0,
+	WORKER_RUNNING,
+	WORKER_STOPPING,	/* stop sent: SIGQUIT, grace, SIGKILL */
+	WORKER_EXITED,		/* gone; output and exit being relayed */
+	WORKER_MAX
+};
+
+struct relay_stream {
+	uint64_t	rs_acked;	/* the job manager has all before */
+	uint64_t	rs_sent;	/* end of what is in flight */
+	double		rs_sent_at;
+};
+
+struct worker {
+	TAILQ_ENTRY(worker) w_entry;
+	char		 w_id[WORKER_ID_MAX];
+	enum worker_state w_state;
+	uint32_t	 w_job;
+	uint32_t	 w_task;
+	char		 w_user[MSG_NAME_MAX + 1];
+	struct msg_addr	 w_jobmgr;
+	pid_t		 w_lpad;
+	int32_t		 w_status;	/* when EXITED */
+	int		 w_exit_acked;
+	struct relay_stream w_out[PROTO_STREAM_MAX];
+	double		 w_stop_at;
+	double		 w_seen;	/* its job manager last answered */
+};
+
+TAILQ_HEAD(worker_list, worker);
+
+struct node {
+	struct dctx	 n_dc;
+	struct msg_addr	 n_broker;
+	char		 n_name[PROTO_HOST_MAX];
+	uint32_t	 n_id;
+	uint64_t	 n_boot;
+	double		 n_interval, n_grace, n_timeout;
+	char		 n_state_dir[PATH_MAX];
+	char		 n_run_dir[PATH_MAX];
+	char		 n_lpad_bin[PATH_MAX];
+	int		 n_root;	/* may run jobs as other users */
+	char		 n_self[MSG_NAME_MAX + 1];	/* our login */
+
+	/* The broker. */
+	double		 n_acked_at;	/* last NODE_ACK, 0: never */
+	double		 n_sent_at;	/* last NODE_REGISTER */
+	int		 n_waiting;	/* for the answer to it */
+	int		 n_silent;	/* the broker did not answer */
+	double		 n_backoff;
+	struct evtimer	*n_reg_timer;
+	struct proto_push n_push;
+	int		 n_have_push;
+
+	/* Idleness. */
+	char		 n_sensor_path[PATH_MAX];	/* "" = system */
+	struct pred_meas n_meas;
+	int		 n_owner_away;	/* the predicates hold */
+
+	/* Jobs. */
+	enum proto_node_state n_state;
+	struct worker_list n_workers;	/* running and draining */
+	struct worker	*n_current;	/* the one running, if any */
+	uint32_t	 n_want_job;	/* assigned, being fetched */
+	struct msg_addr	 n_want_jobmgr;
+	char		 n_want_user[MSG_NAME_MAX + 1];
+	int		 n_fetch_tries;
+	double		 n_jobmgr_seen;
+	double		 n_checked_at;	/* last job-manager ping */
+	uint64_t	 n_started, n_refused;
+	uint8_t		 n_buf[MSG_PAYLOAD_MAX];
+};
+
+/* register.c */
+void	node_register_now(struct node *);
+void	node_register_start(struct node *);
+void	node_on_ack(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
+/* idle.c */
+void	node_idle_start(struct node *);
+int	node_sense(struct node *);
+/* worker.c */
+void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
+void	node_stop_current(struct node *, const char *why);
+void	node_workers_start(struct node *);
+void	node_adopt(struct node *);
+void	node_set_state(struct node *, enum proto_node_state);
+/* relay.c */
+void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
+void	node_relay(struct node *, struct worker *);
+void	node_worker_free(struct node *, struct worker *);
+
+#endif

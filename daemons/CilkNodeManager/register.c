@@ -1,0 +1,153 @@
+/* CilkNodeManager: registering with the broker, and what it pushes. */
+#include <string.h>
+
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+
+#define BACKOFF_MAX	60.0
+
+static void	on_reg_timer(struct evloop *, void *);
+
+static void
+send_register(struct node *n)
+{
+	struct proto_node_reg r;
+	size_t len;
+
+	memset(&r, 0, sizeof(r));
+	r.nr_node = n->n_id;
+	r.nr_boot = n->n_boot;
+	strlcpy(r.nr_host, n->n_name, sizeof(r.nr_host));
+	r.nr_state = n->n_state;
+	r.nr_job = n->n_current != NULL ? n->n_current->w_job :
+	    n->n_state == PROTO_NS_SWITCHING ? n->n_want_job : 0;
+	r.nr_load_milli = (uint32_t)(n->n_meas.pm_load[0] * 1000);
+	r.nr_idle = n->n_meas.pm_idle > 4e9 ? 4000000000u :
+	    (uint32_t)n->n_meas.pm_idle;
+	r.nr_users = (uint16_t)n->n_meas.pm_nusers;
+	if ((len = proto_node_reg_enc(&r, n->n_buf, sizeof(n->n_buf))) == 0 ||
+	    msg_ep_send(n->n_dc.dc_ep, &n->n_broker, MSG_SCHEME_CLUSTER,
+	    PROTO_H_NODE_REGISTER, n->n_buf, len) == -1)
+		log_debug("%s: send to the broker failed", __func__);
+}
+
+static void
+arm(struct node *n, double delay)
+{
+	if (n->n_reg_timer != NULL)
+		evloop_timer_cancel(n->n_dc.dc_loop, n->n_reg_timer);
+	n->n_reg_timer = evloop_timer_add(n->n_dc.dc_loop,
+	    delay > 0 ? delay : 0, on_reg_timer, n);
+}
+
+/* How long an answer may take before the broker counts as silent. */
+static double
+ack_wait(const struct node *n)
+{
+	return n->n_timeout < n->n_interval / 2 ? n->n_timeout :
+	    n->n_interval / 2;
+}
+
+/*
+ * Registers now.  If the broker answers, the next registration is an
+ * interval later; if not, retries back off, doubling up to 60 s.
+ */
+void
+node_register_now(struct node *n)
+{
+	send_register(n);
+	n->n_sent_at = now_mono();
+	n->n_waiting = 1;
+	arm(n, ack_wait(n));
+}
+
+static void
+on_reg_timer(struct evloop *loop, void *arg)
+{
+	struct node *n = arg;
+
+	(void)loop;
+	n->n_reg_timer = NULL;
+	if (!n->n_waiting) {
+		node_register_now(n);
+		return;
+	}
+	n->n_waiting = 0;
+	if (n->n_acked_at >= n->n_sent_at) {
+		n->n_backoff = 1;
+		n->n_silent = 0;
+		arm(n, n->n_interval - ack_wait(n));
+		return;
+	}
+	if (!n->n_silent)
+		log_info("the broker does not answer; retrying with backoff");
+	n->n_silent = 1;
+	arm(n, n->n_backoff);
+	n->n_backoff = n->n_backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX :
+	    n->n_backoff * 2;
+}
+
+void
+node_register_start(struct node *n)
+{
+	n->n_backoff = 1;
+	node_register_now(n);
+}
+
+void
+node_on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_ack a;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
+	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1)
+		return;
+	if (n->n_id != a.ak_id)
+		log_info("registered with the broker as node %u", a.ak_id);
+	n->n_id = a.ak_id;
+	n->n_acked_at = now_mono();
+	if (n->n_silent) {
+		log_info("the broker answers again");
+		n->n_silent = 0;
+		n->n_backoff = 1;
+		n->n_waiting = 1;	/* the timer sees the answer */
+		arm(n, 0);
+	}
+}
+
+static int
+push_has_job(const struct proto_push *p, uint32_t job)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->pu_njobs; i++)
+		if (p->pu_jobs[i].pj_job == job)
+			return 1;
+	return 0;
+}
+
+void
+node_on_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_push p;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
+	    proto_push_dec(&p, in->mi_data, in->mi_len) == -1)
+		return;
+	/*
+	 * A job the broker no longer lists has ended, unless the broker
+	 * is too young to have heard every job manager again.
+	 */
+	if (n->n_current != NULL && n->n_current->w_state == WORKER_RUNNING &&
+	    !push_has_job(&p, n->n_current->w_job) &&
+	    p.pu_uptime_ms > 3 * n->n_interval * 1000)
+		node_stop_current(n, "the job ended");
+	proto_push_free(&n->n_push);
+	n->n_push = p;
+	n->n_have_push = 1;
+}

@@ -1,0 +1,133 @@
+/*
+ * CilkNodeManager: the workers' output to their job manager, in order
+ * and acknowledged, read from the launch pad's log files, so nothing is
+ * lost to a dropped datagram or to a restart of the node manager.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "lpad.h"
+#include "mono.h"
+#include "node.h"
+
+#define CHUNK	4096
+
+static void
+send_output(struct node *n, struct worker *w, uint8_t stream,
+    uint64_t offset, const uint8_t *data, uint16_t len)
+{
+	struct proto_output o;
+	size_t mlen;
+
+	memset(&o, 0, sizeof(o));
+	o.ou_job = w->w_job;
+	o.ou_task = w->w_task;
+	o.ou_stream = stream;
+	o.ou_offset = offset;
+	o.ou_status = w->w_status;
+	o.ou_len = len;
+	o.ou_data = data;
+	strlcpy(o.ou_node, n->n_name, sizeof(o.ou_node));
+	if ((mlen = proto_output_enc(&o, n->n_buf, sizeof(n->n_buf))) > 0 &&
+	    msg_ep_send(n->n_dc.dc_ep, &w->w_jobmgr, MSG_SCHEME_USER,
+	    PROTO_H_OUTPUT, n->n_buf, mlen) == -1)
+		log_debug("%s: send failed", __func__);
+}
+
+/* 1 while there is output not yet acknowledged (or not yet read). */
+static int
+relay_stream(struct node *n, struct worker *w, uint8_t stream, double now)
+{
+	struct relay_stream *rs = &w->w_out[stream];
+	uint8_t buf[CHUNK];
+	ssize_t got;
+
+	if (rs->rs_sent > rs->rs_acked && now - rs->rs_sent_at < RELAY_WAIT)
+		return 1;		/* in flight */
+	got = lpad_read_log(n->n_state_dir, w->w_id, stream ==
+	    PROTO_STREAM_OUT ? LPAD_STREAM_OUT : LPAD_STREAM_ERR,
+	    rs->rs_acked, buf, sizeof(buf));
+	if (got <= 0) {
+		rs->rs_sent = rs->rs_acked;
+		return 0;
+	}
+	send_output(n, w, stream, rs->rs_acked, buf, (uint16_t)got);
+	rs->rs_sent = rs->rs_acked + (uint64_t)got;
+	rs->rs_sent_at = now;
+	return 1;
+}
+
+void
+node_worker_free(struct node *n, struct worker *w)
+{
+	int fd;
+
+	/* The launch pad may go now; its logs stay for the owner to read. */
+	if ((fd = lpad_connect(n->n_run_dir, w->w_id)) != -1) {
+		(void)lpad_quit(fd);
+		close(fd);
+	}
+	if (n->n_current == w)
+		n->n_current = NULL;
+	TAILQ_REMOVE(&n->n_workers, w, w_entry);
+	free(w);
+}
+
+void
+node_relay(struct node *n, struct worker *w)
+{
+	struct relay_stream *ex = &w->w_out[PROTO_STREAM_EXIT];
+	double now = now_mono();
+	int busy;
+
+	busy = relay_stream(n, w, PROTO_STREAM_OUT, now);
+	busy |= relay_stream(n, w, PROTO_STREAM_ERR, now);
+	if (w->w_state != WORKER_EXITED || busy)
+		return;
+	if (w->w_exit_acked) {
+		node_worker_free(n, w);
+		return;
+	}
+	/* A job manager that is gone will not acknowledge anything. */
+	if (now - w->w_seen > 3 * n->n_interval) {
+		log_info("job %u: job manager gone; dropping worker %s",
+		    w->w_job, w->w_id);
+		node_worker_free(n, w);
+		return;
+	}
+	if (now - ex->rs_sent_at >= RELAY_WAIT) {
+		send_output(n, w, PROTO_STREAM_EXIT, 0, NULL, 0);
+		ex->rs_sent_at = now;
+	}
+}
+
+void
+node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_output_ack a;
+	struct worker *w;
+
+	(void)ep;
+	if (proto_output_ack_dec(&a, in->mi_data, in->mi_len) == -1)
+		return;
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (w->w_job == a.oa_job && w->w_task == a.oa_task)
+			break;
+	if (w == NULL || !msg_addr_eq(&in->mi_from, &w->w_jobmgr) ||
+	    !msg_verify_sender(in, MSG_SCHEME_USER, w->w_user, NULL))
+		return;
+	w->w_seen = now_mono();
+	if (a.oa_stream == PROTO_STREAM_EXIT) {
+		w->w_exit_acked = 1;
+		node_relay(n, w);	/* frees it */
+		return;
+	}
+	/* The job manager says where it is: it may be ahead of us. */
+	if (a.oa_offset > w->w_out[a.oa_stream].rs_acked) {
+		w->w_out[a.oa_stream].rs_acked = a.oa_offset;
+		node_relay(n, w);
+	}
+}
