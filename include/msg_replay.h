@@ -5,7 +5,10 @@
  * authenticated sender in a bounded cache; when a sender's cache is full
  * its oldest nonce is forgotten and the sender's floor rises above that
  * nonce's timestamp, so forgetting never lets a replay through (it can
- * only refuse a message that arrives very late).  Only authenticated
+ * only refuse a message that arrives very late).  When more senders
+ * than remembered have spoken, the least recently heard is forgotten,
+ * and every sender seen afterwards for the first time starts with a
+ * floor above the forgotten one's newest timestamp.  Only authenticated
  * senders get a cache, so an attacker without keys cannot fill it.
  */
 #ifndef CILKNOW_MSG_REPLAY_H

@@ -73,6 +73,13 @@ msg_addr_from_sockaddr(struct msg_addr *a, const struct sockaddr *sa,
 	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *sin6 = (const void *)sa;
 
+		/* An IPv4 peer of a dual-stack socket is an IPv4 peer. */
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			a->ma_family = 4;
+			memcpy(a->ma_addr, &sin6->sin6_addr.s6_addr[12], 4);
+			a->ma_port = ntohs(sin6->sin6_port);
+			return 0;
+		}
 		a->ma_family = 6;
 		memcpy(a->ma_addr, &sin6->sin6_addr, 16);
 		a->ma_port = ntohs(sin6->sin6_port);

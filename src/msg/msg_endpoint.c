@@ -486,7 +486,15 @@ ep_pktinfo(const struct msg_ep *ep, struct msghdr *mh, struct msg_addr *to)
 			struct in6_pktinfo pi6;
 
 			memcpy(&pi6, CMSG_DATA(c), sizeof(pi6));
-			memcpy(to->ma_addr, &pi6.ipi6_addr, 16);
+			memset(to->ma_addr, 0, sizeof(to->ma_addr));
+			if (IN6_IS_ADDR_V4MAPPED(&pi6.ipi6_addr)) {
+				to->ma_family = 4;
+				memcpy(to->ma_addr, &pi6.ipi6_addr.s6_addr[12],
+				    4);
+			} else {
+				to->ma_family = 6;
+				memcpy(to->ma_addr, &pi6.ipi6_addr, 16);
+			}
 			return 0;
 		}
 	}

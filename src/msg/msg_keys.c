@@ -287,6 +287,18 @@ msg_keyset_load(struct msg_keyset *ks, const char *path,
 		goto fail;
 	}
 	buf[len] = '\0';
+	if (memchr(buf, '\0', len) != NULL) {
+		snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
+		goto fail;
+	}
+	/* Whoever may write a key file may impersonate its owner. */
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(err, errlen, "%s: key file is writable by group or "
+		    "others (mode %04o); chmod go-w it", path,
+		    (unsigned)(st.st_mode & 07777));
+		errno = EPERM;
+		goto fail;
+	}
 	for (line = buf; line != NULL && *line != '\0'; line = next) {
 		lineno++;
 		if ((next = strchr(line, '\n')) != NULL)

@@ -12,6 +12,7 @@
 
 #define KEY_LEN		16	/* nonce bytes compared: 128 random bits */
 #define START_CAP	16
+#define FORGOTTEN_BUCKETS 4096
 
 struct replay_entry {
 	uint8_t		re_key[KEY_LEN];
@@ -37,8 +38,26 @@ struct msg_replay {
 	struct replay_tree mr_senders;
 	size_t		 mr_nsenders, mr_max_senders, mr_per_sender;
 	uint64_t	 mr_clock;
-	uint64_t	 mr_floor;	/* raised when a sender is forgotten */
+	/*
+	 * Floors of forgotten senders, by a hash of their names: a sender
+	 * heard again starts above what it had said, and an unrelated one
+	 * sharing its bucket is at worst refused until its clock passes.
+	 */
+	uint64_t	 mr_forgotten[FORGOTTEN_BUCKETS];
 };
+
+/* FNV-1a: names are authenticated, so no one can aim at a bucket. */
+static size_t
+forgotten_bucket(enum msg_scheme scheme, const char *name)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)scheme;
+
+	while (*name != '\0') {
+		h ^= (uint8_t)*name++;
+		h *= 1099511628211ULL;
+	}
+	return (size_t)(h % FORGOTTEN_BUCKETS);
+}
 
 static int
 sender_cmp(const struct replay_sender *a, const struct replay_sender *b)
@@ -189,14 +208,19 @@ static void
 replay_evict(struct msg_replay *r)
 {
 	struct replay_sender *s, *lru = NULL;
+	uint64_t *floor;
 
 	RB_FOREACH(s, replay_tree, &r->mr_senders)
 		if (lru == NULL || s->rs_used < lru->rs_used)
 			lru = s;
 	if (lru == NULL)
 		return;
-	if (lru->rs_newest + 1 > r->mr_floor)
-		r->mr_floor = lru->rs_newest + 1;
+	floor = &r->mr_forgotten[forgotten_bucket(lru->rs_scheme,
+	    lru->rs_name)];
+	if (lru->rs_newest + 1 > *floor)
+		*floor = lru->rs_newest + 1;
+	if (lru->rs_floor > *floor)
+		*floor = lru->rs_floor;
 	RB_REMOVE(replay_tree, &r->mr_senders, lru);
 	sender_free(lru);
 	r->mr_nsenders--;
@@ -219,6 +243,8 @@ replay_sender_get(struct msg_replay *r, enum msg_scheme scheme,
 		return NULL;
 	s->rs_scheme = scheme;
 	memcpy(s->rs_name, key.rs_name, sizeof(s->rs_name));
+	/* We may have forgotten this sender: refuse what we cannot check. */
+	s->rs_floor = r->mr_forgotten[forgotten_bucket(scheme, s->rs_name)];
 	s->rs_cap = 1;
 	if (sender_rebuild(s, START_CAP < r->mr_per_sender ? START_CAP :
 	    r->mr_per_sender) == -1) {
@@ -245,7 +271,7 @@ msg_replay_check(struct msg_replay *r, enum msg_scheme scheme,
 	s->rs_used = ++r->mr_clock;
 	while (s->rs_n > 0 && s->rs_e[s->rs_head].re_ts + window < now)
 		sender_pop(s);
-	if (ts < s->rs_floor || ts < r->mr_floor || sender_seen(s, nonce))
+	if (ts < s->rs_floor || sender_seen(s, nonce))
 		return MSG_DROP_REPLAY;
 	if (s->rs_n == s->rs_cap) {
 		if (s->rs_cap < r->mr_per_sender) {

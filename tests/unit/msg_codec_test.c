@@ -43,7 +43,8 @@ static uint8_t		 work[MSG_SEALED_MAX + 64];
 static uint8_t		 payload[MSG_PAYLOAD_MAX];
 static uint8_t		 opened[MSG_PAYLOAD_MAX];
 
-static struct msg_keyring *kr_new(const struct msg_key *, const struct msg_key *);
+static struct msg_keyring *kr_new(const struct msg_key *,
+		    const struct msg_key *);
 static void	write_pub(const struct msg_key *, const struct msg_key *);
 static enum msg_drop open_buf(struct msg_keyring *, const uint8_t *, size_t,
 		    struct msg_hdr *, size_t *);
@@ -61,6 +62,7 @@ static void	test_wrong_keys(void);
 static void	test_bad_scheme(void);
 static void	test_users(void);
 static void	test_rotation(void);
+static void	test_seal_keyid(void);
 static void	test_seal_errors(void);
 static void	test_addr(void);
 static void	test_names(void);
@@ -237,7 +239,8 @@ test_roundtrip(void)
 		bad += sealed[OFF_NAMELEN] != strlen(snd->kr_cluster_name);
 		bad += memcmp(sealed + OFF_NAME, snd->kr_cluster_name,
 		    strlen(snd->kr_cluster_name)) != 0;
-		is_int(bad, 0, "clear header bytes at their documented offsets");
+		is_int(bad, 0,
+		    "clear header bytes at their documented offsets");
 		is_int(msg_hdr_decode(sealed, len, &h, &plen), MSG_DROP_NONE,
 		    "msg_hdr_decode alone accepts it");
 		is_int(plen, OFF_NAME + strlen(snd->kr_cluster_name),
@@ -703,6 +706,45 @@ test_rotation(void)
 	free(both);
 }
 
+/* msg_seal_keyid: a reply goes out under the key of its request. */
+static void
+test_seal_keyid(void)
+{
+	struct msg_keyring *both, *oldonly;
+	struct msg_key newkey, other;
+	struct msg_hdr h;
+	size_t len;
+
+	if (msg_key_generate(&newkey, MSG_KEY_CLUSTER, NULL) == -1 ||
+	    msg_key_generate(&other, MSG_KEY_CLUSTER, NULL) == -1)
+		ok(0, "generate");
+	both = kr_new(&newkey, &alice_key);
+	both->kr_cluster.ks_key[1] = cluster_key;
+	both->kr_cluster.ks_n = 2;
+	oldonly = kr_new(&cluster_key, NULL);
+	ok(msg_seal_keyid(both, MSG_SCHEME_CLUSTER, 3, cluster_key.k_id, &dst,
+	    now_real_ms(), "r", 1, sealed, MSG_SEALED_MAX, &len) == 0 &&
+	    open_buf(oldonly, sealed, len, &h, NULL) == MSG_DROP_NONE &&
+	    h.mh_keyid == cluster_key.k_id,
+	    "keyid of the previous key: sealed with it, [old] opens it");
+	ok(msg_seal_keyid(both, MSG_SCHEME_CLUSTER, 3, 0, &dst,
+	    now_real_ms(), "r", 1, sealed, MSG_SEALED_MAX, &len) == 0 &&
+	    open_buf(both, sealed, len, &h, NULL) == MSG_DROP_NONE &&
+	    h.mh_keyid == newkey.k_id, "keyid 0: the current key");
+	ok(msg_seal_keyid(both, MSG_SCHEME_CLUSTER, 3, other.k_id, &dst,
+	    now_real_ms(), "r", 1, sealed, MSG_SEALED_MAX, &len) == 0 &&
+	    open_buf(both, sealed, len, &h, NULL) == MSG_DROP_NONE &&
+	    h.mh_keyid == newkey.k_id,
+	    "a keyid the ring lacks: the current key");
+	ok(msg_seal_keyid(both, MSG_SCHEME_USER, 3, cluster_key.k_id, &dst,
+	    now_real_ms(), "r", 1, sealed, MSG_SEALED_MAX, &len) == 0 &&
+	    open_buf(both, sealed, len, &h, NULL) == MSG_DROP_NONE &&
+	    h.mh_keyid == alice_key.k_id && strcmp(h.mh_name, "alice") == 0,
+	    "user scheme: the keyid is ignored, alice signs");
+	free(both);
+	free(oldonly);
+}
+
 static void
 test_seal_errors(void)
 {
@@ -906,6 +948,7 @@ main(void)
 	test_bad_scheme();
 	test_users();
 	test_rotation();
+	test_seal_keyid();
 	test_seal_errors();
 	test_addr();
 	test_names();

@@ -194,7 +194,7 @@ static void
 test_orders(void)
 {
 	struct msg_frag *f;
-	size_t order[2 * NFRAG_MAX], n, i, j, t;
+	size_t order[2 * NFRAG_MAX] = { 0 }, n, i, j, t;
 	static const size_t sizes[] = { MSG_DGRAM_MAX + 1, 2 * MSG_FRAG_DATA,
 	    2 * MSG_FRAG_DATA + 1, BLOB, MSG_SEALED_MAX };
 
@@ -586,7 +586,8 @@ test_timeout(void)
 	int done;
 
 	f = msg_frag_new(MSG_FRAG_PER_SENDER, MSG_FRAG_TOTAL, 5.0);
-	ok(msg_frag_next_deadline(f, 100.0) == -1, "no reassembly: deadline -1");
+	ok(msg_frag_next_deadline(f, 100.0) == -1,
+	    "no reassembly: deadline -1");
 	is_int(msg_frag_expire(f, 1e9), 0, "nothing to expire");
 	randombytes_buf(blob, BLOB);
 	n = cut(1, blob, BLOB);

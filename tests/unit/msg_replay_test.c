@@ -24,6 +24,7 @@ static void	test_out_of_order(void);
 static void	test_growth(void);
 static void	test_eviction(void);
 static void	test_random(void);
+static void	test_eviction_skew(void);
 static void	test_new(void);
 
 /* A deterministic nonce for (sender tag, sequence). */
@@ -114,7 +115,8 @@ test_window(void)
 	/* A message seen once, replayed after the window, is stale. */
 	nonce_of(n, 2, 0);
 	is_int(msg_replay_check(r, MSG_SCHEME_USER, "w", NOW - WIN, n,
-	    NOW + 1, WIN), MSG_DROP_STALE, "the first message 1 ms later: stale");
+	    NOW + 1, WIN), MSG_DROP_STALE,
+	    "the first message 1 ms later: stale");
 	msg_replay_free(r);
 }
 
@@ -313,6 +315,44 @@ test_eviction(void)
 }
 
 /*
+ * The header promises that forgetting "can only refuse a message that
+ * arrives very late".  Evicting a sender whose clock runs ahead (within
+ * the window) must not refuse fresh messages of the senders that are
+ * still remembered, nor of new ones.
+ */
+static void
+test_eviction_skew(void)
+{
+	struct msg_replay *r;
+	uint8_t n[MSG_NONCE_LEN];
+
+	r = msg_replay_new(64, 2);
+	nonce_of(n, 20, 0);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "ahead", NOW + 20000, n,
+	    NOW, WIN), MSG_DROP_NONE,
+	    "a sender whose clock is 20 s ahead is accepted");
+	nonce_of(n, 21, 0);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "bob", NOW + 1, n,
+	    NOW + 1, WIN), MSG_DROP_NONE, "bob accepted");
+	nonce_of(n, 22, 0);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "carol", NOW + 2, n,
+	    NOW + 2, WIN), MSG_DROP_NONE, "carol accepted, evicting 'ahead'");
+	nonce_of(n, 21, 1);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "bob", NOW + 3, n,
+	    NOW + 3, WIN), MSG_DROP_NONE,
+	    "bob's next message, on time, is still accepted");
+	nonce_of(n, 23, 0);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "dave", NOW + 4, n,
+	    NOW + 4, WIN), MSG_DROP_NONE,
+	    "a new sender's message, on time, is accepted");
+	nonce_of(n, 20, 0);
+	ok(msg_replay_check(r, MSG_SCHEME_USER, "ahead", NOW + 20000, n,
+	    NOW + 5, WIN) != MSG_DROP_NONE,
+	    "while the evicted sender's replay is still refused");
+	msg_replay_free(r);
+}
+
+/*
  * Many senders, small caches, random timestamps; replays of anything
  * ever accepted, at random moments.  Nothing may be accepted twice.
  */
@@ -414,6 +454,7 @@ main(void)
 	test_growth();
 	test_eviction();
 	test_random();
+	test_eviction_skew();
 	test_new();
 	return tap_done();
 }
