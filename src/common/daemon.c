@@ -1,6 +1,7 @@
 /* daemon — options, detaching with a reporting pipe, pid files. */
 #include "daemon.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -14,6 +15,8 @@
 
 /* The write end of the reporting pipe, -1 when nobody waits. */
 static int report_fd = -1;
+/* The locked pid file. */
+static int pidfile_fd = -1;
 
 void
 daemon_getopt(struct daemon_args *da, int argc, char **argv,
@@ -138,36 +141,37 @@ daemon_fail(const char *msg)
 	report_fd = -1;
 }
 
+/*
+ * The pid file is locked for as long as we live: the kernel lets go of
+ * the lock when we die, even if nobody reaps us, where kill(pid, 0)
+ * would still find a zombie.
+ */
 int
 daemon_pidfile(const char *path)
 {
-	char buf[32];
-	ssize_t n;
-	long old;
 	int fd;
 
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n > 0) {
-		buf[n] = '\0';
-		old = strtol(buf, NULL, 10);
-		if (old > 0 && old != getpid() && kill((pid_t)old, 0) == 0) {
-			close(fd);
-			errno = EEXIST;
-			return -1;
-		}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		close(fd);
+		errno = errno == EWOULDBLOCK ? EEXIST : errno;
+		return -1;
 	}
-	if (ftruncate(fd, 0) == -1 || lseek(fd, 0, SEEK_SET) == -1 ||
-	    dprintf(fd, "%ld\n", (long)getpid()) < 0) {
+	if (ftruncate(fd, 0) == -1 || dprintf(fd, "%ld\n",
+	    (long)getpid()) < 0) {
 		close(fd);
 		return -1;
 	}
-	return close(fd);
+	pidfile_fd = fd;	/* kept open: it holds the lock */
+	return 0;
 }
 
 void
 daemon_pidfile_remove(const char *path)
 {
 	(void)unlink(path);
+	if (pidfile_fd != -1)
+		close(pidfile_fd);
+	pidfile_fd = -1;
 }

@@ -17,16 +17,15 @@
 static void __attribute__((noreturn))
 startup_fail(struct dctx *dc, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], full[1100];
 	va_list ap;
-	int n;
 
-	n = snprintf(msg, sizeof(msg), "%s: ", dc->dc_prog);
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	log_warnx("%s", msg);
-	daemon_fail(msg);
+	snprintf(full, sizeof(full), "%s: %s", dc->dc_prog, msg);
+	daemon_fail(full);
 	exit(1);
 }
 
