@@ -110,7 +110,7 @@ bench: deps all
 	sh tests/bench/run.sh $(BUILD)
 
 demo: deps all
-	sh tests/demo.sh $(BUILD)
+	bash tests/demo.sh $(BUILD)
 
 lint-man:
 	mandoc -Tlint -Wwarning $(MAN)

@@ -1,60 +1,80 @@
 #!/bin/bash
-# make demo: the secure active-message layer, live on loopback, narrated.
-# (Until the daemons land, this shows the layer every daemon will speak.)
+# make demo: a cilknow cluster of 4 workstations on this machine, a
+# parallel job spread over it, the inspection tools, and an owner who
+# comes back to her workstation — narrated.
 set -u
 build=$(cd "$1" && pwd)
 B=$build/bin
-T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-demo.XXXXXX")
-RESP=
-trap '[ -n "$RESP" ] && kill "$RESP" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+export CILKNOW_SBIN=$build/sbin
+D=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-demo.XXXXXX")
+RUN=
+finish() {
+	[ -n "$RUN" ] && kill -INT "$RUN" 2>/dev/null && wait "$RUN" 2>/dev/null
+	"$B/CilkLocal" stop -d "$D/cluster" >/dev/null 2>&1
+	rm -rf "$D"
+}
+trap finish EXIT
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
+pause() { sleep "${DEMO_PAUSE:-2}"; }
 
-say "1. Keys: one cluster key shared by the daemons, one key per user"
-mkdir -p "$T/users"
-run "$B/CilkKey" generate-cluster "$T/cluster.key"
-run "$B/CilkKey" generate-user -u demo "$T/demo.id"
-"$B/CilkKey" public "$T/demo.id" >"$T/users/demo.pub"
-echo "(the administrator installs demo's public key as $T/users/demo.pub)"
-cat >"$T/cilknow.conf" <<EOC
-cluster_key = $T/cluster.key
-cluster_pub = $T/cluster.pub
-user_key = $T/demo.id
-user_keys = $T/users
-timeout = 1
-EOC
-chmod 644 "$T/cilknow.conf"
-export CILKNOW_CONF=$T/cilknow.conf
+say "1. A cluster on loopback: a broker on 127.0.0.1, workstations 127.0.0.2-5"
+echo "CilkLocal makes the keys and the configuration, and starts the daemons."
+echo "Each workstation's idleness comes from a sensor file we can edit."
+extra=
+[ "$(id -u)" -eq 0 ] && extra="-o allow_root_jobs=yes"
+# shellcheck disable=SC2086
+run "$B/CilkLocal" start -n 4 -d "$D/cluster" -p 17400 \
+    -o register_interval=2 -o stop_grace=2 $extra || exit 1
+export CILKNOW_CONF=$D/cluster/cilknow.conf
+for _ in $(seq 100); do
+	[ "$("$B/CilkNodes" -s idle 2>/dev/null | tail -n +2 | wc -l)" -eq 4 ] && break
+	sleep 0.1
+done
+run "$B/CilkNodes"
 
-say "2. A component answering pings on 127.0.0.2:7411 (where a node manager lives)"
-"$B/CilkPing" -l 127.0.0.2:7411 >"$T/resp.out" 2>&1 &
-RESP=$!
-for _ in $(seq 100); do grep -q answering "$T/resp.out" && break; sleep 0.05; done
-cat "$T/resp.out"
+say "2. A job: every recruited workstation runs one instance of a program"
+echo "CilkRun registers it with the broker; idle workstations fetch its"
+echo "signed description straight from its job manager and start a worker."
+cat >"$D/work.sh" <<'EOS'
+#!/bin/sh
+# One instance: a little computation, reporting where it runs.
+i=1
+while [ $i -le 12 ]; do
+	echo "step $i of 12 on $CILKNOW_NODE (task $CILKNOW_TASK)"
+	sleep 1
+	i=$((i + 1))
+done
+EOS
+chmod 755 "$D/work.sh"
+printf '$ %s\n' "CilkRun -- $D/work.sh &"
+cd "$D" || exit 1
+"$B/CilkRun" -- "$D/work.sh" &
+RUN=$!
+sleep 3
 
-say "3. Daemon to daemon: the cluster scheme (XChaCha20-Poly1305 under the cluster key)"
-run "$B/CilkPing" -n 3 -i 0.1 127.0.0.2:7411
+say "3. What runs where"
+run "$B/CilkPs"
+run "$B/CilkNodes"
+pause
 
-say "4. A user's tool: the user scheme (Ed25519 signature by demo's own key)"
-run "$B/CilkPing" -S user -n 3 -i 0.1 127.0.0.2:7411
+say "4. The owner of 127.0.0.3 comes back: her workstation is hers again"
+run sh -c "echo idletime=0 > $D/cluster/nodes/127.0.0.3/sensors"
+echo "(the node manager notices within a second and stops its worker)"
+sleep 3
+run "$B/CilkNodes"
+run "$B/CilkPs"
+pause
 
-say "5. A 60000-byte message: sealed once, cut into 42 datagrams, reassembled"
-run "$B/CilkPing" -n 2 -i 0.1 -s 60000 127.0.0.2:7411
+say "5. Ctrl-C on CilkRun ends the job on every workstation"
+kill -INT "$RUN"
+wait "$RUN"
+echo "(CilkRun exited with status $?: 130 means interrupted)"
+RUN=
+sleep 2
+run "$B/CilkPs"
+run "$B/CilkNodes"
 
-say "6. An intruder with the wrong key gets no answer at all, only a clear error here"
-"$B/CilkKey" generate-cluster "$T/intruder.key" >/dev/null
-run "$B/CilkPing" -o cluster_key="$T/intruder.key" -n 2 -i 0.1 127.0.0.2:7411
-echo "(exit status $?: no authenticated reply)"
-
-say "7. A clock 100 s off is outside the 30 s replay window"
-run "$B/CilkPing" --clock-offset 100 -n 1 127.0.0.2:7411
-echo "(exit status $?)"
-
-say "8. The responder counted every refusal; any good ping shows its counters"
-run "$B/CilkPing" -n 1 127.0.0.2:7411
-
-say "9. Throughput: a flood for one second"
-run "$B/CilkPing" -F -d 1 127.0.0.2:7411
-
-kill "$RESP"; wait "$RESP" 2>/dev/null; RESP=
-say "Done. Run 'make check' for the test suite and 'make bench' for the figures."
+say "6. The cluster goes away, leaving no process behind"
+run "$B/CilkLocal" stop -d "$D/cluster"
+say "Done. 'make check' runs the tests, 'make bench' the benchmarks."
