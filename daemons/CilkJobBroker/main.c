@@ -10,6 +10,9 @@
 #include "mono.h"
 #include "msg_keyring.h"
 
+/* Changes within this many seconds go out as one schedule and push. */
+#define BATCH_DELAY	0.005
+
 struct bctx {
 	struct dctx	 b_dc;
 	struct broker	 b_br;
@@ -123,7 +126,7 @@ static void
 schedule_soon(struct bctx *b)
 {
 	if (b->b_soon == NULL)
-		b->b_soon = evloop_timer_add(b->b_dc.dc_loop, 0.02,
+		b->b_soon = evloop_timer_add(b->b_dc.dc_loop, BATCH_DELAY,
 		    schedule_now, b);
 }
 
