@@ -145,7 +145,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		log_warnx("%s: description too large", __func__);
 		return;
 	}
-	log_info("task %u to node %s", j->j_desc.de_task, r.dr_node);
+	log_debug("task %u to node %s", j->j_desc.de_task, r.dr_node);
 	(void)msg_ep_reply(ep, in, PROTO_H_DESC, j->j_buf, len);
 }
 

@@ -14,6 +14,7 @@
 #define FETCH_WAIT	0.5	/* seconds between them */
 #define RELAY_WAIT	0.5	/* seconds before output is sent again */
 #define WORKER_ID_MAX	48
+#define FAILED_PAUSE	10.0	/* seconds before retrying a failed job */
 
 enum worker_state {
 	WORKER_UNDEF = 0,
@@ -83,6 +84,8 @@ struct node {
 	struct msg_addr	 n_want_jobmgr;
 	char		 n_want_user[MSG_NAME_MAX + 1];
 	int		 n_fetch_tries;
+	uint32_t	 n_failed_job;	/* could not start it here ... */
+	double		 n_failed_at;	/* ... at this time */
 	double		 n_jobmgr_seen;
 	double		 n_checked_at;	/* last job-manager ping */
 	uint64_t	 n_started, n_refused;

@@ -26,9 +26,15 @@ node_set_state(struct node *n, enum proto_node_state s)
 	node_register_now(n);
 }
 
+/*
+ * A job that could not start here is not taken again for a while, or
+ * the broker and we would spin assigning and failing it.
+ */
 static void
 forget_assignment(struct node *n)
 {
+	n->n_failed_job = n->n_want_job;
+	n->n_failed_at = now_mono();
 	n->n_want_job = 0;
 	n->n_fetch_tries = 0;
 	if (n->n_current == NULL)
@@ -96,6 +102,9 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	if ((n->n_current != NULL && n->n_current->w_job == a.as_job) ||
 	    n->n_want_job == a.as_job)
+		return;
+	if (a.as_job == n->n_failed_job &&
+	    now_mono() - n->n_failed_at < FAILED_PAUSE)
 		return;
 	/* Fail closed: only root may start processes as someone else. */
 	if (!n->n_root && strcmp(a.as_user, n->n_self) != 0) {
@@ -265,8 +274,9 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
  refuse_free:
 	proto_desc_free(&d);
  refuse:
-	log_warnx("job %u: description refused: %s", n->n_want_job, why);
 	n->n_refused++;
+	log_warnx("job %u: description refused: %s (%llu refused so far)",
+	    n->n_want_job, why, (unsigned long long)n->n_refused);
 	forget_assignment(n);
 }
 
