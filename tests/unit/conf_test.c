@@ -196,6 +196,7 @@ main(void)
 {
 	static const char *defaults[][2] = {
 		{ "admins",		"root" },
+		{ "allow_root_jobs",	"no" },
 		{ "broker",		"localhost:7410" },
 		{ "cluster_key",	"/etc/cilknow/cluster.key" },
 		{ "cluster_pub",	"/etc/cilknow/cluster.pub" },
@@ -366,6 +367,10 @@ main(void)
 	set_bad(cf, "owners", "alice,,bob");
 	set_bad(cf, "owners", "alice,");
 	set_bad(cf, "owners", ",bob");
+	set_ok(cf, "allow_root_jobs", "yes");
+	set_ok(cf, "allow_root_jobs", "no");
+	set_bad(cf, "allow_root_jobs", "true");
+	set_bad(cf, "allow_root_jobs", "");
 	set_bad(cf, "admins", "Root");
 	set_bad(cf, "admins", "a;b");
 
