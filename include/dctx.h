@@ -38,6 +38,7 @@ struct dctx_spec {
 	uint16_t			 ds_default_port;
 	const struct msg_handler	*ds_table;
 	size_t				 ds_ntable;
+	int				 ds_no_pidfile; /* many may run */
 	/* Extra checks for -n and startup; 0 or -1 with a message. */
 	int				(*ds_check)(struct dctx *, char *,
 					    size_t);

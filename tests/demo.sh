@@ -21,11 +21,8 @@ pause() { sleep "${DEMO_PAUSE:-2}"; }
 say "1. A cluster on loopback: a broker on 127.0.0.1, workstations 127.0.0.2-5"
 echo "CilkLocal makes the keys and the configuration, and starts the daemons."
 echo "Each workstation's idleness comes from a sensor file we can edit."
-extra=
-[ "$(id -u)" -eq 0 ] && extra="-o allow_root_jobs=yes"
-# shellcheck disable=SC2086
 run "$B/CilkLocal" start -n 4 -d "$D/cluster" -p 17400 \
-    -o register_interval=2 -o stop_grace=2 $extra || exit 1
+    -o register_interval=2 -o stop_grace=2 || exit 1
 export CILKNOW_CONF=$D/cluster/cilknow.conf
 for _ in $(seq 100); do
 	[ "$("$B/CilkNodes" -s idle 2>/dev/null | tail -n +2 | wc -l)" -eq 4 ] && break

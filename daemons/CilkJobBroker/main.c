@@ -258,7 +258,10 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 			strlcpy(r->jw_command, j->bj_command,
 			    sizeof(r->jw_command));
 		}
-		len = proto_jobs_enc(jrows, k, b->b_buf, sizeof(b->b_buf));
+		/* What does not fit in one message is left out, oldest kept. */
+		while ((len = proto_jobs_enc(jrows, k, b->b_buf,
+		    sizeof(b->b_buf))) == 0 && k > 0)
+			k--;
 		if (len > 0)
 			(void)msg_ep_reply(ep, in, PROTO_H_JOBS, b->b_buf, len);
 		return;
@@ -277,7 +280,9 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		r->nw_users = n->bn_users;
 		r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
 	}
-	len = proto_nodes_enc(nrows, k, b->b_buf, sizeof(b->b_buf));
+	while ((len = proto_nodes_enc(nrows, k, b->b_buf,
+	    sizeof(b->b_buf))) == 0 && k > 0)
+		k--;
 	if (len > 0)
 		(void)msg_ep_reply(ep, in, PROTO_H_NODES, b->b_buf, len);
 }

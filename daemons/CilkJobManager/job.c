@@ -1,4 +1,5 @@
 /* CilkJobManager: registration, descriptions, output, the end. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "mono.h"
 
 static void	on_register_tick(struct evloop *, void *);
+static int	node_finished(const struct jobmgr *, const char *);
 
 void
 jobmgr_register(struct jobmgr *j)
@@ -129,6 +131,9 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	if (j->j_want_tasks > 0 && j->j_done >= j->j_want_tasks)
 		return;
+	/* Without --tasks, a node runs the program once. */
+	if (j->j_want_tasks == 0 && node_finished(j, r.dr_node))
+		return;
 	if (j->j_ntasks == TASKS_MAX) {
 		log_warnx("%s: out of task numbers", __func__);
 		return;
@@ -137,6 +142,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	memset(t, 0, sizeof(*t));
 	t->t_state = TASK_RUNNING;
 	strlcpy(t->t_node, r.dr_node, sizeof(t->t_node));
+	j->j_last_activity = now_mono();
 	j->j_desc.de_task = j->j_ntasks++;
 	j->j_desc.de_issued_ms = now_real_ms();
 	if ((len = proto_desc_sign(&j->j_desc,
@@ -172,11 +178,67 @@ relay(int fd, struct task *t, int stream, const uint8_t *p, size_t n)
 	}
 }
 
+/* 1 if a worker on this node ran the program to its end. */
+static int
+node_finished(const struct jobmgr *j, const char *node)
+{
+	uint32_t i;
+
+	for (i = 0; i < j->j_ntasks; i++)
+		if ((j->j_tasks[i].t_state == TASK_DONE ||
+		    j->j_tasks[i].t_state == TASK_FAILED) &&
+		    strcmp(j->j_tasks[i].t_node, node) == 0)
+			return 1;
+	return 0;
+}
+
+static uint32_t
+tasks_running(const struct jobmgr *j)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < j->j_ntasks; i++)
+		n += j->j_tasks[i].t_state == TASK_RUNNING;
+	return n;
+}
+
+/*
+ * Without --tasks, the job is over once every instance ran to its end
+ * and no node has asked for more for a second (others may be on the
+ * way); instances their nodes stopped do not count: they run again.
+ */
+static void
+on_quiet_check(struct evloop *loop, void *arg)
+{
+	struct jobmgr *j = arg;
+
+	(void)loop;
+	if (j->j_ending || j->j_want_tasks > 0 || tasks_running(j) > 0 ||
+	    j->j_done + j->j_failed == 0)
+		return;
+	if (now_mono() - j->j_last_activity < QUIET_END) {
+		evloop_timer_add(j->j_dc.dc_loop, QUIET_END / 4,
+		    on_quiet_check, j);
+		return;
+	}
+	jobmgr_end(j, j->j_failed > 0 ? 1 : 0, j->j_failed > 0 ?
+	    "every instance ended, some failed" : "every instance ended");
+}
+
 static void
 task_exit(struct jobmgr *j, uint32_t task, struct task *t, int32_t status)
 {
 	if (t->t_state != TASK_RUNNING)
 		return;
+	j->j_last_activity = now_mono();
+	if (status == -SIGQUIT || status == -SIGKILL) {
+		/* Stopped by its node: the work goes on elsewhere. */
+		t->t_state = TASK_PREEMPTED;
+		j->j_preempted++;
+		log_info("task %u on %s stopped by its node", task,
+		    t->t_node);
+		return;
+	}
 	if (status == 0) {
 		t->t_state = TASK_DONE;
 		j->j_done++;
@@ -194,7 +256,8 @@ task_exit(struct jobmgr *j, uint32_t task, struct task *t, int32_t status)
 			jobmgr_end(j, 0, "all tasks done");
 		else
 			jobmgr_register(j);	/* fewer nodes wanted now */
-	}
+	} else
+		on_quiet_check(j->j_dc.dc_loop, j);
 }
 
 static void
@@ -257,8 +320,9 @@ jobmgr_end(struct jobmgr *j, int status, const char *why)
 {
 	if (j->j_ending)
 		return;
-	log_info("job %u ends: %s (%ld done, %ld failed)", j->j_job, why,
-	    j->j_done, j->j_failed);
+	log_info("job %u ends: %s (%ld done, %ld failed, %ld stopped by "
+	    "their nodes)", j->j_job, why, j->j_done, j->j_failed,
+	    j->j_preempted);
 	j->j_ending = 1;
 	j->j_exit = status;
 	on_unregister_tick(j->j_dc.dc_loop, j);

@@ -6,12 +6,14 @@
 #include "proto.h"
 
 #define TASKS_MAX	65536
+#define QUIET_END	1.0	/* seconds without a new task before the end */
 
 enum task_state {
 	TASK_UNDEF = 0,
 	TASK_RUNNING,		/* a node fetched it */
 	TASK_DONE,		/* exited 0 */
 	TASK_FAILED,		/* exited otherwise */
+	TASK_PREEMPTED,		/* stopped by its node: owner back, ... */
 	TASK_MAX
 };
 
@@ -39,7 +41,8 @@ struct jobmgr {
 	struct proto_desc j_desc;	/* template; task filled per worker */
 	struct task	*j_tasks;
 	uint32_t	 j_ntasks;
-	long		 j_done, j_failed;
+	long		 j_done, j_failed, j_preempted;
+	double		 j_last_activity;	/* a task started or ended */
 	int		 j_ending;	/* unregistering */
 	int		 j_exit;	/* how it ended */
 	int		 j_unreg_tries;

@@ -110,12 +110,23 @@ describe(struct jobmgr *j, int argc, char **argv)
 			off = sizeof(j->j_command) - 1;
 	}
 	/* The user's environment travels with the job, as rsh's would. */
-	for (i = 0; environ[i] != NULL && n < PROTO_ARGS_MAX; i++)
-		if (strlen(environ[i]) < PROTO_ARG_MAX &&
-		    strchr(environ[i], '=') != NULL && environ[i][0] != '=' &&
-		    strncmp(environ[i], "CILKNOW_", 8) != 0)
-			d->de_env[n++] = environ[i];
+	for (i = 0; environ[i] != NULL; i++) {
+		if (strchr(environ[i], '=') == NULL || environ[i][0] == '=' ||
+		    strncmp(environ[i], "CILKNOW_", 8) == 0)
+			continue;
+		if (n == PROTO_ARGS_MAX || strlen(environ[i]) >= PROTO_ARG_MAX) {
+			log_warnx("environment entry %.20s... not passed on "
+			    "(at most %d entries of %d bytes)", environ[i],
+			    PROTO_ARGS_MAX, PROTO_ARG_MAX);
+			continue;
+		}
+		d->de_env[n++] = environ[i];
+	}
 	d->de_envc = (uint16_t)n;
+	/* Sign once now: a description that cannot be sent fails here. */
+	if (proto_desc_sign(d, &j->j_dc.dc_keys->kr_user.ks_key[0],
+	    j->j_buf, sizeof(j->j_buf)) == 0)
+		return -1;
 	return 0;
 }
 
@@ -131,6 +142,7 @@ main(int argc, char *argv[])
 		.ds_table = NULL,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,
+		.ds_no_pidfile = 1,	/* one per job, many per user */
 	};
 	char why[64];
 
@@ -150,7 +162,8 @@ main(int argc, char *argv[])
 	}
 	if (describe(&j, argc - optind, argv + optind) == -1) {
 		daemon_fail("job description too large");
-		errx(1, "the command line or working folder is too long");
+		errx(1, "the job description (command line, working folder "
+		    "and environment) does not fit in %d bytes", MSG_PAYLOAD_MAX);
 	}
 	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL)
 		err(1, "calloc");
@@ -164,9 +177,12 @@ main(int argc, char *argv[])
 	if (dctx_run(&j.j_dc) == -1)
 		log_warn("event loop");
 	/* Interrupted: tell the broker, so every worker stops. */
-	if (!j.j_ending && j.j_job != 0) {
-		jobmgr_end(&j, 130, "interrupted");
-		(void)dctx_run(&j.j_dc);
+	if (!j.j_ending && j.j_exit == 0) {
+		j.j_exit = 130;
+		if (j.j_job != 0) {
+			jobmgr_end(&j, 130, "interrupted");
+			(void)dctx_run(&j.j_dc);
+		}
 	}
 	free(j.j_tasks);
 	dctx_stop(&j.j_dc);

@@ -82,18 +82,19 @@ node_relay(struct node *n, struct worker *w)
 	double now = now_mono();
 	int busy;
 
+	/* A job manager that is gone will not acknowledge anything. */
+	if (w->w_state == WORKER_EXITED && now - w->w_seen >
+	    3 * n->n_interval) {
+		log_info("job %u: job manager gone; dropping worker %s",
+		    w->w_job, w->w_id);
+		node_worker_free(n, w);
+		return;
+	}
 	busy = relay_stream(n, w, PROTO_STREAM_OUT, now);
 	busy |= relay_stream(n, w, PROTO_STREAM_ERR, now);
 	if (w->w_state != WORKER_EXITED || busy)
 		return;
 	if (w->w_exit_acked) {
-		node_worker_free(n, w);
-		return;
-	}
-	/* A job manager that is gone will not acknowledge anything. */
-	if (now - w->w_seen > 3 * n->n_interval) {
-		log_info("job %u: job manager gone; dropping worker %s",
-		    w->w_job, w->w_id);
 		node_worker_free(n, w);
 		return;
 	}

@@ -425,9 +425,15 @@ adopt_one(const char *worker, void *arg)
 		n->n_current = w;
 		n->n_state = PROTO_NS_RUNNING;
 		n->n_jobmgr_seen = now_mono();
-	} else if (st.st_state == LPAD_STATE_RUNNING)
-		w->w_state = WORKER_STOPPING;	/* one too many: retire */
-	else
+	} else if (st.st_state == LPAD_STATE_RUNNING) {
+		/* One worker a node: any other is retired. */
+		w->w_state = WORKER_STOPPING;
+		if ((fd = lpad_connect(n->n_run_dir, worker)) != -1) {
+			if (lpad_stop(fd, n->n_grace) == -1)
+				log_warn("%s: stop %s", __func__, worker);
+			close(fd);
+		}
+	} else
 		worker_exited(n, w, &st);
 	log_info("adopted worker %s of job %u (%s)", worker, w->w_job,
 	    st.st_state == LPAD_STATE_RUNNING ? "running" : "exited");

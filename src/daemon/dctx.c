@@ -136,6 +136,8 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "endpoint: %s", strerror(errno));
 	if (msg_ep_bind(dc->dc_ep, &addr) == -1)
 		startup_fail(dc, "bind %s: %s", listen, strerror(errno));
+	if (sp->ds_no_pidfile)
+		return;
 	if (conf_get_path(dc->dc_conf, "run_dir", rundir,
 	    sizeof(rundir)) == -1)
 		startup_fail(dc, "run_dir: bad path");

@@ -7,7 +7,7 @@ D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=17450
 "$BIN/CilkLocal" start -n 4 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=1 -o timeout=2 -o allow_root_jobs=yes >"$T/start.out" 2>&1
+    -o stop_grace=1 -o timeout=2 >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4"
 # CilkLocal's daemons are ours to clean up, whatever happens.
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
@@ -61,6 +61,17 @@ wait_for 10 sh -c "test \$('$BIN/CilkPs' | wc -l) -eq 1"
 ok $? "the job left CilkPs"
 wait_for 10 nodes_are idle 3
 ok $? "the nodes are idle again"
+
+# Without --tasks every recruited node runs the program once.
+echo idletime=1000000 >"$D/nodes/127.0.0.3/sensors"
+wait_for 10 nodes_are idle 4
+timeout 60 "$BIN/CilkRun" -- sh -c 'echo I am $CILKNOW_NODE' >"$T/once.out" 2>&1
+exit_is $? 0 "a job whose instances all exit 0 ends by itself with 0"
+[ "$(grep -c '^\[127\.0\.0\.[2-5]\] I am 127\.0\.0\.[2-5]$' "$T/once.out")" -eq 4 ]
+ok $? "one instance ran on each of the 4 nodes"
+[ "$TAP_FAILED" -gt 0 ] && sed "s/^/#   /" "$T/once.out"
+timeout 60 "$BIN/CilkRun" -- sh -c 'exit 3' >/dev/null 2>&1
+exit_is $? 1 "a job whose instances fail ends with 1"
 
 # --tasks: 6 instances, each exits 0.
 echo idletime=1000000 >"$D/nodes/127.0.0.3/sensors"

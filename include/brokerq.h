@@ -1,0 +1,54 @@
+/*
+ * brokerq — what CilkPs and CilkNodes share: ask the broker for a list
+ * (PROTO_H_LIST), resending within the configured timeout since
+ * datagrams get lost, and take its answer (JOBS, NODES or ERROR) only
+ * from the broker's address.  The scheme is the cluster scheme when a
+ * cluster key is readable, else the user scheme.  Returns the exit
+ * codes of DESIGN.md §1 (enum cli_exit), with the reason in err.
+ */
+#ifndef CILKNOW_BROKERQ_H
+#define CILKNOW_BROKERQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "proto.h"
+
+#define BROKERQ_TRIES	3	/* requests sent within the timeout */
+#define BROKERQ_ERR_MAX	1024	/* enough for any reason given */
+
+struct brokerq_reply {
+	uint8_t			 bq_what;	/* proto_list_what */
+	uint32_t		 bq_n;		/* rows */
+	struct proto_job_row	*bq_jobs;	/* LIST_JOBS */
+	struct proto_node_row	*bq_nodes;	/* LIST_NODES */
+	char			 bq_broker[64];	/* address asked */
+};
+
+/*
+ * Asks the broker named by the configuration's "broker" key for what
+ * (PROTO_LIST_JOBS or PROTO_LIST_NODES), waiting at most its "timeout".
+ * CLI_EXIT_OK with the rows in *rep (brokerq_reply_free() them);
+ * CLI_EXIT_FAILURE when the broker refused (its reason in err) or this
+ * side could not ask (no key, no socket); CLI_EXIT_USAGE for a bad
+ * broker address; CLI_EXIT_TIMEOUT when no answer came, with what to
+ * check in err (several lines).
+ */
+int	brokerq_list(const struct conf *, uint8_t what,
+	    struct brokerq_reply *rep, char *err, size_t errlen);
+void	brokerq_reply_free(struct brokerq_reply *);
+
+/* The IP address of a, without the port ("127.0.0.3", "::1"). */
+void	brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz);
+
+/* Prints each line of msg to stderr as "prog: line". */
+void	brokerq_warn(const char *prog, const char *msg);
+
+/*
+ * Copies s into buf for a terminal: control characters become '?' so
+ * that text from the network cannot move the cursor or forge lines.
+ */
+void	brokerq_safe(char *buf, size_t bufsz, const char *s);
+
+#endif

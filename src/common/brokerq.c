@@ -1,0 +1,341 @@
+/* brokerq — one LIST request to the broker, its answer or a diagnosis. */
+#include "brokerq.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+#include "msg.h"
+#include "msg_keyring.h"
+
+/* Our name under the cluster scheme. */
+#define BROKERQ_PRINCIPAL	"tool"
+
+struct brokerq {
+	struct evloop		*q_loop;
+	struct msg_keyring	*q_keys;
+	struct msg_ep		*q_ep;
+	enum msg_scheme		 q_scheme;
+	struct msg_addr		 q_broker;
+	struct brokerq_reply	*q_rep;
+	uint8_t			 q_what;
+	double			 q_timeout;
+	int			 q_sent;	/* requests sent */
+	int			 q_send_errno;	/* of the last send */
+	int			 q_malformed;	/* unreadable answers */
+	int			 q_done;	/* answer or ERROR came */
+	int			 q_refused;	/* it was ERROR */
+	char			 q_reason[PROTO_REASON_MAX];
+};
+
+void
+brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz)
+{
+	if (bufsz == 0)
+		return;
+	if ((a->ma_family != 4 || inet_ntop(AF_INET, a->ma_addr, buf,
+	    (socklen_t)bufsz) == NULL) &&
+	    (a->ma_family != 6 || inet_ntop(AF_INET6, a->ma_addr, buf,
+	    (socklen_t)bufsz) == NULL))
+		strlcpy(buf, "?", bufsz);
+}
+
+void
+brokerq_warn(const char *prog, const char *msg)
+{
+	const char *nl;
+
+	while (*msg != '\0') {
+		nl = strchr(msg, '\n');
+		fprintf(stderr, "%s: %.*s\n", prog,
+		    (int)(nl ? (size_t)(nl - msg) : strlen(msg)), msg);
+		if (nl == NULL)
+			break;
+		msg = nl + 1;
+	}
+}
+
+void
+brokerq_safe(char *buf, size_t bufsz, const char *s)
+{
+	size_t i;
+
+	if (bufsz == 0)
+		return;
+	for (i = 0; s[i] != '\0' && i < bufsz - 1; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' :
+		    s[i];
+	buf[i] = '\0';
+}
+
+void
+brokerq_reply_free(struct brokerq_reply *rep)
+{
+	free(rep->bq_jobs);
+	free(rep->bq_nodes);
+	rep->bq_jobs = NULL;
+	rep->bq_nodes = NULL;
+	rep->bq_n = 0;
+}
+
+/*
+ * Only the broker speaks for the broker: the answer must come from the
+ * address we asked and, under the user scheme, be signed by the
+ * cluster ("@cluster"), not by some user.
+ */
+static int
+from_broker(const struct brokerq *q, const struct msg_in *in)
+{
+	if (!msg_addr_eq(&in->mi_from, &q->q_broker)) {
+		log_debug("%s: answer from another address, ignored",
+		    __func__);
+		return 0;
+	}
+	if (in->mi_scheme == MSG_SCHEME_USER &&
+	    !msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL))
+		return 0;
+	return 1;
+}
+
+static void
+on_rows(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct brokerq *q = arg;
+	uint16_t h = in->mi_hdr->mh_handler;
+	int rc;
+
+	(void)ep;
+	if (q->q_done || !from_broker(q, in))
+		return;
+	if ((h == PROTO_H_JOBS) != (q->q_what == PROTO_LIST_JOBS)) {
+		q->q_malformed++;
+		return;
+	}
+	if (h == PROTO_H_JOBS)
+		rc = proto_jobs_dec(&q->q_rep->bq_jobs, &q->q_rep->bq_n,
+		    in->mi_data, in->mi_len);
+	else
+		rc = proto_nodes_dec(&q->q_rep->bq_nodes, &q->q_rep->bq_n,
+		    in->mi_data, in->mi_len);
+	if (rc == -1) {
+		log_debug("%s: malformed answer from the broker", __func__);
+		q->q_rep->bq_n = 0;
+		q->q_malformed++;
+		return;
+	}
+	q->q_done = 1;
+	evloop_break(q->q_loop);
+}
+
+static void
+on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct brokerq *q = arg;
+	struct proto_error e;
+
+	(void)ep;
+	if (q->q_done || !from_broker(q, in))
+		return;
+	if (proto_error_dec(&e, in->mi_data, in->mi_len) == -1 ||
+	    e.er_handler != PROTO_H_LIST) {
+		q->q_malformed++;
+		return;
+	}
+	brokerq_safe(q->q_reason, sizeof(q->q_reason), e.er_reason);
+	q->q_done = q->q_refused = 1;
+	evloop_break(q->q_loop);
+}
+
+static const struct msg_handler brokerq_table[PROTO_H_MAX] = {
+	[PROTO_H_JOBS] = { "jobs", MSG_SCHEMES_ALL, on_rows },
+	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_rows },
+	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
+};
+
+static void
+send_list(struct brokerq *q)
+{
+	struct proto_list l;
+	uint8_t buf[16];
+	size_t len;
+
+	memset(&l, 0, sizeof(l));
+	l.li_what = q->q_what;
+	if ((len = proto_list_enc(&l, buf, sizeof(buf))) == 0)
+		return;
+	if (msg_ep_send(q->q_ep, &q->q_broker, q->q_scheme, PROTO_H_LIST,
+	    buf, len) == -1) {
+		q->q_send_errno = errno;
+		log_debug("%s: send: %s", __func__, strerror(errno));
+	}
+	q->q_sent++;
+}
+
+static void
+on_resend(struct evloop *loop, void *arg)
+{
+	struct brokerq *q = arg;
+
+	if (q->q_done)
+		return;
+	send_list(q);
+	if (q->q_sent < BROKERQ_TRIES)
+		evloop_timer_add(loop, q->q_timeout / BROKERQ_TRIES, on_resend,
+		    q);
+}
+
+static void
+on_deadline(struct evloop *loop, void *arg)
+{
+	(void)arg;
+	evloop_break(loop);
+}
+
+/* What to check when nothing came back, as CilkPing explains silence. */
+static void
+explain_silence(const struct brokerq *q, const struct conf *cf, char *err,
+    size_t errlen)
+{
+	const struct msg_counters *c;
+	const struct msg_key *k;
+	double window = 30;
+	size_t n;
+	int i;
+
+	k = q->q_scheme == MSG_SCHEME_USER && q->q_keys->kr_user.ks_n > 0 ?
+	    &q->q_keys->kr_user.ks_key[0] : &q->q_keys->kr_cluster.ks_key[0];
+	(void)conf_get_seconds(cf, "replay_window", &window);
+	n = (size_t)snprintf(err, errlen, "no answer from the broker at %s "
+	    "within %g s (%d request%s, %s scheme, %s key id %08x%s%s)\n",
+	    q->q_rep->bq_broker, q->q_timeout, q->q_sent,
+	    q->q_sent == 1 ? "" : "s", msg_scheme_name(q->q_scheme),
+	    k->k_name[0] ? "user" : "cluster", k->k_id,
+	    k->k_name[0] ? " of " : "", k->k_name);
+	if (n < errlen && q->q_send_errno != 0)
+		n += (size_t)snprintf(err + n, errlen - n, "sending failed: "
+		    "%s\n", strerror(q->q_send_errno));
+	if (n < errlen)
+		n += (size_t)snprintf(err + n, errlen - n, "check that "
+		    "CilkJobBroker runs at %s (the configuration's broker "
+		    "key, or -b HOST[:PORT]), ", q->q_rep->bq_broker);
+	if (n < errlen)
+		n += (size_t)snprintf(err + n, errlen - n, "%s,\n",
+		    q->q_scheme == MSG_SCHEME_CLUSTER ? "that it holds the "
+		    "same cluster key (compare 'CilkKey show' on both sides)" :
+		    "that your public key is in its user_keys folder");
+	if (n < errlen)
+		n += (size_t)snprintf(err + n, errlen - n, "and that both "
+		    "clocks agree within replay_window (%g s); "
+		    "'CilkPing %s' tells more", window, q->q_rep->bq_broker);
+	if (n < errlen && q->q_malformed > 0)
+		n += (size_t)snprintf(err + n, errlen - n, "\n%d answer%s "
+		    "could not be read (another version of cilknow?)",
+		    q->q_malformed, q->q_malformed == 1 ? "" : "s");
+	c = msg_ep_counters(q->q_ep);
+	for (i = 1; i < MSG_DROP_MAX && n < errlen; i++)
+		if (c->mc_dropped[i] > 0)
+			n += (size_t)snprintf(err + n, errlen - n, "\n%llu "
+			    "datagram%s arrived here but %s dropped: %s",
+			    (unsigned long long)c->mc_dropped[i],
+			    c->mc_dropped[i] == 1 ? "" : "s",
+			    c->mc_dropped[i] == 1 ? "was" : "were",
+			    msg_drop_name(i));
+}
+
+static int
+brokerq_setup(struct brokerq *q, const struct conf *cf, char *err,
+    size_t errlen)
+{
+	struct msg_ep_opts eo;
+	struct msg_addr any;
+	const char *broker = conf_get(cf, "broker");
+
+	if (msg_addr_parse(&q->q_broker, broker, 7410) == -1) {
+		snprintf(err, errlen, "broker %s: bad or unknown address",
+		    broker);
+		return CLI_EXIT_USAGE;
+	}
+	msg_addr_text(&q->q_broker, q->q_rep->bq_broker,
+	    sizeof(q->q_rep->bq_broker));
+	if (conf_get_seconds(cf, "timeout", &q->q_timeout) == -1 ||
+	    q->q_timeout <= 0)
+		q->q_timeout = 3;
+	if ((q->q_keys = calloc(1, sizeof(*q->q_keys))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	if (msg_keyring_load(q->q_keys, cf, MSG_KR_CLUSTER_OPT |
+	    MSG_KR_USER_OPT, BROKERQ_PRINCIPAL, err, errlen) == -1)
+		return CLI_EXIT_FAILURE;
+	if (q->q_keys->kr_cluster.ks_n > 0)
+		q->q_scheme = MSG_SCHEME_CLUSTER;
+	else if (q->q_keys->kr_user.ks_n > 0)
+		q->q_scheme = MSG_SCHEME_USER;
+	else {
+		snprintf(err, errlen, "no key to ask the broker with: neither "
+		    "%s (cluster_key) nor %s (user_key) could be read; make "
+		    "a user key with 'CilkKey generate-user'",
+		    conf_get(cf, "cluster_key"), conf_get(cf, "user_key"));
+		return CLI_EXIT_FAILURE;
+	}
+	memset(&eo, 0, sizeof(eo));
+	(void)conf_get_seconds(cf, "replay_window", &eo.eo_replay_window);
+	memset(&any, 0, sizeof(any));
+	any.ma_family = q->q_broker.ma_family;
+	if ((q->q_loop = evloop_new()) == NULL ||
+	    (q->q_ep = msg_ep_new(q->q_loop, q->q_keys, brokerq_table,
+	    PROTO_H_MAX, q, &eo)) == NULL ||
+	    msg_ep_bind(q->q_ep, &any) == -1) {
+		snprintf(err, errlen, "endpoint: %s", strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	return CLI_EXIT_OK;
+}
+
+int
+brokerq_list(const struct conf *cf, uint8_t what, struct brokerq_reply *rep,
+    char *err, size_t errlen)
+{
+	struct brokerq q;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(&q, 0, sizeof(q));
+	if (errlen > 0)
+		err[0] = '\0';
+	rep->bq_what = what;
+	q.q_rep = rep;
+	q.q_what = what;
+	if (what != PROTO_LIST_JOBS && what != PROTO_LIST_NODES) {
+		snprintf(err, errlen, "nothing to list");
+		return CLI_EXIT_USAGE;
+	}
+	if ((rc = brokerq_setup(&q, cf, err, errlen)) != CLI_EXIT_OK)
+		goto out;
+	evloop_timer_add(q.q_loop, q.q_timeout, on_deadline, &q);
+	on_resend(q.q_loop, &q);
+	if (evloop_run(q.q_loop) == -1)
+		log_warn("%s: event loop", __func__);
+	if (!q.q_done) {
+		explain_silence(&q, cf, err, errlen);
+		rc = CLI_EXIT_TIMEOUT;
+	} else if (q.q_refused) {
+		snprintf(err, errlen, "the broker at %s refused: %s",
+		    rep->bq_broker, q.q_reason);
+		rc = CLI_EXIT_FAILURE;
+	}
+ out:
+	if (rc != CLI_EXIT_OK)
+		brokerq_reply_free(rep);
+	msg_ep_free(q.q_ep);
+	evloop_free(q.q_loop);
+	if (q.q_keys != NULL) {
+		msg_keyring_clear(q.q_keys);
+		free(q.q_keys);
+	}
+	return rc;
+}

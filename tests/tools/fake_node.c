@@ -1,0 +1,274 @@
+/*
+ * fake_node — registers a pretend node or job with the broker, as a
+ * node manager or a job manager would, so tests can fill its tables:
+ *
+ *	fake_node [-c file] [-o k=v] [-b broker] [-a addr] [-H host]
+ *	    [-W wait] node STATE LOAD IDLE USERS [JOB]
+ *	fake_node [-c file] [-o k=v] [-b broker] [-a addr] [-W wait]
+ *	    job PRI MAX AGE COMMAND
+ *
+ * A node registers under the cluster scheme, a job under the user
+ * scheme (the user_key's user).  LOAD is the 1-minute load (0.25), AGE
+ * seconds since the job started.  Prints the id the broker gave and
+ * exits 0 on its ACK, 1 on an ERROR, 2 on bad arguments, 3 when no
+ * answer came within the wait (default: the timeout key).
+ */
+#include <err.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "cli.h"
+#include "log.h"
+#include "mono.h"
+#include "msg_keyring.h"
+#include "proto.h"
+
+struct fake {
+	struct evloop		*f_loop;
+	struct msg_ep		*f_ep;
+	struct msg_addr		 f_broker;
+	enum msg_scheme		 f_scheme;
+	uint16_t		 f_handler;	/* what we send */
+	uint16_t		 f_ack;		/* what answers it */
+	uint8_t			 f_buf[1024];
+	size_t			 f_len;
+	int			 f_rc;		/* -1 while waiting */
+	uint32_t		 f_id;
+	char			 f_reason[PROTO_REASON_MAX];
+};
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: fake_node [-c file] [-o key=value] "
+	    "[-b broker] [-a addr] [-H host] [-W wait]\n"
+	    "           node STATE LOAD IDLE USERS [JOB]\n"
+	    "       fake_node [-c file] [-o key=value] [-b broker] [-a addr] "
+	    "[-W wait]\n"
+	    "           job PRI MAX AGE COMMAND\n");
+	exit(CLI_EXIT_USAGE);
+}
+
+static uint32_t
+number(const char *s, const char *what, long long max)
+{
+	const char *errstr;
+	long long v = strtonum(s, 0, max, &errstr);
+
+	if (errstr != NULL) {
+		warnx("%s %s: %s", what, s, errstr);
+		usage();
+	}
+	return (uint32_t)v;
+}
+
+static void
+on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct fake *f = arg;
+	struct proto_ack a;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &f->f_broker) ||
+	    in->mi_hdr->mh_handler != f->f_ack ||
+	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1)
+		return;
+	f->f_id = a.ak_id;
+	f->f_rc = 0;
+	evloop_break(f->f_loop);
+}
+
+static void
+on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct fake *f = arg;
+	struct proto_error e;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &f->f_broker) ||
+	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1)
+		return;
+	strlcpy(f->f_reason, e.er_reason, sizeof(f->f_reason));
+	f->f_rc = 1;
+	evloop_break(f->f_loop);
+}
+
+static const struct msg_handler table[PROTO_H_MAX] = {
+	[PROTO_H_NODE_ACK] = { "node-ack", MSG_SCHEMES_ALL, on_ack },
+	[PROTO_H_JOB_ACK] = { "job-ack", MSG_SCHEMES_ALL, on_ack },
+	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
+};
+
+static void
+on_resend(struct evloop *loop, void *arg)
+{
+	struct fake *f = arg;
+
+	if (msg_ep_send(f->f_ep, &f->f_broker, f->f_scheme, f->f_handler,
+	    f->f_buf, f->f_len) == -1)
+		warn("send");
+	evloop_timer_add(loop, 0.3, on_resend, f);
+}
+
+static void
+on_deadline(struct evloop *loop, void *arg)
+{
+	(void)arg;
+	evloop_break(loop);
+}
+
+static void
+build_node(struct fake *f, int argc, char **argv, const char *host)
+{
+	struct proto_node_reg r;
+	double load;
+	char *end;
+
+	if (argc != 5 && argc != 6)
+		usage();
+	memset(&r, 0, sizeof(r));
+	randombytes_buf(&r.nr_boot, sizeof(r.nr_boot));
+	strlcpy(r.nr_host, host, sizeof(r.nr_host));
+	if ((r.nr_state = proto_state_from_name(argv[1])) == PROTO_NS_UNDEF) {
+		warnx("%s: not a node state", argv[1]);
+		usage();
+	}
+	load = strtod(argv[2], &end);
+	if (*argv[2] == '\0' || *end != '\0' || !(load >= 0 && load < 1e6)) {
+		warnx("%s: not a load", argv[2]);
+		usage();
+	}
+	r.nr_load_milli = (uint32_t)(load * 1000 + 0.5);
+	r.nr_idle = number(argv[3], "IDLE", UINT32_MAX);
+	r.nr_users = (uint16_t)number(argv[4], "USERS", UINT16_MAX);
+	if (argc == 6)
+		r.nr_job = number(argv[5], "JOB", UINT32_MAX);
+	f->f_scheme = MSG_SCHEME_CLUSTER;
+	f->f_handler = PROTO_H_NODE_REGISTER;
+	f->f_ack = PROTO_H_NODE_ACK;
+	f->f_len = proto_node_reg_enc(&r, f->f_buf, sizeof(f->f_buf));
+}
+
+static void
+build_job(struct fake *f, int argc, char **argv)
+{
+	struct proto_job_reg r;
+	uint32_t age;
+
+	if (argc != 5)
+		usage();
+	memset(&r, 0, sizeof(r));
+	randombytes_buf(&r.jr_boot, sizeof(r.jr_boot));
+	r.jr_pri = number(argv[1], "PRI", UINT32_MAX);
+	r.jr_max = number(argv[2], "MAX", UINT32_MAX);
+	age = number(argv[3], "AGE", 86400 * 1000);
+	r.jr_start_ms = now_real_ms() - (uint64_t)age * 1000;
+	if (strlcpy(r.jr_command, argv[4], sizeof(r.jr_command)) >=
+	    sizeof(r.jr_command)) {
+		warnx("COMMAND too long");
+		usage();
+	}
+	f->f_scheme = MSG_SCHEME_USER;
+	f->f_handler = PROTO_H_JOB_REGISTER;
+	f->f_ack = PROTO_H_JOB_ACK;
+	f->f_len = proto_job_reg_enc(&r, f->f_buf, sizeof(f->f_buf));
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct cli_common cc;
+	struct msg_keyring *kr;
+	struct msg_addr bind_addr;
+	struct conf *cf;
+	struct fake f;
+	const char *bind_text = NULL, *host = "fake";
+	char why[512];
+	double wait = -1;
+	int ch;
+
+	memset(&cc, 0, sizeof(cc));
+	memset(&f, 0, sizeof(f));
+	while ((ch = getopt(argc, argv, "+a:b:c:H:o:vW:")) != -1) {
+		switch (cli_common_opt(&cc, ch, optarg)) {
+		case 1:
+			continue;
+		case -1:
+			usage();
+		}
+		switch (ch) {
+		case 'a':
+			bind_text = optarg;
+			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'W':
+			wait = atof(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage();
+	log_init(1, "fake_node", cc.cc_verbose);
+	if (sodium_init() < 0)
+		errx(CLI_EXIT_FAILURE, "libsodium");
+	if ((cf = cli_conf_load(&cc, "fake_node")) == NULL)
+		return CLI_EXIT_USAGE;
+	if (strcmp(argv[0], "node") == 0)
+		build_node(&f, argc, argv, host);
+	else if (strcmp(argv[0], "job") == 0)
+		build_job(&f, argc, argv);
+	else
+		usage();
+	if (f.f_len == 0)
+		errx(CLI_EXIT_USAGE, "message too long");
+	if (wait <= 0 && conf_get_seconds(cf, "timeout", &wait) == -1)
+		wait = 3;
+	if (msg_addr_parse(&f.f_broker, conf_get(cf, "broker"), 7410) == -1)
+		errx(CLI_EXIT_USAGE, "%s: bad broker address",
+		    conf_get(cf, "broker"));
+	memset(&bind_addr, 0, sizeof(bind_addr));
+	bind_addr.ma_family = f.f_broker.ma_family;
+	if (bind_text != NULL && msg_addr_parse(&bind_addr, bind_text,
+	    0) == -1)
+		errx(CLI_EXIT_USAGE, "%s: bad address", bind_text);
+	if ((kr = calloc(1, sizeof(*kr))) == NULL)
+		err(CLI_EXIT_FAILURE, "calloc");
+	if (msg_keyring_load(kr, cf, f.f_scheme == MSG_SCHEME_CLUSTER ?
+	    MSG_KR_CLUSTER : MSG_KR_USER, "fake-node", why,
+	    sizeof(why)) == -1)
+		errx(CLI_EXIT_FAILURE, "%s", why);
+	if ((f.f_loop = evloop_new()) == NULL ||
+	    (f.f_ep = msg_ep_new(f.f_loop, kr, table, PROTO_H_MAX, &f,
+	    NULL)) == NULL || msg_ep_bind(f.f_ep, &bind_addr) == -1)
+		err(CLI_EXIT_FAILURE, "endpoint");
+	f.f_rc = -1;
+	evloop_timer_add(f.f_loop, wait, on_deadline, &f);
+	on_resend(f.f_loop, &f);
+	if (evloop_run(f.f_loop) == -1)
+		warn("event loop");
+	msg_ep_free(f.f_ep);
+	evloop_free(f.f_loop);
+	msg_keyring_clear(kr);
+	free(kr);
+	conf_free(cf);
+	if (f.f_rc == 0) {
+		printf("%u\n", f.f_id);
+		return 0;
+	}
+	if (f.f_rc == 1) {
+		warnx("refused: %s", f.f_reason);
+		return CLI_EXIT_FAILURE;
+	}
+	warnx("no answer within %g s", wait);
+	return CLI_EXIT_TIMEOUT;
+}

@@ -1,0 +1,188 @@
+/* CilkNodes — list the cluster's nodes and their state. */
+#include <err.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "brokerq.h"
+#include "cli.h"
+#include "json.h"
+#include "log.h"
+
+struct nodes_opts {
+	struct cli_common	 no_cc;
+	enum proto_node_state	 no_state;	/* -s, UNDEF: any */
+	uint32_t		 no_job;	/* -j, 0: any */
+};
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: CilkNodes [-v] [-c file] [-o key=value] [-b host[:port]] "
+	    "[--json]\n"
+	    "                 [-s state] [-j job]\n"
+	    "  -s state  only nodes in this state: busy, idle, running,\n"
+	    "            switching or stopping\n"
+	    "  -j job    only nodes running this job\n"
+	    "columns: NODE HOST STATE JOB LOAD IDLE USERS SEEN\n");
+	exit(status);
+}
+
+static int
+wanted(const struct nodes_opts *o, const struct proto_node_row *r)
+{
+	return (o->no_state == PROTO_NS_UNDEF || o->no_state == r->nw_state) &&
+	    (o->no_job == 0 || o->no_job == r->nw_job);
+}
+
+/* The load as a JSON number: exact thousandths, no trailing zeros. */
+static void
+print_load(uint32_t milli)
+{
+	char frac[8];
+	size_t n;
+
+	printf("%u", milli / 1000);
+	if (milli % 1000 == 0)
+		return;
+	snprintf(frac, sizeof(frac), "%03u", milli % 1000);
+	for (n = strlen(frac); n > 0 && frac[n - 1] == '0'; n--)
+		frac[n - 1] = '\0';
+	printf(".%s", frac);
+}
+
+static void
+print_text(const struct nodes_opts *o, const struct brokerq_reply *rep)
+{
+	const struct proto_node_row *r;
+	char host[64], job[16];
+	uint32_t i;
+
+	printf("%5s %-15s %-9s %5s %6s %7s %5s %5s\n", "NODE", "HOST",
+	    "STATE", "JOB", "LOAD", "IDLE", "USERS", "SEEN");
+	for (i = 0; i < rep->bq_n; i++) {
+		r = &rep->bq_nodes[i];
+		if (!wanted(o, r))
+			continue;
+		brokerq_host(&r->nw_addr, host, sizeof(host));
+		if (r->nw_job == 0)
+			strlcpy(job, "-", sizeof(job));
+		else
+			snprintf(job, sizeof(job), "%u", r->nw_job);
+		printf("%5u %-15s %-9s %5s %6.2f %7u %5u %5u\n", r->nw_node,
+		    host, proto_state_name(r->nw_state), job,
+		    r->nw_load_milli / 1000.0, r->nw_idle, r->nw_users,
+		    r->nw_seen_ms / 1000);
+	}
+}
+
+static void
+print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
+{
+	const struct proto_node_row *r;
+	char host[64];
+	uint32_t i;
+	int first = 1;
+
+	printf("{\"schema\": 1, \"nodes\": [");
+	for (i = 0; i < rep->bq_n; i++) {
+		r = &rep->bq_nodes[i];
+		if (!wanted(o, r))
+			continue;
+		brokerq_host(&r->nw_addr, host, sizeof(host));
+		printf("%s{\"node\": %u, \"host\": ", first ? "" : ", ",
+		    r->nw_node);
+		json_put_str(stdout, host);
+		printf(", \"state\": ");
+		json_put_str(stdout, proto_state_name(r->nw_state));
+		printf(", \"job\": ");
+		if (r->nw_job == 0)
+			printf("null");
+		else
+			printf("%u", r->nw_job);
+		printf(", \"load\": ");
+		print_load(r->nw_load_milli);
+		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u}",
+		    r->nw_idle, r->nw_users, r->nw_seen_ms / 1000);
+		first = 0;
+	}
+	printf("]}\n");
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, CLI_OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct nodes_opts o;
+	struct brokerq_reply rep;
+	struct conf *cf;
+	char why[BROKERQ_ERR_MAX];
+	const char *errstr;
+	int ch, rc;
+
+	memset(&o, 0, sizeof(o));
+	while ((ch = getopt_long(argc, argv, "b:c:hj:o:s:vV", longopts,
+	    NULL)) != -1) {
+		switch (cli_common_opt(&o.no_cc, ch, optarg)) {
+		case 1:
+			continue;
+		case -1:
+			usage(CLI_EXIT_USAGE);
+		}
+		switch (ch) {
+		case 'j':
+			o.no_job = (uint32_t)strtonum(optarg, 1, UINT32_MAX,
+			    &errstr);
+			if (errstr != NULL) {
+				warnx("-j %s: job number is %s", optarg,
+				    errstr);
+				usage(CLI_EXIT_USAGE);
+			}
+			break;
+		case 's':
+			if ((o.no_state = proto_state_from_name(optarg)) ==
+			    PROTO_NS_UNDEF) {
+				warnx("-s %s: not a state (busy, idle, "
+				    "running, switching or stopping)", optarg);
+				usage(CLI_EXIT_USAGE);
+			}
+			break;
+		case 'h':
+			usage(CLI_EXIT_OK);
+		case 'V':
+			cli_version("CilkNodes");
+			return CLI_EXIT_OK;
+		default:
+			usage(CLI_EXIT_USAGE);
+		}
+	}
+	if (optind != argc)
+		usage(CLI_EXIT_USAGE);
+	log_init(1, "CilkNodes", o.no_cc.cc_verbose);
+	if (sodium_init() < 0)
+		errx(CLI_EXIT_FAILURE, "libsodium failed to initialise");
+	if ((cf = cli_conf_load(&o.no_cc, "CilkNodes")) == NULL)
+		return CLI_EXIT_USAGE;
+	rc = brokerq_list(cf, PROTO_LIST_NODES, &rep, why, sizeof(why));
+	conf_free(cf);
+	if (rc != CLI_EXIT_OK) {
+		brokerq_warn("CilkNodes", why);
+		return rc;
+	}
+	if (o.no_cc.cc_json)
+		print_json(&o, &rep);
+	else
+		print_text(&o, &rep);
+	brokerq_reply_free(&rep);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(CLI_EXIT_FAILURE, "stdout");
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,186 @@
+/* CilkPs — list the cluster's jobs, as the broker knows them. */
+#include <err.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "brokerq.h"
+#include "cli.h"
+#include "json.h"
+#include "log.h"
+
+struct ps_opts {
+	struct cli_common	 po_cc;
+	const char		*po_user;	/* -u, NULL: everyone */
+	uint32_t		 po_job;	/* -j, 0: every job */
+};
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: CilkPs [-v] [-c file] [-o key=value] [-b host[:port]] "
+	    "[--json]\n"
+	    "              [-u user] [-j job]\n"
+	    "  -u user  only the jobs of this user\n"
+	    "  -j job   only this job\n"
+	    "columns: JOB USER HOST NODES MAX PRI AGE COMMAND\n");
+	exit(status);
+}
+
+/* 12s, 5m03s, 2h10m, 3d04h */
+static void
+age_text(uint32_t s, char *buf, size_t bufsz)
+{
+	if (s < 60)
+		snprintf(buf, bufsz, "%us", s);
+	else if (s < 3600)
+		snprintf(buf, bufsz, "%um%02us", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, bufsz, "%uh%02um", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, bufsz, "%ud%02uh", s / 86400, s % 86400 / 3600);
+}
+
+static int
+wanted(const struct ps_opts *o, const struct proto_job_row *r)
+{
+	return (o->po_user == NULL || strcmp(o->po_user, r->jw_user) == 0) &&
+	    (o->po_job == 0 || o->po_job == r->jw_job);
+}
+
+static void
+print_text(const struct ps_opts *o, const struct brokerq_reply *rep)
+{
+	const struct proto_job_row *r;
+	char host[64], max[16], age[16], user[MSG_NAME_MAX + 1];
+	char cmd[PROTO_COMMAND_MAX];
+	uint32_t i;
+
+	printf("%5s %-10s %-15s %5s %4s %3s %6s %s\n", "JOB", "USER", "HOST",
+	    "NODES", "MAX", "PRI", "AGE", "COMMAND");
+	for (i = 0; i < rep->bq_n; i++) {
+		r = &rep->bq_jobs[i];
+		if (!wanted(o, r))
+			continue;
+		brokerq_host(&r->jw_addr, host, sizeof(host));
+		if (r->jw_max == 0)
+			strlcpy(max, "-", sizeof(max));
+		else
+			snprintf(max, sizeof(max), "%u", r->jw_max);
+		age_text(r->jw_age, age, sizeof(age));
+		brokerq_safe(user, sizeof(user), r->jw_user);
+		brokerq_safe(cmd, sizeof(cmd), r->jw_command);
+		printf("%5u %-10s %-15s %5u %4s %3u %6s %s\n", r->jw_job, user,
+		    host, r->jw_nodes, max, r->jw_pri, age, cmd);
+	}
+}
+
+static void
+print_json(const struct ps_opts *o, const struct brokerq_reply *rep)
+{
+	const struct proto_job_row *r;
+	char host[64];
+	uint32_t i;
+	int first = 1;
+
+	printf("{\"schema\": 1, \"jobs\": [");
+	for (i = 0; i < rep->bq_n; i++) {
+		r = &rep->bq_jobs[i];
+		if (!wanted(o, r))
+			continue;
+		brokerq_host(&r->jw_addr, host, sizeof(host));
+		printf("%s{\"job\": %u, \"user\": ", first ? "" : ", ",
+		    r->jw_job);
+		json_put_str(stdout, r->jw_user);
+		printf(", \"host\": ");
+		json_put_str(stdout, host);
+		printf(", \"nodes\": %u, \"max\": ", r->jw_nodes);
+		if (r->jw_max == 0)
+			printf("null");
+		else
+			printf("%u", r->jw_max);
+		printf(", \"pri\": %u, \"age\": %u, \"command\": ", r->jw_pri,
+		    r->jw_age);
+		json_put_str(stdout, r->jw_command);
+		printf("}");
+		first = 0;
+	}
+	printf("]}\n");
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, CLI_OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ps_opts o;
+	struct brokerq_reply rep;
+	struct conf *cf;
+	char why[BROKERQ_ERR_MAX];
+	const char *errstr;
+	int ch, rc;
+
+	memset(&o, 0, sizeof(o));
+	while ((ch = getopt_long(argc, argv, "b:c:hj:o:u:vV", longopts,
+	    NULL)) != -1) {
+		switch (cli_common_opt(&o.po_cc, ch, optarg)) {
+		case 1:
+			continue;
+		case -1:
+			usage(CLI_EXIT_USAGE);
+		}
+		switch (ch) {
+		case 'j':
+			o.po_job = (uint32_t)strtonum(optarg, 1, UINT32_MAX,
+			    &errstr);
+			if (errstr != NULL) {
+				warnx("-j %s: job number is %s", optarg,
+				    errstr);
+				usage(CLI_EXIT_USAGE);
+			}
+			break;
+		case 'u':
+			if (!msg_user_name_ok(optarg)) {
+				warnx("-u %s: not a valid user name", optarg);
+				usage(CLI_EXIT_USAGE);
+			}
+			o.po_user = optarg;
+			break;
+		case 'h':
+			usage(CLI_EXIT_OK);
+		case 'V':
+			cli_version("CilkPs");
+			return CLI_EXIT_OK;
+		default:
+			usage(CLI_EXIT_USAGE);
+		}
+	}
+	if (optind != argc)
+		usage(CLI_EXIT_USAGE);
+	log_init(1, "CilkPs", o.po_cc.cc_verbose);
+	if (sodium_init() < 0)
+		errx(CLI_EXIT_FAILURE, "libsodium failed to initialise");
+	if ((cf = cli_conf_load(&o.po_cc, "CilkPs")) == NULL)
+		return CLI_EXIT_USAGE;
+	rc = brokerq_list(cf, PROTO_LIST_JOBS, &rep, why, sizeof(why));
+	conf_free(cf);
+	if (rc != CLI_EXIT_OK) {
+		brokerq_warn("CilkPs", why);
+		return rc;
+	}
+	if (o.po_cc.cc_json)
+		print_json(&o, &rep);
+	else
+		print_text(&o, &rep);
+	brokerq_reply_free(&rep);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(CLI_EXIT_FAILURE, "stdout");
+	return CLI_EXIT_OK;
+}
