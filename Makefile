@@ -44,6 +44,7 @@ MAN	:= $(sort $(wildcard man/*.[1-8]))
 .PHONY: all deps check-deps check check-valgrind fuzz bench demo install \
 	uninstall clean lint-man
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: deps $(LIB) $(PROGS)
 
@@ -80,12 +81,14 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 
 testprogs: $(UNIT) $(TOOLS)
 
-# The whole suite, built with AddressSanitizer and UBSan; ends with the
-# line "N passed, N failed".
+# The whole suite, built with AddressSanitizer and UBSan, then the unit
+# tests and a ping exchange under valgrind on the plain build; ends with
+# the line "N passed, N failed".
 check: check-deps
 	$(MAKE) BUILD=build/check SANITIZE=1 all testprogs
 	$(MAKE) BUILD=build/fuzz fuzz-build
-	sh tests/run.sh build/check build/fuzz
+	$(MAKE) BUILD=build all testprogs
+	sh tests/run.sh build/check build/fuzz build
 
 # Unit tests and a ping exchange under valgrind, on the plain build.
 check-valgrind: check-deps all testprogs

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the whole suite and ends with "N passed, N failed".
-#   tests/run.sh BUILD [FUZZBUILD]
+#   tests/run.sh BUILD [FUZZBUILD [PLAINBUILD]]
+# PLAINBUILD, an unsanitized build, is run under valgrind.
 # Unit tests and integration scripts speak TAP; every "ok" line is a pass,
 # every "not ok" a failure, and a program that dies or exits non-zero
 # without saying why counts as one more failure.
@@ -8,6 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 fuzzbuild=${2:-}
+plainbuild=${3:-}
 passed=0
 failed=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
@@ -59,6 +61,9 @@ if [ -n "$fuzzbuild" ]; then
 		run "fuzz/$(basename "$f")" 120 \
 		    sh "$top/tests/fuzz/short.sh" "$f"
 	done
+fi
+if [ -n "$plainbuild" ]; then
+	run "valgrind" 900 sh "$top/tests/valgrind.sh" "$plainbuild"
 fi
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
 

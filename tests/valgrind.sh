@@ -1,7 +1,8 @@
 #!/bin/sh
 # make check-valgrind: every unit test, and a ping exchange in both
 # schemes, under valgrind's memcheck on the plain (unsanitized) build.
-# Ends with "N passed, N failed" like make check.
+# Prints TAP, so make check can count it, and ends with
+# "N passed, N failed" when run alone.
 set -u
 build=$(cd "$1" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-vg.XXXXXX")
@@ -11,11 +12,12 @@ failed=0
 resp=
 trap '[ -n "$resp" ] && kill "$resp" 2>/dev/null; rm -rf "$T"' EXIT
 tally() {
+	n=$((passed + failed + 1))
 	if [ "$1" -eq 0 ]; then
-		passed=$((passed + 1)); echo "ok   $2"
+		passed=$((passed + 1)); echo "ok $n - $2"
 	else
-		failed=$((failed + 1)); echo "FAIL $2 (exit $1)"
-		tail -20 "$T/out" | sed 's/^/    | /'
+		failed=$((failed + 1)); echo "not ok $n - $2 (exit $1)"
+		tail -20 "$T/out" | sed 's/^/#   | /'
 	fi
 }
 for t in "$build"/tests/*_test; do
@@ -46,5 +48,6 @@ done
 kill "$resp"; wait "$resp"
 tally $? "valgrind CilkPing -l (responder)"
 cp "$T/resp" "$T/out"
-echo "$passed passed, $failed failed"
+echo "1..$((passed + failed))"
+echo "# valgrind: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
