@@ -29,6 +29,8 @@ enum proto_handler {
 	PROTO_H_OUTPUT,				/* node -> jobmgr, user */
 	PROTO_H_OUTPUT_ACK,			/* jobmgr -> node, user */
 	PROTO_H_ERROR,				/* any reply: refused, why */
+	PROTO_H_PAIR_REQ,			/* node -> node, cluster */
+	PROTO_H_PAIR,				/* node -> node, cluster */
 	PROTO_H_MAX
 };
 
@@ -207,6 +209,22 @@ struct proto_output_ack {
 	uint64_t	oa_offset;	/* everything before it arrived */
 };
 
+/*
+ * PAIR_REQ and PAIR: the fair-share exchange between two node managers
+ * (DESIGN.md section 5).  Each says what it runs and that job's count
+ * as it last heard it; a node that has just switched says it cannot
+ * pair yet.
+ */
+struct proto_pair {
+	uint32_t	pa_job;		/* 0: runs nothing */
+	uint32_t	pa_count;	/* nodes of that job, as last heard */
+	uint32_t	pa_pri;
+	uint32_t	pa_max;
+	uint8_t		pa_busy;	/* just switched: no pairing now */
+	struct msg_addr	pa_jobmgr;
+	char		pa_user[MSG_NAME_MAX + 1];
+};
+
 struct proto_error {
 	uint16_t	er_handler;	/* of the refused request */
 	char		er_reason[PROTO_REASON_MAX];
@@ -263,6 +281,8 @@ size_t	proto_output_ack_enc(const struct proto_output_ack *, uint8_t *,
 	    size_t);
 int	proto_output_ack_dec(struct proto_output_ack *, const uint8_t *,
 	    size_t);
+size_t	proto_pair_enc(const struct proto_pair *, uint8_t *, size_t);
+int	proto_pair_dec(struct proto_pair *, const uint8_t *, size_t);
 size_t	proto_error_enc(const struct proto_error *, uint8_t *, size_t);
 int	proto_error_dec(struct proto_error *, const uint8_t *, size_t);
 

@@ -37,6 +37,10 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    node_on_desc },
 	[PROTO_H_OUTPUT_ACK] = { "output-ack",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_output_ack },
+	[PROTO_H_PAIR_REQ] = { "pair-req",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_pair_req },
+	[PROTO_H_PAIR] = { "pair", MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER),
+	    node_on_pair },
 };
 
 /* CilkLaunchPad: $CILKNOW_SBIN, else beside us. */
@@ -144,6 +148,7 @@ main(int argc, char *argv[])
 	n.n_interval = dctx_seconds(&n.n_dc, "register_interval", 60);
 	n.n_grace = dctx_seconds(&n.n_dc, "stop_grace", 60);
 	n.n_timeout = dctx_seconds(&n.n_dc, "timeout", 3);
+	n.n_quantum = dctx_seconds(&n.n_dc, "quantum", 5);
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
 	node_name(&n);
 	node_adopt(&n);
@@ -153,6 +158,7 @@ main(int argc, char *argv[])
 		    PROTO_NS_STOPPING;
 	node_register_start(&n);
 	node_workers_start(&n);
+	node_pair_start(&n);
 	if (n.n_current != NULL && !n.n_owner_away)
 		node_stop_current(&n, "the owner is here");
 	dctx_ready(&n.n_dc);

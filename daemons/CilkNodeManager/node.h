@@ -9,6 +9,7 @@
 #include "dctx.h"
 #include "pred.h"
 #include "proto.h"
+#include "sched.h"
 
 #define FETCH_TRIES	8	/* description requests before giving up */
 #define FETCH_WAIT	0.5	/* seconds between them */
@@ -89,6 +90,15 @@ struct node {
 	double		 n_jobmgr_seen;
 	double		 n_checked_at;	/* last job-manager ping */
 	uint64_t	 n_started, n_refused;
+
+	/* The fair-share exchange (pair.c). */
+	double		 n_quantum;
+	struct sched_rng n_rng;
+	struct sched_rule n_rule;
+	double		 n_pair_block_until;	/* just switched */
+	struct msg_addr	 n_pair_peer;		/* asked, not answered */
+	double		 n_pair_asked_at;
+	uint64_t	 n_pair_sent, n_pair_switches;
 	uint8_t		 n_buf[MSG_PAYLOAD_MAX];
 };
 
@@ -108,6 +118,14 @@ void	node_stop_current(struct node *, const char *why);
 void	node_workers_start(struct node *);
 void	node_adopt(struct node *);
 void	node_set_state(struct node *, enum proto_node_state);
+void	node_take_job(struct node *, uint32_t, const struct msg_addr *,
+	    const char *user, const char *why);
+int	node_may_take(struct node *, uint32_t job, const char *user);
+/* pair.c */
+void	node_pair_start(struct node *);
+void	node_on_pair_req(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_pair(struct msg_ep *, const struct msg_in *, void *);
+const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* relay.c */
 void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_relay(struct node *, struct worker *);

@@ -115,13 +115,32 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	}
 	log_info("assigned job %u of %s", a.as_job, a.as_user);
-	n->n_want_job = a.as_job;
-	n->n_want_jobmgr = a.as_jobmgr;
-	strlcpy(n->n_want_user, a.as_user, sizeof(n->n_want_user));
+	node_take_job(n, a.as_job, &a.as_jobmgr, a.as_user,
+	    "the broker assigned another job");
+}
+
+/* Switches to a job: stop what runs (if anything), then fetch it. */
+void
+node_take_job(struct node *n, uint32_t job, const struct msg_addr *jobmgr,
+    const char *user, const char *why)
+{
+	n->n_want_job = job;
+	n->n_want_jobmgr = *jobmgr;
+	strlcpy(n->n_want_user, user, sizeof(n->n_want_user));
 	if (n->n_current != NULL)
-		node_stop_current(n, "switching jobs");
+		node_stop_current(n, why);
 	else
 		start_switch(n);
+}
+
+/* 1 if this node may run a job of user (and has not just failed it). */
+int
+node_may_take(struct node *n, uint32_t job, const char *user)
+{
+	if (!n->n_root && strcmp(user, n->n_self) != 0)
+		return 0;
+	return !(job == n->n_failed_job &&
+	    now_mono() - n->n_failed_at < FAILED_PAUSE);
 }
 
 /* Keeps the signed description: the job's backup on this node. */
@@ -266,6 +285,8 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	n->n_current = w;
 	n->n_want_job = 0;
 	n->n_started++;
+	/* No pairing until the broker has counted us in the new job. */
+	n->n_pair_block_until = now_mono() + 3 * n->n_quantum;
 	n->n_jobmgr_seen = w->w_seen = now_mono();
 	log_info("job %u task %u: worker %s started (launch pad %d)",
 	    w->w_job, w->w_task, w->w_id, (int)w->w_lpad);

@@ -39,13 +39,23 @@ proto_put_addr(struct wire_w *w, const struct msg_addr *a)
 	wire_put_u16(w, a->ma_port);
 }
 
+/* The address fields, whatever their family; -1 only when too short. */
+static int
+get_addr_raw(struct wire_r *r, struct msg_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (r->wr_left < 1 + sizeof(a->ma_addr) + 2)
+		return -1;
+	(void)wire_get_u8(r, &a->ma_family);
+	(void)wire_get_bytes(r, a->ma_addr, sizeof(a->ma_addr));
+	(void)wire_get_u16(r, &a->ma_port);
+	return 0;
+}
+
 int
 proto_get_addr(struct wire_r *r, struct msg_addr *a)
 {
-	memset(a, 0, sizeof(*a));
-	if (wire_get_u8(r, &a->ma_family) == -1 ||
-	    wire_get_bytes(r, a->ma_addr, sizeof(a->ma_addr)) == -1 ||
-	    wire_get_u16(r, &a->ma_port) == -1)
+	if (get_addr_raw(r, a) == -1)
 		return -1;
 	return a->ma_family == 4 || a->ma_family == 6 ? 0 : -1;
 }
@@ -671,6 +681,46 @@ proto_output_ack_dec(struct proto_output_ack *m, const uint8_t *buf,
 	    m->oa_stream == PROTO_STREAM_UNDEF ||
 	    m->oa_stream >= PROTO_STREAM_MAX ||
 	    wire_get_u64(&r, &m->oa_offset) == -1 || wire_get_end(&r) == -1)
+		return -1;
+	return 0;
+}
+
+size_t
+proto_pair_enc(const struct proto_pair *m, uint8_t *buf, size_t cap)
+{
+	struct wire_w w;
+
+	wire_w_init(&w, buf, cap);
+	wire_put_u32(&w, m->pa_job);
+	wire_put_u32(&w, m->pa_count);
+	wire_put_u32(&w, m->pa_pri);
+	wire_put_u32(&w, m->pa_max);
+	wire_put_u8(&w, m->pa_busy);
+	proto_put_addr(&w, &m->pa_jobmgr);
+	wire_put_str(&w, m->pa_user);
+	return finish(&w);
+}
+
+int
+proto_pair_dec(struct proto_pair *m, const uint8_t *buf, size_t len)
+{
+	struct wire_r r;
+
+	memset(m, 0, sizeof(*m));
+	wire_r_init(&r, buf, len);
+	if (wire_get_u32(&r, &m->pa_job) == -1 ||
+	    wire_get_u32(&r, &m->pa_count) == -1 ||
+	    wire_get_u32(&r, &m->pa_pri) == -1 ||
+	    wire_get_u32(&r, &m->pa_max) == -1 ||
+	    wire_get_u8(&r, &m->pa_busy) == -1 || m->pa_busy > 1 ||
+	    get_addr_raw(&r, &m->pa_jobmgr) == -1 ||
+	    wire_get_str(&r, m->pa_user, sizeof(m->pa_user)) == -1 ||
+	    wire_get_end(&r) == -1)
+		return -1;
+	/* A job is named with its manager, user and a weight, or not at all. */
+	if (m->pa_job != 0 ? m->pa_pri == 0 || !msg_user_name_ok(m->pa_user) ||
+	    (m->pa_jobmgr.ma_family != 4 && m->pa_jobmgr.ma_family != 6) :
+	    m->pa_jobmgr.ma_family != 0)
 		return -1;
 	return 0;
 }

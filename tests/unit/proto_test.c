@@ -97,6 +97,14 @@ dec_output(const uint8_t *b, size_t n)
 	return proto_output_dec(&o, b, n);
 }
 
+static int
+dec_pair(const uint8_t *b, size_t n)
+{
+	struct proto_pair m;
+
+	return proto_pair_dec(&m, b, n);
+}
+
 static struct msg_addr
 addr(int host, int port)
 {
@@ -241,6 +249,40 @@ main(void)
 	    o2.ou_len == 5 && memcmp(o2.ou_data, "hello", 5) == 0,
 	    "output round trip (negative status, 64-bit offset)");
 	robust("output", dec_output, buf, n);
+
+	/* Pairing: a node with a job names it fully; one without, nothing. */
+	{
+		struct proto_pair pa, pb;
+
+		memset(&pa, 0, sizeof(pa));
+		pa.pa_job = 3;
+		pa.pa_count = 7;
+		pa.pa_pri = 2;
+		pa.pa_max = 4;
+		pa.pa_jobmgr = addr(1, 40000);
+		strlcpy(pa.pa_user, "ann", sizeof(pa.pa_user));
+		n = proto_pair_enc(&pa, buf, sizeof(buf));
+		ok(n > 0 && proto_pair_dec(&pb, buf, n) == 0 &&
+		    memcmp(&pa, &pb, sizeof(pa)) == 0, "pair round trip");
+		robust("pair", dec_pair, buf, n);
+		memset(&pa, 0, sizeof(pa));
+		pa.pa_busy = 1;
+		n = proto_pair_enc(&pa, buf, sizeof(buf));
+		ok(proto_pair_dec(&pb, buf, n) == 0 && pb.pa_job == 0 &&
+		    pb.pa_busy == 1, "a node without a job pairs too");
+		robust("pair without a job", dec_pair, buf, n);
+		pa.pa_jobmgr = addr(1, 40000);
+		n = proto_pair_enc(&pa, buf, sizeof(buf));
+		ok(proto_pair_dec(&pb, buf, n) == -1,
+		    "no job but a job manager is refused");
+		memset(&pa, 0, sizeof(pa));
+		pa.pa_job = 3;
+		pa.pa_pri = 1;
+		strlcpy(pa.pa_user, "ann", sizeof(pa.pa_user));
+		n = proto_pair_enc(&pa, buf, sizeof(buf));
+		ok(proto_pair_dec(&pb, buf, n) == -1,
+		    "a job without a job manager is refused");
+	}
 
 	/* Descriptions: signed by the user, checked against users/NAME.pub. */
 	memset(&d, 0, sizeof(d));

@@ -1,0 +1,166 @@
+/*
+ * CilkNodeManager: the randomized pairwise fair-share algorithm of the
+ * Lisiecki thesis, chapter 4 (DESIGN.md section 5).  Once a quantum,
+ * with jitter, a node running a job asks a random available peer what it
+ * runs and how many nodes that job has; the shared rule (src/sched)
+ * decides whether to switch.  A node with no job while the broker is
+ * silent joins a peer's job, so scheduling goes on without the broker.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+
+const struct proto_push_job *
+node_push_job(const struct node *n, uint32_t job)
+{
+	uint32_t i;
+
+	for (i = 0; n->n_have_push && i < n->n_push.pu_njobs; i++)
+		if (n->n_push.pu_jobs[i].pj_job == job)
+			return &n->n_push.pu_jobs[i];
+	return NULL;
+}
+
+/* What we run, as a peer sees it. */
+static void
+my_pair(const struct node *n, struct proto_pair *p)
+{
+	const struct worker *w = n->n_current;
+	const struct proto_push_job *pj;
+
+	memset(p, 0, sizeof(*p));
+	p->pa_busy = now_mono() < n->n_pair_block_until;
+	if (w == NULL || w->w_state != WORKER_RUNNING)
+		return;
+	p->pa_job = w->w_job;
+	p->pa_jobmgr = w->w_jobmgr;
+	strlcpy(p->pa_user, w->w_user, sizeof(p->pa_user));
+	p->pa_pri = 1;
+	p->pa_count = 1;
+	if ((pj = node_push_job(n, w->w_job)) != NULL) {
+		p->pa_count = pj->pj_count > 0 ? pj->pj_count : 1;
+		p->pa_pri = pj->pj_pri;
+		p->pa_max = pj->pj_max;
+	}
+}
+
+static int
+running(const struct node *n)
+{
+	return n->n_current != NULL &&
+	    n->n_current->w_state == WORKER_RUNNING;
+}
+
+static void
+on_quantum(struct evloop *loop, void *arg)
+{
+	struct node *n = arg;
+	const struct proto_push_node *peer;
+	const struct msg_addr *self = msg_ep_addr(n->n_dc.dc_ep);
+	struct proto_pair p;
+	uint32_t k;
+	size_t len;
+	int seeking;
+
+	/* Jitter, so that nodes do not pair in lockstep. */
+	evloop_timer_add(loop, n->n_quantum * (0.75 +
+	    0.5 * sched_rng_unit(&n->n_rng)), on_quantum, n);
+	seeking = n->n_silent && n->n_current == NULL &&
+	    n->n_want_job == 0 && n->n_state == PROTO_NS_IDLE;
+	if (!n->n_have_push || !n->n_owner_away || n->n_push.pu_nnodes < 2 ||
+	    !(seeking || (running(n) && now_mono() >= n->n_pair_block_until)))
+		return;
+	log_debug("%s: %s", __func__, seeking ? "seeking work" : "pairing");
+	k = (uint32_t)sched_rng_below(&n->n_rng, n->n_push.pu_nnodes);
+	peer = &n->n_push.pu_nodes[k];
+	if (msg_addr_eq(&peer->pn_addr, self))
+		return;		/* ourselves: no pairing this quantum */
+	my_pair(n, &p);
+	if ((len = proto_pair_enc(&p, n->n_buf, sizeof(n->n_buf))) == 0 ||
+	    msg_ep_send(n->n_dc.dc_ep, &peer->pn_addr, MSG_SCHEME_CLUSTER,
+	    PROTO_H_PAIR_REQ, n->n_buf, len) == -1)
+		return;
+	n->n_pair_peer = peer->pn_addr;
+	n->n_pair_asked_at = now_mono();
+	n->n_pair_sent++;
+}
+
+void
+node_on_pair_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_pair p;
+	size_t len;
+
+	if (proto_pair_dec(&p, in->mi_data, in->mi_len) == -1)
+		return;
+	my_pair(n, &p);
+	if ((len = proto_pair_enc(&p, n->n_buf, sizeof(n->n_buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_PAIR, n->n_buf, len);
+}
+
+void
+node_on_pair(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	const struct proto_push_job *pj;
+	struct sched_job mine, peer;
+	struct proto_pair p;
+	char why[64];
+
+	(void)ep;
+	/* Only the answer we are waiting for, and only once. */
+	if (!msg_addr_eq(&in->mi_from, &n->n_pair_peer) ||
+	    now_mono() - n->n_pair_asked_at > n->n_quantum ||
+	    proto_pair_dec(&p, in->mi_data, in->mi_len) == -1)
+		return;
+	memset(&n->n_pair_peer, 0, sizeof(n->n_pair_peer));
+	log_debug("%s: peer runs job %u (count %u%s)", __func__, p.pa_job,
+	    p.pa_count, p.pa_busy ? ", just switched" : "");
+	if (p.pa_busy || p.pa_job == 0 || !n->n_owner_away ||
+	    !node_may_take(n, p.pa_job, p.pa_user))
+		return;
+	if (!running(n)) {
+		/* No broker to give us work: a peer's job will do. */
+		if (n->n_silent && n->n_current == NULL &&
+		    n->n_want_job == 0) {
+			log_info("broker silent: joining job %u of a peer",
+			    p.pa_job);
+			node_take_job(n, p.pa_job, &p.pa_jobmgr, p.pa_user,
+			    "joining a peer's job");
+		}
+		return;
+	}
+	if (p.pa_job == n->n_current->w_job ||
+	    now_mono() < n->n_pair_block_until)
+		return;
+	memset(&mine, 0, sizeof(mine));
+	mine.sj_count = 1;
+	mine.sj_weight = 1;
+	if ((pj = node_push_job(n, n->n_current->w_job)) != NULL) {
+		mine.sj_count = pj->pj_count;
+		mine.sj_cap = pj->pj_max;
+		mine.sj_weight = pj->pj_pri;
+	}
+	peer.sj_count = p.pa_count;
+	peer.sj_cap = p.pa_max;
+	peer.sj_weight = p.pa_pri;
+	if (sched_decide(&n->n_rule, &mine, &peer, &n->n_rng) != 1)
+		return;
+	n->n_pair_switches++;
+	snprintf(why, sizeof(why), "fair share: job %u has %u, job %u %u",
+	    n->n_current->w_job, mine.sj_count, p.pa_job, p.pa_count);
+	node_take_job(n, p.pa_job, &p.pa_jobmgr, p.pa_user, why);
+}
+
+void
+node_pair_start(struct node *n)
+{
+	sched_rng_seed(&n->n_rng, n->n_boot);
+	n->n_rule.ru_policy = SCHED_P_THESIS;
+	evloop_timer_add(n->n_dc.dc_loop, n->n_quantum *
+	    sched_rng_unit(&n->n_rng), on_quantum, n);
+}

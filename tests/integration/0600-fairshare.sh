@@ -1,0 +1,106 @@
+#!/bin/bash
+# The distributed fair-share algorithm, live, on a 24-node CilkLocal
+# cluster with a short quantum: three jobs converge to 8 +- 1 nodes each;
+# priorities 2:1:1 give 12/6/6 +- 1; a job capped at 4 leaves the rest to
+# the others; with the broker stopped, a newly idle node still finds work
+# through its peers and the split stays within 2 of fair.
+. "$(dirname "$0")/lib.sh"
+D=$T/cluster
+export CILKNOW_SBIN=$SBIN
+Q=0.3
+"$BIN/CilkLocal" start -n 24 -d "$D" -p 17520 -o quantum=$Q \
+    -o register_interval=1 -o stop_grace=1 -o timeout=2 >"$T/start.out" 2>&1
+exit_is $? 0 "CilkLocal start -n 24"
+trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
+export CILKNOW_CONF=$D/cilknow.conf
+idle_are() { test "$("$BIN/CilkNodes" -s idle | tail -n +2 | wc -l)" -eq "$1"; }
+wait_for 30 idle_are 24
+ok $? "24 idle nodes"
+
+MARK=cilknow-fs-$$
+# counts: the NODES column of CilkPs, in job order
+counts() { "$BIN/CilkPs" | awk 'NR > 1 { printf "%s ", $4 }'; }
+# within LO HI: every job's count in [LO, HI] and three jobs
+within() {
+	c=$(counts)
+	[ "$(echo "$c" | wc -w)" -eq 3 ] || return 1
+	for x in $c; do [ "$x" -ge "$1" ] && [ "$x" -le "$2" ] || return 1; done
+}
+# match A B C: the counts of job 1, 2, 3 in order, each +- 1
+match() {
+	set -- "$@" $(counts)
+	[ $# -eq 6 ] || return 1
+	for i in 1 2 3; do
+		eval "want=\${$i} got=\${$((i + 3))}"
+		[ $((got - want)) -le 1 ] && [ $((want - got)) -le 1 ] || return 1
+	done
+}
+RUNS=
+run_job() {	# run_job NAME [CilkRun options]
+	name=$1; shift
+	start "$name" "$BIN/CilkRun" "$@" -- sh -c "sleep 600; : $MARK-$name"
+	RUNS="$RUNS $LAST_PID"
+}
+end_jobs() {
+	for p in $RUNS; do kill -INT "$p" 2>/dev/null; done
+	for p in $RUNS; do wait "$p" 2>/dev/null; done
+	RUNS=
+	wait_for 30 idle_are 24
+}
+elapsed() { echo "$(( ($(date +%s%N) - $1) / 1000000 ))"; }
+
+# 1. Three equal jobs.
+run_job a; sleep 1; run_job b; sleep 1
+s=$(date +%s%N); run_job c
+wait_for 60 within 7 9
+ok $? "three jobs converge to 8 +- 1 nodes each ($(counts))"
+echo "# within one after $(elapsed "$s") ms (quantum $Q s)"
+sleep 3
+within 7 9
+ok $? "and stay there ($(counts))"
+grep -h "fair share" "$D"/nodes/*/log >"$T/switches"
+contains "$T/switches" "stopping worker .*: fair share: job [0-9]+ has [0-9]+, job [0-9]+ [0-9]+" \
+    "nodes switched jobs by the pairwise rule"
+end_jobs
+
+# 2. Priorities 2:1:1 on 24 nodes: 12/6/6.
+run_job a -p 2; sleep 1; run_job b; sleep 1; run_job c
+wait_for 60 match 12 6 6
+ok $? "priorities 2:1:1 give 12/6/6 +- 1 ($(counts))"
+end_jobs
+
+# 3. A job capped at 4 workers: 4/10/10.
+run_job a -n 4; sleep 1; run_job b; sleep 1; run_job c
+wait_for 60 match 4 10 10
+ok $? "a job capped at 4 leaves the rest to the others: 4/10/10 +- 1 ($(counts))"
+sleep 2
+match 4 10 10
+ok $? "and it stays at 4 ($(counts))"
+end_jobs
+
+# 4. The broker goes away; scheduling goes on among the node managers.
+run_job a; sleep 1; run_job b; sleep 1; run_job c
+wait_for 60 within 7 9
+ok $? "three jobs at 8 +- 1 again ($(counts))"
+workers() { pgrep -f "^sh -c sleep 600; : $MARK-" | wc -l; }
+BROKER=$(awk '$1 == "broker" { print $2 }' "$D/pids")
+kill -TERM "$BROKER"
+echo idletime=0 >"$D/nodes/127.0.0.9/sensors"
+workers_are() { test "$(workers)" -eq "$1"; }
+wait_for 10 workers_are 23
+ok $? "the broker is gone, a node's owner returns: 23 workers"
+echo idletime=1000000 >"$D/nodes/127.0.0.9/sensors"
+wait_for 20 workers_are 24
+ok $? "the node is idle again and finds work through its peers: 24 workers"
+grep -q "broker silent: joining job" "$D/nodes/127.0.0.9/log"
+ok $? "it says it joined a peer's job"
+per_job() {
+	for j in a b c; do pgrep -f "^sh -c sleep 600; : $MARK-$j" | wc -l; done
+}
+fair=1
+for x in $(per_job); do [ "$x" -ge 6 ] && [ "$x" -le 10 ] || fair=0; done
+[ "$fair" -eq 1 ]
+ok $? "the split stays within 2 of fair ($(per_job | tr '\n' ' '))"
+for p in $RUNS; do kill -INT "$p" 2>/dev/null; done
+for p in $RUNS; do wait "$p" 2>/dev/null; done
+finish
