@@ -1,9 +1,11 @@
 /*
- * CilkNodeManager: the randomized pairwise fair-share algorithm of the
- * Lisiecki thesis, chapter 4 (DESIGN.md section 5).  Once a quantum,
- * with jitter, a node running a job asks a random available peer what it
- * runs and how many nodes that job has; the shared rule (src/sched)
- * decides whether to switch.  A node with no job while the broker is
+ * CilkNodeManager: fair share among the node managers (DESIGN.md section
+ * 5).  Once a quantum, with jitter, a node running a job either applies
+ * the targeted rule to the broker's latest push (policy = targeted, the
+ * default, while the push is fresh), or asks a random available peer
+ * what it runs and how many nodes that job has and applies the
+ * randomized pairwise rule of the Lisiecki thesis, chapter 4; both rules
+ * are the ones CilkSim simulates (src/sched).  A node with no job while the broker is
  * silent joins a peer's job, so scheduling goes on without the broker.
  */
 #include <stdio.h>
@@ -54,6 +56,52 @@ running(const struct node *n)
 	    n->n_current->w_state == WORKER_RUNNING;
 }
 
+/*
+ * The targeted rule (CilkSim --policy targeted): from the broker's push
+ * every node sees every job's count, weight and cap, so it can compute
+ * the fair targets itself; a node of a job over its target leaves with
+ * probability excess / count, for a job under its target chosen in
+ * proportion to the deficit.  No peer is asked.  Each push is acted on
+ * once: after the moves it caused, the next push tells where they went.
+ */
+static void
+targeted(struct node *n)
+{
+	const struct proto_push *p = &n->n_push;
+	uint32_t counts[PROTO_ROWS_MAX], caps[PROTO_ROWS_MAX], i;
+	double weights[PROTO_ROWS_MAX];
+	struct sched_plan *plan;
+	int64_t to;
+	size_t mine = p->pu_njobs;
+	char why[80];
+
+	if (p->pu_epoch == n->n_acted_epoch || p->pu_njobs < 2)
+		return;
+	n->n_acted_epoch = p->pu_epoch;
+	for (i = 0; i < p->pu_njobs; i++) {
+		counts[i] = p->pu_jobs[i].pj_count;
+		weights[i] = p->pu_jobs[i].pj_pri;
+		caps[i] = p->pu_jobs[i].pj_max;
+		if (p->pu_jobs[i].pj_job == n->n_current->w_job)
+			mine = i;
+	}
+	if (mine == p->pu_njobs ||
+	    (plan = sched_plan_new(p->pu_njobs)) == NULL)
+		return;
+	to = sched_plan_update(plan, counts, weights, caps) == 0 ?
+	    sched_plan_move_random(plan, mine, &n->n_rng) : -1;
+	sched_plan_free(plan);
+	if (to < 0 || (size_t)to == mine ||
+	    !node_may_take(n, p->pu_jobs[to].pj_job, p->pu_jobs[to].pj_user))
+		return;
+	n->n_pair_switches++;
+	snprintf(why, sizeof(why), "fair share: job %u has %u over its "
+	    "target, job %u %u under", p->pu_jobs[mine].pj_job, counts[mine],
+	    p->pu_jobs[to].pj_job, counts[to]);
+	node_take_job(n, p->pu_jobs[to].pj_job, &p->pu_jobs[to].pj_jobmgr,
+	    p->pu_jobs[to].pj_user, why);
+}
+
 static void
 on_quantum(struct evloop *loop, void *arg)
 {
@@ -65,6 +113,9 @@ on_quantum(struct evloop *loop, void *arg)
 	size_t len;
 	int seeking;
 
+	/* The configured rule, read again after every SIGHUP. */
+	n->n_rule.ru_policy = sched_policy_parse(conf_get(n->n_dc.dc_conf,
+	    "policy")) == SCHED_P_TARGETED ? SCHED_P_TARGETED : SCHED_P_THESIS;
 	/* Jitter, so that nodes do not pair in lockstep. */
 	evloop_timer_add(loop, n->n_quantum * (0.75 +
 	    0.5 * sched_rng_unit(&n->n_rng)), on_quantum, n);
@@ -74,6 +125,16 @@ on_quantum(struct evloop *loop, void *arg)
 	    !(seeking || (running(n) && now_mono() >= n->n_pair_block_until)))
 		return;
 	log_debug("%s: %s", __func__, seeking ? "seeking work" : "pairing");
+	/*
+	 * Counts go stale without the broker: a node acting on them would
+	 * keep moving nodes the same way.  Then only idle nodes seek.
+	 */
+	if (running(n) && now_mono() - n->n_push_at > n->n_interval)
+		return;
+	if (running(n) && n->n_rule.ru_policy == SCHED_P_TARGETED) {
+		targeted(n);
+		return;
+	}
 	k = (uint32_t)sched_rng_below(&n->n_rng, n->n_push.pu_nnodes);
 	peer = &n->n_push.pu_nodes[k];
 	if (msg_addr_eq(&peer->pn_addr, self))
@@ -160,7 +221,6 @@ void
 node_pair_start(struct node *n)
 {
 	sched_rng_seed(&n->n_rng, n->n_boot);
-	n->n_rule.ru_policy = SCHED_P_THESIS;
 	evloop_timer_add(n->n_dc.dc_loop, n->n_quantum *
 	    sched_rng_unit(&n->n_rng), on_quantum, n);
 }

@@ -150,6 +150,7 @@ node_on_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	proto_push_free(&n->n_push);
 	n->n_push = p;
 	n->n_have_push = 1;
+	n->n_push_at = now_mono();
 	/* The broker counts us in our job now: we may pair again. */
 	if (n->n_current != NULL && push_has_job(&p, n->n_current->w_job))
 		n->n_pair_block_until = 0;

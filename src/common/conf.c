@@ -46,6 +46,7 @@ enum conf_type {
 	CONF_T_USER,		/* one user name */
 	CONF_T_USERS,		/* comma-separated user names, may be empty */
 	CONF_T_BOOL,		/* "yes" or "no" */
+	CONF_T_POLICY,		/* "thesis" or "targeted" */
 	CONF_T_MAX
 };
 
@@ -71,6 +72,7 @@ static const struct conf_key conf_keys[] = {
 	{ "cluster_pub",	CONF_T_PATH,	0, "/etc/cilknow/cluster.pub" },
 	{ "listen",		CONF_T_HOSTPORT, CONF_F_EMPTY, "" },
 	{ "owners",		CONF_T_USERS,	0, "" },
+	{ "policy",		CONF_T_POLICY,	0, "targeted" },
 	{ "quantum",		CONF_T_SECONDS,	0, "5" },
 	{ "register_interval",	CONF_T_SECONDS,	0, "60" },
 	{ "replay_window",	CONF_T_SECONDS,	0, "30" },
@@ -427,6 +429,12 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		return conf_check_user(val, strlen(val), why, whysz);
 	case CONF_T_USERS:
 		return conf_check_users(val, canon, why, whysz);
+	case CONF_T_POLICY:
+		if (strcmp(val, "thesis") == 0 || strcmp(val, "targeted") == 0)
+			return 0;
+		conf_reason(why, whysz, "'%s' is neither thesis nor targeted",
+		    val);
+		return -1;
 	case CONF_T_BOOL:
 		if (strcmp(val, "yes") == 0 || strcmp(val, "no") == 0)
 			return 0;

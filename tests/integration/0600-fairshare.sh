@@ -1,6 +1,7 @@
 #!/bin/bash
 # The distributed fair-share algorithm, live, on a 24-node CilkLocal
-# cluster with a short quantum: three jobs converge to 8 +- 1 nodes each;
+# cluster with a short quantum: three jobs converge to 8 +- 1 nodes each
+# (under the targeted rule, then, after a SIGHUP, the thesis rule);
 # priorities 2:1:1 give 12/6/6 +- 1; a job capped at 4 leaves the rest to
 # the others; with the broker stopped, a newly idle node still finds work
 # through its peers and the split stays within 2 of fair.
@@ -59,8 +60,8 @@ sleep 3
 within 7 9
 ok $? "and stay there ($(counts))"
 grep -h "fair share" "$D"/nodes/*/log >"$T/switches"
-contains "$T/switches" "stopping worker .*: fair share: job [0-9]+ has [0-9]+, job [0-9]+ [0-9]+" \
-    "nodes switched jobs by the pairwise rule"
+contains "$T/switches" "stopping worker .*: fair share: job [0-9]+ has [0-9]+ over its target, job [0-9]+ [0-9]+ under" \
+    "nodes switched jobs by the targeted rule"
 end_jobs
 
 # 2. Priorities 2:1:1 on 24 nodes: 12/6/6.
@@ -78,25 +79,43 @@ match 4 10 10
 ok $? "and it stays at 4 ($(counts))"
 end_jobs
 
-# 4. The broker goes away; scheduling goes on among the node managers.
+# 4. The thesis's pairwise rule, switched on by SIGHUP.
+echo "policy = thesis" >>"$D/cilknow.conf"
+for p in $(awk '$1 == "node" { print $2 }' "$D/pids"); do kill -HUP "$p"; done
+reloaded() { test "$(grep -l 'reloaded the configuration' "$D"/nodes/*/log | wc -l)" -eq 24; }
+wait_for 10 reloaded
+ok $? "every node manager reloaded its configuration"
 run_job a; sleep 1; run_job b; sleep 1; run_job c
 wait_for 60 within 7 9
-ok $? "three jobs at 8 +- 1 again ($(counts))"
+ok $? "under the thesis rule three jobs reach 8 +- 1 again ($(counts))"
+grep -h "fair share: job [0-9]* has [0-9]*, job" "$D"/nodes/*/log >"$T/pairs"
+contains "$T/pairs" "stopping worker .*: fair share: job [0-9]+ has [0-9]+, job [0-9]+ [0-9]+$" \
+    "nodes switched jobs by the pairwise rule"
+
+# 5. The broker goes away; scheduling goes on among the node managers.
 workers() { pgrep -f "^sh -c sleep 600; : $MARK-" | wc -l; }
-BROKER=$(awk '$1 == "broker" { print $2 }' "$D/pids")
-kill -TERM "$BROKER"
-echo idletime=0 >"$D/nodes/127.0.0.9/sensors"
-workers_are() { test "$(workers)" -eq "$1"; }
-wait_for 10 workers_are 23
-ok $? "the broker is gone, a node's owner returns: 23 workers"
-echo idletime=1000000 >"$D/nodes/127.0.0.9/sensors"
-wait_for 20 workers_are 24
-ok $? "the node is idle again and finds work through its peers: 24 workers"
-grep -q "broker silent: joining job" "$D/nodes/127.0.0.9/log"
-ok $? "it says it joined a peer's job"
 per_job() {
 	for j in a b c; do pgrep -f "^sh -c sleep 600; : $MARK-$j" | wc -l; done
 }
+
+echo "# before the broker goes: $(per_job | tr '\n' ' ')"
+BROKER=$(awk '$1 == "broker" { print $2 }' "$D/pids")
+kill -TERM "$BROKER"
+broker_gone() { ! "$BIN/CilkPing" -n 1 -W 0.3 127.0.0.1:17520 >/dev/null 2>&1; }
+wait_for 10 broker_gone
+ok $? "the broker is gone"
+echo idletime=0 >"$D/nodes/127.0.0.9/sensors"
+workers_are() { test "$(workers)" -eq "$1"; }
+wait_for 10 workers_are 23
+ok $? "a node's owner returns: 23 workers"
+silent() { grep -q "the broker does not answer" "$D/nodes/127.0.0.9/log"; }
+wait_for 10 silent
+ok $? "that node notices the broker is silent"
+echo idletime=1000000 >"$D/nodes/127.0.0.9/sensors"
+wait_for 20 workers_are 24
+ok $? "the node is idle again and finds work through its peers: 24 workers"
+contains "$D/nodes/127.0.0.9/log" "broker silent: joining job" \
+    "it says it joined a peer's job"
 fair=1
 for x in $(per_job); do [ "$x" -ge 6 ] && [ "$x" -le 10 ] || fair=0; done
 [ "$fair" -eq 1 ]

@@ -202,6 +202,7 @@ main(void)
 		{ "cluster_pub",	"/etc/cilknow/cluster.pub" },
 		{ "listen",		"" },
 		{ "owners",		"" },
+		{ "policy",		"targeted" },
 		{ "quantum",		"5" },
 		{ "register_interval",	"60" },
 		{ "replay_window",	"30" },
@@ -367,6 +368,8 @@ main(void)
 	set_bad(cf, "owners", "alice,,bob");
 	set_bad(cf, "owners", "alice,");
 	set_bad(cf, "owners", ",bob");
+	set_ok(cf, "policy", "thesis");
+	set_bad(cf, "policy", "naive");
 	set_ok(cf, "allow_root_jobs", "yes");
 	set_ok(cf, "allow_root_jobs", "no");
 	set_bad(cf, "allow_root_jobs", "true");
