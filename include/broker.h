@@ -26,6 +26,7 @@ struct broker_node {
 	uint32_t	 bn_load_milli;
 	uint32_t	 bn_idle;
 	uint16_t	 bn_users;
+	uint32_t	 bn_pairs, bn_switches;
 	double		 bn_seen;	/* now_mono() of last registration */
 	uint32_t	 bn_assigned;	/* job we told it to run, 0: none */
 	double		 bn_assigned_at;

@@ -66,6 +66,8 @@ struct proto_node_reg {
 	uint32_t	nr_load_milli;	/* 1-minute load x 1000 */
 	uint32_t	nr_idle;	/* seconds since input */
 	uint16_t	nr_users;
+	uint32_t	nr_pairs;	/* fair-share requests sent, ever */
+	uint32_t	nr_switches;	/* jobs switched for fair share */
 };
 
 /* NODE_ACK and JOB_ACK: the id the broker gave. */
@@ -121,6 +123,8 @@ struct proto_node_row {
 	uint32_t	nw_idle;
 	uint16_t	nw_users;
 	uint32_t	nw_seen_ms;	/* since its last registration */
+	uint32_t	nw_pairs;	/* fair-share requests it sent */
+	uint32_t	nw_switches;	/* jobs it switched for fair share */
 };
 
 /* ASSIGN: run this job, whose manager is there, for this user. */

@@ -279,6 +279,8 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		r->nw_idle = n->bn_idle;
 		r->nw_users = n->bn_users;
 		r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
+		r->nw_pairs = n->bn_pairs;
+		r->nw_switches = n->bn_switches;
 	}
 	while ((len = proto_nodes_enc(nrows, k, b->b_buf,
 	    sizeof(b->b_buf))) == 0 && k > 0)

@@ -26,6 +26,8 @@ send_register(struct node *n)
 	r.nr_idle = n->n_meas.pm_idle > 4e9 ? 4000000000u :
 	    (uint32_t)n->n_meas.pm_idle;
 	r.nr_users = (uint16_t)n->n_meas.pm_nusers;
+	r.nr_pairs = (uint32_t)n->n_pair_sent;
+	r.nr_switches = (uint32_t)n->n_pair_switches;
 	if ((len = proto_node_reg_enc(&r, n->n_buf, sizeof(n->n_buf))) == 0 ||
 	    msg_ep_send(n->n_dc.dc_ep, &n->n_broker, MSG_SCHEME_CLUSTER,
 	    PROTO_H_NODE_REGISTER, n->n_buf, len) == -1)

@@ -109,6 +109,8 @@ broker_node_register(struct broker *br, const struct proto_node_reg *r,
 	n->bn_load_milli = r->nr_load_milli;
 	n->bn_idle = r->nr_idle;
 	n->bn_users = r->nr_users;
+	n->bn_pairs = r->nr_pairs;
+	n->bn_switches = r->nr_switches;
 	n->bn_seen = now;
 	/* The node says what it runs now: our assignment is settled. */
 	if (n->bn_assigned != 0 && (n->bn_job == n->bn_assigned ||

@@ -80,6 +80,8 @@ proto_node_reg_enc(const struct proto_node_reg *m, uint8_t *buf, size_t cap)
 	wire_put_u32(&w, m->nr_load_milli);
 	wire_put_u32(&w, m->nr_idle);
 	wire_put_u16(&w, m->nr_users);
+	wire_put_u32(&w, m->nr_pairs);
+	wire_put_u32(&w, m->nr_switches);
 	return finish(&w);
 }
 
@@ -97,7 +99,9 @@ proto_node_reg_dec(struct proto_node_reg *m, const uint8_t *buf, size_t len)
 	    wire_get_u32(&r, &m->nr_job) == -1 ||
 	    wire_get_u32(&r, &m->nr_load_milli) == -1 ||
 	    wire_get_u32(&r, &m->nr_idle) == -1 ||
-	    wire_get_u16(&r, &m->nr_users) == -1 || wire_get_end(&r) == -1)
+	    wire_get_u16(&r, &m->nr_users) == -1 ||
+	    wire_get_u32(&r, &m->nr_pairs) == -1 ||
+	    wire_get_u32(&r, &m->nr_switches) == -1 || wire_get_end(&r) == -1)
 		return -1;
 	if (m->nr_state == PROTO_NS_UNDEF || m->nr_state >= PROTO_NS_MAX)
 		return -1;
@@ -292,6 +296,8 @@ proto_nodes_enc(const struct proto_node_row *rows, uint32_t n, uint8_t *buf,
 		wire_put_u32(&w, rows[i].nw_idle);
 		wire_put_u16(&w, rows[i].nw_users);
 		wire_put_u32(&w, rows[i].nw_seen_ms);
+		wire_put_u32(&w, rows[i].nw_pairs);
+		wire_put_u32(&w, rows[i].nw_switches);
 	}
 	return finish(&w);
 }
@@ -320,7 +326,9 @@ proto_nodes_dec(struct proto_node_row **out, uint32_t *n, const uint8_t *buf,
 		    wire_get_u32(&r, &x->nw_load_milli) == -1 ||
 		    wire_get_u32(&r, &x->nw_idle) == -1 ||
 		    wire_get_u16(&r, &x->nw_users) == -1 ||
-		    wire_get_u32(&r, &x->nw_seen_ms) == -1)
+		    wire_get_u32(&r, &x->nw_seen_ms) == -1 ||
+		    wire_get_u32(&r, &x->nw_pairs) == -1 ||
+		    wire_get_u32(&r, &x->nw_switches) == -1)
 			goto bad;
 	}
 	if (wire_get_end(&r) == -1)

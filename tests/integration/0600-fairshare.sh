@@ -62,6 +62,11 @@ ok $? "and stay there ($(counts))"
 grep -h "fair share" "$D"/nodes/*/log >"$T/switches"
 contains "$T/switches" "stopping worker .*: fair share: job [0-9]+ has [0-9]+ over its target, job [0-9]+ [0-9]+ under" \
     "nodes switched jobs by the targeted rule"
+total() {	# total KEY : the sum of KEY over CilkNodes --json
+	"$BIN/CilkNodes" --json | python3 -c "import json,sys; print(sum(n['$1'] for n in json.load(sys.stdin)['nodes']))"
+}
+[ "$(total switches)" -gt 0 ]
+ok $? "CilkNodes --json counts the switches ($(total switches))"
 end_jobs
 
 # 2. Priorities 2:1:1 on 24 nodes: 12/6/6.
@@ -91,6 +96,8 @@ ok $? "under the thesis rule three jobs reach 8 +- 1 again ($(counts))"
 grep -h "fair share: job [0-9]* has [0-9]*, job" "$D"/nodes/*/log >"$T/pairs"
 contains "$T/pairs" "stopping worker .*: fair share: job [0-9]+ has [0-9]+, job [0-9]+ [0-9]+$" \
     "nodes switched jobs by the pairwise rule"
+[ "$(total pairs)" -gt 0 ]
+ok $? "and the pairing messages they sent ($(total pairs))"
 
 # 5. The broker goes away; scheduling goes on among the node managers.
 workers() { pgrep -f "^sh -c sleep 600; : $MARK-" | wc -l; }

@@ -106,8 +106,10 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 			printf("%u", r->nw_job);
 		printf(", \"load\": ");
 		print_load(r->nw_load_milli);
-		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u}",
-		    r->nw_idle, r->nw_users, r->nw_seen_ms / 1000);
+		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u, "
+		    "\"pairs\": %u, \"switches\": %u}", r->nw_idle,
+		    r->nw_users, r->nw_seen_ms / 1000, r->nw_pairs,
+		    r->nw_switches);
 		first = 0;
 	}
 	printf("]}\n");
