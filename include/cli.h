@@ -42,6 +42,14 @@ int		 cli_common_opt(struct cli_common *, int ch, const char *arg);
  */
 struct conf	*cli_conf_load(const struct cli_common *, const char *prog);
 
+/*
+ * Where another cilknow program lives: $CILKNOW_SBIN if set; else beside
+ * our own binary, or in ../sbin from it (build/bin -> build/sbin); else
+ * on $PATH.  0 with the path in buf, or -1 if it was found nowhere (buf
+ * then holds the bare name, for execvp).
+ */
+int		 cli_find_program(const char *name, char *buf, size_t bufsz);
+
 /* Prints "prog cilknow VERSION" for -V. */
 void		 cli_version(const char *prog);
 

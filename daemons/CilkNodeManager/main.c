@@ -3,7 +3,6 @@
 
 #include <err.h>
 #include <errno.h>
-#include <libgen.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,26 +42,6 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    node_on_pair },
 };
 
-/* CilkLaunchPad: $CILKNOW_SBIN, else beside us. */
-static void
-launchpad_path(char *buf, size_t bufsz)
-{
-	char self[PATH_MAX];
-	const char *sbin = getenv("CILKNOW_SBIN");
-	ssize_t n;
-
-	if (sbin != NULL && *sbin != '\0') {
-		snprintf(buf, bufsz, "%s/CilkLaunchPad", sbin);
-		return;
-	}
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[n] = '\0';
-		snprintf(buf, bufsz, "%s/CilkLaunchPad", dirname(self));
-		return;
-	}
-	strlcpy(buf, "/usr/sbin/CilkLaunchPad", bufsz);
-}
-
 static int
 check(struct dctx *dc, char *err, size_t errlen)
 {
@@ -86,8 +65,8 @@ check(struct dctx *dc, char *err, size_t errlen)
 	if (strncmp(sensors, "file:", 5) == 0)
 		strlcpy(n->n_sensor_path, sensors + 5,
 		    sizeof(n->n_sensor_path));
-	launchpad_path(n->n_lpad_bin, sizeof(n->n_lpad_bin));
-	if (access(n->n_lpad_bin, X_OK) == -1) {
+	if (cli_find_program("CilkLaunchPad", n->n_lpad_bin,
+	    sizeof(n->n_lpad_bin)) == -1) {
 		snprintf(err, errlen, "%s: cannot run it", n->n_lpad_bin);
 		return -1;
 	}

@@ -2,9 +2,11 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int
 cli_common_opt(struct cli_common *cc, int ch, const char *arg)
@@ -79,4 +81,45 @@ void
 cli_version(const char *prog)
 {
 	printf("%s (cilknow) %s\n", prog, CILKNOW_VERSION);
+}
+
+static int
+executable(const char *path)
+{
+	return access(path, X_OK) == 0;
+}
+
+int
+cli_find_program(const char *name, char *buf, size_t bufsz)
+{
+	static const char *const beside[] = { "%s/%s", "%s/../sbin/%s" };
+	char self[PATH_MAX], dirs[4096], *dir, *last, *slash;
+	const char *env = getenv("CILKNOW_SBIN"), *path;
+	ssize_t n;
+	size_t i;
+
+	if (env != NULL && *env != '\0') {
+		snprintf(buf, bufsz, "%s/%s", env, name);
+		return executable(buf) ? 0 : -1;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			for (i = 0; i < sizeof(beside) / sizeof(beside[0]); i++)
+				if ((size_t)snprintf(buf, bufsz, beside[i], self,
+				    name) < bufsz && executable(buf))
+					return 0;
+		}
+	}
+	if ((path = getenv("PATH")) == NULL || *path == '\0')
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
+	strlcpy(dirs, path, sizeof(dirs));
+	for (dir = strtok_r(dirs, ":", &last); dir != NULL;
+	    dir = strtok_r(NULL, ":", &last))
+		if (*dir == '/' && (size_t)snprintf(buf, bufsz, "%s/%s", dir,
+		    name) < bufsz && executable(buf))
+			return 0;
+	strlcpy(buf, name, bufsz);
+	return -1;
 }

@@ -476,50 +476,6 @@ local_node_dirs(const struct local *lo, const char *host)
 	return 0;
 }
 
-static int
-executable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
-}
-
-/*
- * A daemon's binary: in $CILKNOW_SBIN if set; else in ../sbin next to
- * our own binary (build/bin/CilkLocal -> build/sbin); else on $PATH.
- */
-int
-local_find_bin(const char *name, char *buf, size_t bufsz)
-{
-	char self[PATH_MAX], dirs[4096], *dir, *last, *slash;
-	const char *env = getenv("CILKNOW_SBIN"), *path;
-	ssize_t n;
-
-	if (env != NULL && *env != '\0') {
-		snprintf(buf, bufsz, "%s/%s", env, name);
-		return executable(buf) ? 0 : -1;
-	}
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			if ((size_t)snprintf(buf, bufsz, "%s/../sbin/%s", self,
-			    name) < bufsz && executable(buf))
-				return 0;
-		}
-	}
-	if ((path = getenv("PATH")) == NULL || *path == '\0')
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
-	strlcpy(dirs, path, sizeof(dirs));
-	for (dir = strtok_r(dirs, ":", &last); dir != NULL;
-	    dir = strtok_r(NULL, ":", &last))
-		if (*dir == '/' && (size_t)snprintf(buf, bufsz, "%s/%s", dir,
-		    name) < bufsz && executable(buf))
-			return 0;
-	return -1;
-}
-
 /* The last lines of a daemon's log, to show why it died. */
 void
 local_log_tail(const char *path, int lines)

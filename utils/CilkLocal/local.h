@@ -77,7 +77,6 @@ int	local_write_file(const char *path, const char *text, mode_t);
 int	local_keys(const struct local *, const char *user);
 int	local_conf_write(const struct local *);
 int	local_node_dirs(const struct local *, const char *host);
-int	local_find_bin(const char *name, char *buf, size_t bufsz);
 void	local_log_tail(const char *path, int lines);
 void	local_daemon_set(struct local_daemon *, enum local_role, pid_t,
 	    const char *host, uint16_t port);

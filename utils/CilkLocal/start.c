@@ -114,9 +114,9 @@ find_bins(char *broker, char *node, size_t sz)
 	const char *env = getenv("CILKNOW_SBIN");
 	const char *missing = NULL;
 
-	if (local_find_bin(BROKER_BIN, broker, sz) == -1)
+	if (cli_find_program(BROKER_BIN, broker, sz) == -1)
 		missing = BROKER_BIN;
-	else if (local_find_bin(NODE_BIN, node, sz) == -1)
+	else if (cli_find_program(NODE_BIN, node, sz) == -1)
 		missing = NODE_BIN;
 	if (missing == NULL)
 		return 0;

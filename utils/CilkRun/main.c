@@ -5,7 +5,6 @@
  */
 #include <err.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,28 +32,6 @@ usage(int status)
 	exit(status);
 }
 
-/* CilkJobManager: $CILKNOW_SBIN, beside us in ../sbin, else PATH. */
-static void
-job_manager_path(char *buf, size_t bufsz)
-{
-	char self[PATH_MAX];
-	const char *sbin = getenv("CILKNOW_SBIN");
-	ssize_t n;
-
-	if (sbin != NULL && *sbin != '\0') {
-		snprintf(buf, bufsz, "%s/CilkJobManager", sbin);
-		return;
-	}
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[n] = '\0';
-		snprintf(buf, bufsz, "%s/../sbin/CilkJobManager",
-		    dirname(self));
-		if (access(buf, X_OK) == 0)
-			return;
-	}
-	strlcpy(buf, "CilkJobManager", bufsz);
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -69,7 +46,7 @@ main(int argc, char *argv[])
 	char path[PATH_MAX + 32];
 	int ch, n = 0, i;
 
-	job_manager_path(path, sizeof(path));
+	(void)cli_find_program("CilkJobManager", path, sizeof(path));
 	args[n++] = path;
 	args[n++] = "-f";
 	while ((ch = getopt_long(argc, argv, "+b:c:hn:o:p:t:vV", longopts,
