@@ -14,6 +14,7 @@
 #include "node.h"
 
 static void	fetch(struct node *);
+static int	job_draining(const struct node *, uint32_t);
 
 void
 node_set_state(struct node *n, enum proto_node_state s)
@@ -103,8 +104,9 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if ((n->n_current != NULL && n->n_current->w_job == a.as_job) ||
 	    n->n_want_job == a.as_job)
 		return;
-	if (a.as_job == n->n_failed_job &&
-	    now_mono() - n->n_failed_at < FAILED_PAUSE)
+	if ((a.as_job == n->n_failed_job &&
+	    now_mono() - n->n_failed_at < FAILED_PAUSE) ||
+	    job_draining(n, a.as_job))
 		return;
 	/* Fail closed: only root may start processes as someone else. */
 	if (!n->n_root && strcmp(a.as_user, n->n_self) != 0) {
@@ -133,11 +135,29 @@ node_take_job(struct node *n, uint32_t job, const struct msg_addr *jobmgr,
 		start_switch(n);
 }
 
+/*
+ * 1 while a worker of job has exited here but its job manager has not
+ * yet heard so: taking the job again now would run it twice.
+ */
+static int
+job_draining(const struct node *n, uint32_t job)
+{
+	const struct worker *w;
+
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (w->w_job == job && w->w_state == WORKER_EXITED &&
+		    !w->w_exit_acked)
+			return 1;
+	return 0;
+}
+
 /* 1 if this node may run a job of user (and has not just failed it). */
 int
 node_may_take(struct node *n, uint32_t job, const char *user)
 {
 	if (!n->n_root && strcmp(user, n->n_self) != 0)
+		return 0;
+	if (job_draining(n, job))
 		return 0;
 	return !(job == n->n_failed_job &&
 	    now_mono() - n->n_failed_at < FAILED_PAUSE);
