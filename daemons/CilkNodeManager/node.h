@@ -97,7 +97,6 @@ struct node {
 	struct sched_rule n_rule;
 	double		 n_pair_block_until;	/* just switched */
 	double		 n_push_at;		/* the last push came */
-	uint64_t	 n_acted_epoch;		/* push the plan used */
 	struct msg_addr	 n_pair_peer;		/* asked, not answered */
 	double		 n_pair_asked_at;
 	uint64_t	 n_pair_sent, n_pair_switches;

@@ -61,8 +61,11 @@ running(const struct node *n)
  * every node sees every job's count, weight and cap, so it can compute
  * the fair targets itself; a node of a job over its target leaves with
  * probability excess / count, for a job under its target chosen in
- * proportion to the deficit.  No peer is asked.  Each push is acted on
- * once: after the moves it caused, the next push tells where they went.
+ * proportion to the deficit.  No peer is asked.  The latest push is
+ * acted on every quantum: the broker pushes within milliseconds of every
+ * move, so an unchanged push means nothing moved.  (Acting only once per
+ * push left a job above its target for good whenever one quantum's
+ * draws happened to move nobody.)
  */
 static void
 targeted(struct node *n)
@@ -75,9 +78,8 @@ targeted(struct node *n)
 	size_t mine = p->pu_njobs;
 	char why[80];
 
-	if (p->pu_epoch == n->n_acted_epoch || p->pu_njobs < 2)
+	if (p->pu_njobs < 2)
 		return;
-	n->n_acted_epoch = p->pu_epoch;
 	for (i = 0; i < p->pu_njobs; i++) {
 		counts[i] = p->pu_jobs[i].pj_count;
 		weights[i] = p->pu_jobs[i].pj_pri;

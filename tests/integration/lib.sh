@@ -23,7 +23,12 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	rm -rf "$T"
+	# CILKNOW_KEEP=1 keeps a failed test's folder for a post-mortem.
+	if [ "${CILKNOW_KEEP:-0}" = 1 ] && [ "$TAP_FAILED" -ne 0 ]; then
+		echo "# kept $T"
+	else
+		rm -rf "$T"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
