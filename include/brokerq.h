@@ -39,6 +39,16 @@ int	brokerq_list(const struct conf *, uint8_t what,
 	    struct brokerq_reply *rep, char *err, size_t errlen);
 void	brokerq_reply_free(struct brokerq_reply *);
 
+struct cli_common;
+/*
+ * What a listing tool's main does once its options are read: logging,
+ * libsodium, the configuration, then brokerq_list(); any error is
+ * printed as prog's.  CLI_EXIT_OK with the rows in *rep, else the exit
+ * code for main to return.
+ */
+int	brokerq_main(const struct cli_common *, const char *prog,
+	    uint8_t what, struct brokerq_reply *rep);
+
 /* The IP address of a, without the port ("127.0.0.3", "::1"). */
 void	brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz);
 

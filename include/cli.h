@@ -6,6 +6,8 @@
 #ifndef CILKNOW_CLI_H
 #define CILKNOW_CLI_H
 
+#include <stdint.h>
+
 #include "conf.h"
 
 #define CLI_OVERRIDES_MAX	64
@@ -49,6 +51,12 @@ struct conf	*cli_conf_load(const struct cli_common *, const char *prog);
  * then holds the bare name, for execvp).
  */
 int		 cli_find_program(const char *name, char *buf, size_t bufsz);
+
+/*
+ * A job number given to option opt ('j' for -j): 1 .. UINT32_MAX, or 0
+ * after a message naming the option.
+ */
+uint32_t	 cli_job_number(int opt, const char *arg);
 
 /* Prints "prog cilknow VERSION" for -V. */
 void		 cli_version(const char *prog);

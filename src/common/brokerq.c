@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "cli.h"
 #include "log.h"
 #include "msg.h"
@@ -337,5 +339,27 @@ brokerq_list(const struct conf *cf, uint8_t what, struct brokerq_reply *rep,
 		msg_keyring_clear(q.q_keys);
 		free(q.q_keys);
 	}
+	return rc;
+}
+
+int
+brokerq_main(const struct cli_common *cc, const char *prog, uint8_t what,
+    struct brokerq_reply *rep)
+{
+	struct conf *cf;
+	char why[BROKERQ_ERR_MAX];
+	int rc;
+
+	log_init(1, prog, cc->cc_verbose);
+	if (sodium_init() < 0) {
+		fprintf(stderr, "%s: libsodium failed to initialise\n", prog);
+		return CLI_EXIT_FAILURE;
+	}
+	if ((cf = cli_conf_load(cc, prog)) == NULL)
+		return CLI_EXIT_USAGE;
+	rc = brokerq_list(cf, what, rep, why, sizeof(why));
+	conf_free(cf);
+	if (rc != CLI_EXIT_OK)
+		brokerq_warn(prog, why);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* cli — common options and configuration loading for mains. */
 #include "cli.h"
 
+#include <err.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -75,6 +76,20 @@ cli_conf_load(const struct cli_common *cc, const char *prog)
 		return NULL;
 	}
 	return cf;
+}
+
+uint32_t
+cli_job_number(int opt, const char *arg)
+{
+	const char *errstr;
+	uint32_t job;
+
+	job = (uint32_t)strtonum(arg, 1, UINT32_MAX, &errstr);
+	if (errstr != NULL) {
+		warnx("-%c %s: job number is %s", opt, arg, errstr);
+		return 0;
+	}
+	return job;
 }
 
 void

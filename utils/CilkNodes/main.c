@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "brokerq.h"
 #include "cli.h"
 #include "json.h"
@@ -125,9 +123,6 @@ main(int argc, char *argv[])
 	};
 	struct nodes_opts o;
 	struct brokerq_reply rep;
-	struct conf *cf;
-	char why[BROKERQ_ERR_MAX];
-	const char *errstr;
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -141,13 +136,8 @@ main(int argc, char *argv[])
 		}
 		switch (ch) {
 		case 'j':
-			o.no_job = (uint32_t)strtonum(optarg, 1, UINT32_MAX,
-			    &errstr);
-			if (errstr != NULL) {
-				warnx("-j %s: job number is %s", optarg,
-				    errstr);
+			if ((o.no_job = cli_job_number(ch, optarg)) == 0)
 				usage(CLI_EXIT_USAGE);
-			}
 			break;
 		case 's':
 			if ((o.no_state = proto_state_from_name(optarg)) ==
@@ -168,17 +158,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(CLI_EXIT_USAGE);
-	log_init(1, "CilkNodes", o.no_cc.cc_verbose);
-	if (sodium_init() < 0)
-		errx(CLI_EXIT_FAILURE, "libsodium failed to initialise");
-	if ((cf = cli_conf_load(&o.no_cc, "CilkNodes")) == NULL)
-		return CLI_EXIT_USAGE;
-	rc = brokerq_list(cf, PROTO_LIST_NODES, &rep, why, sizeof(why));
-	conf_free(cf);
-	if (rc != CLI_EXIT_OK) {
-		brokerq_warn("CilkNodes", why);
+	if ((rc = brokerq_main(&o.no_cc, "CilkNodes", PROTO_LIST_NODES, &rep)) !=
+	    CLI_EXIT_OK)
 		return rc;
-	}
 	if (o.no_cc.cc_json)
 		print_json(&o, &rep);
 	else

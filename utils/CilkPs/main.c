@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "brokerq.h"
 #include "cli.h"
 #include "json.h"
@@ -122,9 +120,6 @@ main(int argc, char *argv[])
 	};
 	struct ps_opts o;
 	struct brokerq_reply rep;
-	struct conf *cf;
-	char why[BROKERQ_ERR_MAX];
-	const char *errstr;
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -138,13 +133,8 @@ main(int argc, char *argv[])
 		}
 		switch (ch) {
 		case 'j':
-			o.po_job = (uint32_t)strtonum(optarg, 1, UINT32_MAX,
-			    &errstr);
-			if (errstr != NULL) {
-				warnx("-j %s: job number is %s", optarg,
-				    errstr);
+			if ((o.po_job = cli_job_number(ch, optarg)) == 0)
 				usage(CLI_EXIT_USAGE);
-			}
 			break;
 		case 'u':
 			if (!msg_user_name_ok(optarg)) {
@@ -164,17 +154,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(CLI_EXIT_USAGE);
-	log_init(1, "CilkPs", o.po_cc.cc_verbose);
-	if (sodium_init() < 0)
-		errx(CLI_EXIT_FAILURE, "libsodium failed to initialise");
-	if ((cf = cli_conf_load(&o.po_cc, "CilkPs")) == NULL)
-		return CLI_EXIT_USAGE;
-	rc = brokerq_list(cf, PROTO_LIST_JOBS, &rep, why, sizeof(why));
-	conf_free(cf);
-	if (rc != CLI_EXIT_OK) {
-		brokerq_warn("CilkPs", why);
+	if ((rc = brokerq_main(&o.po_cc, "CilkPs", PROTO_LIST_JOBS, &rep)) !=
+	    CLI_EXIT_OK)
 		return rc;
-	}
 	if (o.po_cc.cc_json)
 		print_json(&o, &rep);
 	else
