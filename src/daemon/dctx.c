@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dcheck.h"
 #include "log.h"
 #include "mono.h"
 #include "msg_keyring.h"
@@ -68,6 +69,16 @@ notify_watchdog(struct evloop *loop, void *arg)
 	notify("WATCHDOG=1");
 	(void)evloop_timer_add(loop, (double)sdnotify_watchdog_usec() / 2e6,
 	    notify_watchdog, arg);
+}
+
+/* A problem dcheck found: one log line each (stderr until detached). */
+static void
+check_report(enum dcheck_level level, const char *msg, void *arg)
+{
+	int *n = arg;
+
+	(*n)++;
+	log_warnx("%s%s", level == DCHECK_UNSAFE ? "unsafe: " : "", msg);
 }
 
 /* CLOCK_MONOTONIC in microseconds, as systemd wants it with RELOADING=1. */
@@ -147,8 +158,10 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 {
 	struct msg_ep_opts eo;
 	struct msg_addr addr;
+	enum dcheck_level level;
 	const char *listen;
 	char err[512], text[64], rundir[900];
+	int problems = 0;
 
 	memset(dc, 0, sizeof(*dc));
 	dc->dc_prog = sp->ds_prog;
@@ -163,6 +176,9 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "libsodium failed to initialise");
 	if ((dc->dc_conf = cli_conf_load(&da->da_cc, sp->ds_prog)) == NULL)
 		exit(1);
+	/* Who could replace our keys: every problem, before the first error. */
+	level = dcheck_files(dc->dc_conf, (sp->ds_keys & MSG_KR_CLUSTER) != 0,
+	    check_report, &problems);
 	if ((dc->dc_keys = calloc(1, sizeof(*dc->dc_keys))) == NULL)
 		startup_fail(dc, "out of memory");
 	if (msg_keyring_load(dc->dc_keys, dc->dc_conf, sp->ds_keys,
@@ -176,6 +192,9 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "listen %s: bad or unknown address", listen);
 	if (sp->ds_check != NULL && sp->ds_check(dc, err, sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
+	if (level == DCHECK_UNSAFE || (da->da_check && problems > 0))
+		startup_fail(dc, "%d problem%s with the key files (above)",
+		    problems, problems == 1 ? "" : "s");
 	if (da->da_check) {
 		msg_addr_text(&addr, text, sizeof(text));
 		printf("%s: configuration and keys OK (would listen on %s)\n",
