@@ -24,7 +24,7 @@ LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
 
 # Build dependencies, as Debian package names (see README).
 BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev mandoc
-CHECK_DEPS := clang libclang-rt-14-dev valgrind python3
+CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -42,7 +42,7 @@ TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 MAN	:= $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check-deps check check-valgrind fuzz bench demo install \
-	uninstall clean lint-man conf-gen FORCE
+	uninstall clean lint-man conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -145,7 +145,7 @@ RUNTIME_HDRS := $(wildcard include/cilknow.h)
 INITD	:= cilknow-broker cilknow-nodemanager
 CONF_PLAIN := $(sort $(patsubst conf/%,%,$(filter-out %.in conf/debian/%,\
 	$(wildcard conf/*.conf conf/*/*))))
-CONF_TMPL := $(filter-out init.d/%,$(patsubst conf/%.in,%,\
+CONF_TMPL := $(filter-out init.d/% debian/%,$(patsubst conf/%.in,%,\
 	$(wildcard conf/*/*.in)))
 CONF_GEN := $(CONF_TMPL:%=$(BUILD)/conf/%) $(INITD:%=$(BUILD)/conf/init.d/%) \
 	$(BUILD)/conf/cilknow.pc
@@ -220,6 +220,17 @@ uninstall:
 		[ ! -d "$(DESTDIR)$$d" ] || rmdir "$(DESTDIR)$$d" 2>/dev/null || \
 		echo "  kept $(DESTDIR)$$d: not empty"; \
 	done
+
+# ---- Debian package ---------------------------------------------------
+# make deb: build/cilknow_VERSION_ARCH.deb, built with dpkg-deb from a
+# staged make install (conf/debian/build-deb.sh says how).
+# make check-deb: build, install, upgrade, remove, purge and lint it on
+# this machine (root and dpkg only; skipped otherwise).
+DEB_VERSION ?= $(VERSION)
+deb: all conf-gen
+	sh conf/debian/build-deb.sh $(BUILD) $(DEB_VERSION) $(BUILD)
+check-deb: all
+	sh tests/deb.sh $(BUILD)
 
 clean:
 	rm -rf build
