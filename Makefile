@@ -230,7 +230,8 @@ DEB_VERSION ?= $(VERSION)
 deb: all conf-gen
 	sh conf/debian/build-deb.sh $(BUILD) $(DEB_VERSION) $(BUILD)
 check-deb: all
-	sh tests/deb.sh $(BUILD)
+	CILKNOW_BUILD=$(abspath $(BUILD)) CILKNOW_TOP=$(CURDIR) \
+	    bash tests/integration/0945-deb.sh
 
 clean:
 	rm -rf build
