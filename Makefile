@@ -24,7 +24,7 @@ LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
 
 # Build dependencies, as Debian package names (see README).
 BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev mandoc
-CHECK_DEPS := clang libclang-rt-14-dev valgrind python3
+CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -42,7 +42,7 @@ TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 MAN	:= $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check-deps check check-valgrind fuzz bench demo install \
-	uninstall clean lint-man
+	uninstall clean lint-man conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -118,23 +118,122 @@ demo: deps all
 lint-man:
 	mandoc -Tlint -Wwarning $(MAN)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
-	$(foreach d,$(DAEMONS),install -m 0755 $(BUILD)/sbin/$(d) $(DESTDIR)$(PREFIX)/sbin/$(d);)
-	$(foreach u,$(UTILS),install -m 0755 $(BUILD)/bin/$(u) $(DESTDIR)$(PREFIX)/bin/$(u);)
-	$(foreach m,$(MAN),install -d $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m))) && \
-		install -m 0644 $(m) $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m)))/;)
-	install -d $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples
-	install -m 0644 conf/cilknow.conf $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples/
+# ---- install, uninstall ------------------------------------------------
+# Daemons to SBINDIR, utilities to BINDIR (every program the rules above
+# build), man pages, and conf/ as samples in EXAMPLEDIR; never anything
+# in /etc.  SYSCONFDIR, RUNSTATEDIR and LOCALSTATEDIR are only written
+# into the samples (init scripts, units, logrotate): the programs'
+# own defaults are /etc/cilknow, /run/cilknow and /var/lib/cilknow.
+SBINDIR	?= $(PREFIX)/sbin
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+DOCDIR	?= $(PREFIX)/share/doc/cilknow
+EXAMPLEDIR ?= $(DOCDIR)/examples
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR	?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SYSCONFDIR ?= /etc
+RUNSTATEDIR ?= /run
+LOCALSTATEDIR ?= /var
 
+# The runtime for parallel programs: once its public header exists,
+# install adds the header, the library and cilknow.pc.  More public
+# headers: add them here.
+RUNTIME_HDRS := $(wildcard include/cilknow.h)
+
+# conf/ as installed, relative to EXAMPLEDIR; X.in is a template of X.
+INITD	:= cilknow-broker cilknow-nodemanager
+CONF_PLAIN := $(sort $(patsubst conf/%,%,$(filter-out %.in conf/debian/%,\
+	$(wildcard conf/*.conf conf/*/*))))
+CONF_TMPL := $(filter-out init.d/% debian/%,$(patsubst conf/%.in,%,\
+	$(wildcard conf/*/*.in)))
+CONF_GEN := $(CONF_TMPL:%=$(BUILD)/conf/%) $(INITD:%=$(BUILD)/conf/init.d/%) \
+	$(BUILD)/conf/cilknow.pc
+EXAMPLES := $(CONF_PLAIN) $(CONF_TMPL) $(INITD:%=init.d/%)
+
+SUBST	= sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	  -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	  -e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' \
+	  -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' \
+	  -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
+SUBST_PATHS = $(SBINDIR) $(BINDIR) $(SYSCONFDIR) $(RUNSTATEDIR) \
+	$(LOCALSTATEDIR) $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
+# The paths are baked in: rebuild the samples whenever they change.
+$(BUILD)/conf/.paths: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SUBST_PATHS)' | cmp -s - $@ || echo '$(SUBST_PATHS)' >$@
+$(BUILD)/conf/%: conf/%.in $(BUILD)/conf/.paths
+	@mkdir -p $(@D)
+	$(SUBST) $< >$@
+$(BUILD)/conf/init.d/cilknow-broker: conf/init.d/cilknow.in $(BUILD)/conf/.paths
+	@mkdir -p $(@D)
+	$(SUBST) -e 's|@NAME@|cilknow-broker|g' -e 's|@DAEMON@|CilkJobBroker|g' \
+	    -e 's|@WHAT@|cilknow job broker|g' $< >$@
+$(BUILD)/conf/init.d/cilknow-nodemanager: conf/init.d/cilknow.in $(BUILD)/conf/.paths
+	@mkdir -p $(@D)
+	$(SUBST) -e 's|@NAME@|cilknow-nodemanager|g' \
+	    -e 's|@DAEMON@|CilkNodeManager|g' \
+	    -e 's|@WHAT@|cilknow node manager|g' $< >$@
+conf-gen: $(CONF_GEN)
+FORCE:
+
+# Every file install puts in place, for uninstall.
+INSTALLED := $(patsubst $(BUILD)/sbin/%,$(SBINDIR)/%,$(filter $(BUILD)/sbin/%,$(PROGS))) \
+	$(patsubst $(BUILD)/bin/%,$(BINDIR)/%,$(filter $(BUILD)/bin/%,$(PROGS))) \
+	$(foreach m,$(MAN),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(EXAMPLES:%=$(EXAMPLEDIR)/%) \
+	$(if $(RUNTIME_HDRS),$(RUNTIME_HDRS:include/%=$(INCLUDEDIR)/%) \
+	    $(LIBDIR)/libcilknow.a $(PKGCONFIGDIR)/cilknow.pc)
+
+install: all conf-gen
+	@set -e; d='$(DESTDIR)'; \
+	inst() { install -D -m "$$1" "$$2" "$$d$$3"; echo "  $$d$$3"; }; \
+	for p in $(filter $(BUILD)/sbin/%,$(PROGS)); do \
+		inst 0755 $$p $(SBINDIR)/$${p##*/}; done; \
+	for p in $(filter $(BUILD)/bin/%,$(PROGS)); do \
+		inst 0755 $$p $(BINDIR)/$${p##*/}; done; \
+	for m in $(MAN); do \
+		inst 0644 $$m $(MANDIR)/man$${m##*.}/$${m##*/}; done; \
+	for f in $(CONF_PLAIN); do \
+		inst 0644 conf/$$f $(EXAMPLEDIR)/$$f; done; \
+	for f in $(CONF_TMPL); do \
+		inst 0644 $(BUILD)/conf/$$f $(EXAMPLEDIR)/$$f; done; \
+	for f in $(INITD); do \
+		inst 0755 $(BUILD)/conf/init.d/$$f $(EXAMPLEDIR)/init.d/$$f; done; \
+	for h in $(RUNTIME_HDRS); do \
+		inst 0644 $$h $(INCLUDEDIR)/$${h#include/}; \
+		inst 0644 $(LIB) $(LIBDIR)/libcilknow.a; \
+		inst 0644 $(BUILD)/conf/cilknow.pc $(PKGCONFIGDIR)/cilknow.pc; \
+	done
+
+# Removes exactly the files install put in place, and the folders that
+# are cilknow's own once empty; shared folders (bin, man1) stay.
 uninstall:
-	$(foreach d,$(DAEMONS),rm -f $(DESTDIR)$(PREFIX)/sbin/$(d);)
-	$(foreach u,$(UTILS),rm -f $(DESTDIR)$(PREFIX)/bin/$(u);)
-	$(foreach m,$(MAN),rm -f $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
-	rm -f $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples/cilknow.conf
-	-rmdir $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples $(DESTDIR)$(PREFIX)/share/doc/cilknow
+	@for f in $(INSTALLED); do \
+		if [ -e "$(DESTDIR)$$f" ] || [ -L "$(DESTDIR)$$f" ]; then \
+			rm -f "$(DESTDIR)$$f" && echo "  removed $(DESTDIR)$$f"; fi; \
+	done
+	@for d in $(filter-out $(EXAMPLEDIR)/,$(sort $(dir \
+	    $(EXAMPLES:%=$(EXAMPLEDIR)/%)))) $(EXAMPLEDIR) \
+	    $(DOCDIR); do \
+		[ ! -d "$(DESTDIR)$$d" ] || rmdir "$(DESTDIR)$$d" 2>/dev/null || \
+		echo "  kept $(DESTDIR)$$d: not empty"; \
+	done
+
+# ---- Debian package ---------------------------------------------------
+# make deb: build/cilknow_VERSION_ARCH.deb, built with dpkg-deb from a
+# staged make install (conf/debian/build-deb.sh says how).
+# make check-deb: build, install, upgrade, remove, purge and lint it on
+# this machine (root and dpkg only; skipped otherwise).
+DEB_VERSION ?= $(VERSION)
+deb: all conf-gen
+	sh conf/debian/build-deb.sh $(BUILD) $(DEB_VERSION) $(BUILD)
+check-deb: all
+	CILKNOW_BUILD=$(abspath $(BUILD)) CILKNOW_TOP=$(CURDIR) \
+	    bash tests/integration/0945-deb.sh
 
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,8 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dcheck.h"
 #include "log.h"
+#include "mono.h"
 #include "msg_keyring.h"
+#include "sdnotify.h"
+
+static void	notify(const char *, ...)
+		    __attribute__((format(printf, 1, 2)));
+static void	notify_watchdog(struct evloop *, void *);
 
 static void __attribute__((noreturn))
 startup_fail(struct dctx *dc, const char *fmt, ...)
@@ -29,9 +37,60 @@ startup_fail(struct dctx *dc, const char *fmt, ...)
 	exit(1);
 }
 
+/*
+ * Tells the service manager (systemd, Type=notify) how we are; a
+ * failure is logged once a minute at most and never stops the daemon.
+ */
+static void
+notify(const char *fmt, ...)
+{
+	static double last_warned = -60;
+	char state[512];
+	va_list ap;
+
+	if (!sdnotify_enabled())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(state, sizeof(state), fmt, ap);
+	va_end(ap);
+	if (sdnotify_send(state) == -1 && now_mono() - last_warned >= 60) {
+		last_warned = now_mono();
+		log_warn("%s: notify socket", __func__);
+	}
+}
+
+/*
+ * Keep-alive from the loop itself: a daemon whose loop hangs stops
+ * pinging, and systemd restarts it after WatchdogSec.
+ */
+static void
+notify_watchdog(struct evloop *loop, void *arg)
+{
+	notify("WATCHDOG=1");
+	(void)evloop_timer_add(loop, (double)sdnotify_watchdog_usec() / 2e6,
+	    notify_watchdog, arg);
+}
+
+/* A problem dcheck found: one log line each (stderr until detached). */
+static void
+check_report(enum dcheck_level level, const char *msg, void *arg)
+{
+	int *n = arg;
+
+	(*n)++;
+	log_warnx("%s%s", level == DCHECK_UNSAFE ? "unsafe: " : "", msg);
+}
+
+/* CLOCK_MONOTONIC in microseconds, as systemd wants it with RELOADING=1. */
+static uint64_t
+mono_usec(void)
+{
+	return (uint64_t)(now_mono() * 1e6);
+}
+
 /* New keys take effect at once; the socket and listen address stay. */
 static void
-reload(struct dctx *dc)
+reload_keys(struct dctx *dc)
 {
 	struct msg_keyring *kr;
 	struct conf *cf;
@@ -61,6 +120,16 @@ reload(struct dctx *dc)
 		dc->dc_on_reload(dc);
 }
 
+/* SIGHUP, with the service manager told while it lasts. */
+static void
+reload(struct dctx *dc)
+{
+	notify("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, mono_usec());
+	reload_keys(dc);
+	notify("READY=1\nSTATUS=running; last reload at monotonic %.0f s",
+	    now_mono());
+}
+
 static void
 on_signal(struct evloop *loop, int signo, void *arg)
 {
@@ -71,6 +140,7 @@ on_signal(struct evloop *loop, int signo, void *arg)
 		return;
 	}
 	log_info("%s: shutting down", strsignal(signo));
+	notify("STOPPING=1");
 	evloop_break(loop);
 }
 
@@ -88,8 +158,10 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 {
 	struct msg_ep_opts eo;
 	struct msg_addr addr;
+	enum dcheck_level level;
 	const char *listen;
 	char err[512], text[64], rundir[900];
+	int problems = 0;
 
 	memset(dc, 0, sizeof(*dc));
 	dc->dc_prog = sp->ds_prog;
@@ -97,10 +169,16 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	dc->dc_args = *da;
 	dc->dc_arg = arg;
 	log_init(1, sp->ds_prog, da->da_cc.cc_verbose);
+	/* Before anything is started that could inherit the socket. */
+	if (sdnotify_init() == -1)
+		log_warnx("NOTIFY_SOCKET is unusable; not notifying");
 	if (sodium_init() < 0)
 		startup_fail(dc, "libsodium failed to initialise");
 	if ((dc->dc_conf = cli_conf_load(&da->da_cc, sp->ds_prog)) == NULL)
 		exit(1);
+	/* Who could replace our keys: every problem, before the first error. */
+	level = dcheck_files(dc->dc_conf, (sp->ds_keys & MSG_KR_CLUSTER) != 0,
+	    check_report, &problems);
 	if ((dc->dc_keys = calloc(1, sizeof(*dc->dc_keys))) == NULL)
 		startup_fail(dc, "out of memory");
 	if (msg_keyring_load(dc->dc_keys, dc->dc_conf, sp->ds_keys,
@@ -114,6 +192,9 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "listen %s: bad or unknown address", listen);
 	if (sp->ds_check != NULL && sp->ds_check(dc, err, sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
+	if (level == DCHECK_UNSAFE || (da->da_check && problems > 0))
+		startup_fail(dc, "%d problem%s with the key files (above)",
+		    problems, problems == 1 ? "" : "s");
 	if (da->da_check) {
 		msg_addr_text(&addr, text, sizeof(text));
 		printf("%s: configuration and keys OK (would listen on %s)\n",
@@ -158,6 +239,11 @@ dctx_ready(struct dctx *dc)
 	msg_addr_text(msg_ep_addr(dc->dc_ep), text, sizeof(text));
 	log_info("listening on %s", text);
 	daemon_ready();
+	/* MAINPID: a detached daemon is not the process systemd started. */
+	notify("READY=1\nMAINPID=%ld\nSTATUS=listening on %s",
+	    (long)getpid(), text);
+	if (sdnotify_watchdog_usec() > 0)
+		notify_watchdog(dc->dc_loop, dc);
 }
 
 int

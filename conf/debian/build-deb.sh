@@ -1,0 +1,55 @@
+#!/bin/sh
+# Builds the cilknow .deb from the tree with dpkg-deb alone (no
+# debhelper): make install into a staging root, then the Debian places
+# for what make install keeps as samples (units, init scripts, defaults,
+# logrotate), compressed man pages and docs, and the control files.
+#   conf/debian/build-deb.sh BUILD VERSION OUTDIR
+set -eu
+build=$1 version=$2 out=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+arch=$(dpkg --print-architecture)
+stage=$build/deb/root
+rm -rf "$build/deb"
+mkdir -p "$stage" "$out"
+make -s -C "$top" -o all BUILD="$build" PREFIX=/usr DESTDIR="$stage" \
+    VERSION="$version" install >/dev/null
+ex=$stage/usr/share/doc/cilknow/examples
+install -D -m 0644 "$ex/systemd/cilknow-broker.service" \
+    "$stage/lib/systemd/system/cilknow-broker.service"
+install -D -m 0644 "$ex/systemd/cilknow-nodemanager.service" \
+    "$stage/lib/systemd/system/cilknow-nodemanager.service"
+for s in cilknow-broker cilknow-nodemanager; do
+	install -D -m 0755 "$ex/init.d/$s" "$stage/etc/init.d/$s"
+	install -D -m 0644 "$ex/default/$s" "$stage/etc/default/$s"
+done
+install -D -m 0644 "$ex/logrotate.d/cilknow" "$stage/etc/logrotate.d/cilknow"
+# Debian policy: binaries stripped, man pages and changelog gzipped -9n (changelog.gz: a native package).
+for f in "$stage"/usr/sbin/* "$stage"/usr/bin/*; do
+	strip --strip-unneeded --remove-section=.comment \
+	    --remove-section=.note "$f"
+done
+find "$stage/usr/share/man" -type f -exec gzip -9n {} +
+doc=$stage/usr/share/doc/cilknow
+install -m 0644 "$top/conf/debian/copyright" "$doc/copyright"
+date=$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$top" log -1 --format=%ct 2>/dev/null || date +%s)}")
+printf 'cilknow (%s) unstable; urgency=medium\n\n  * Built from the source tree.\n\n -- cilknow maintainers <cilknow@example.org>  %s\n' \
+    "$version" "$date" | gzip -9n >"$doc/changelog.gz"
+mkdir -p "$stage/DEBIAN"
+for f in postinst prerm postrm; do
+	install -m 0755 "$top/conf/debian/$f" "$stage/DEBIAN/$f"
+done
+(cd "$stage" && find etc -type f | sed 's|^|/|' | sort) >"$stage/DEBIAN/conffiles"
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+depends=$(dpkg-query -W -f='libc6 (>= ${Version}), ' libc6 | sed 's/[-+].*)/)/')
+sodium=$(dpkg-query -W -f='${Version}' libsodium23 | sed 's/-.*//')
+bsd=$(dpkg-query -W -f='${Version}' libbsd0 | sed 's/-.*//')
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
+    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd)|" \
+    "$top/conf/debian/control.in" >"$stage/DEBIAN/control"
+(cd "$stage" && find . -path ./DEBIAN -prune -o -type f -print |
+    sed 's|^\./||' | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles" \
+    "$stage/DEBIAN/control"
+deb=$out/cilknow_${version}_$arch.deb
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+echo "$deb"

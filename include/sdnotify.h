@@ -1,0 +1,41 @@
+/*
+ * sdnotify — the service manager's readiness protocol, spoken without
+ * libsystemd: one datagram of "KEY=VALUE" lines to the AF_UNIX socket
+ * named by $NOTIFY_SOCKET (a path, or an abstract name written with a
+ * leading '@').  READY=1 when startup is done, RELOADING=1 / STOPPING=1
+ * around a reload and at the end, WATCHDOG=1 every half of
+ * $WATCHDOG_USEC.  Without $NOTIFY_SOCKET every call does nothing.
+ */
+#ifndef CILKNOW_SDNOTIFY_H
+#define CILKNOW_SDNOTIFY_H
+
+#include <stdint.h>
+
+/*
+ * Takes $NOTIFY_SOCKET, $WATCHDOG_USEC and $WATCHDOG_PID into the
+ * module and removes them from the environment, so that nothing we
+ * start (launch pads, workers) can speak for us.  0, or -1 (errno
+ * EINVAL) when $NOTIFY_SOCKET is set but unusable; calls after the
+ * first do nothing.
+ */
+int	sdnotify_init(void);
+
+/* 1 when a service manager listens, else 0. */
+int	sdnotify_enabled(void);
+
+/*
+ * Sends state (e.g. "READY=1\nSTATUS=listening").  0 when sent or when
+ * nobody listens, -1 with errno on failure.
+ */
+int	sdnotify_send(const char *state);
+
+/*
+ * The watchdog period in microseconds when the manager wants keep-alive
+ * pings from this process ($WATCHDOG_PID unset or ours), else 0.
+ */
+uint64_t sdnotify_watchdog_usec(void);
+
+/* Forgets everything sdnotify_init() took (for tests). */
+void	sdnotify_reset(void);
+
+#endif

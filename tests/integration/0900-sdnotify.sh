@@ -1,0 +1,72 @@
+#!/bin/bash
+# The readiness protocol of systemd's Type=notify units, through the
+# real daemons: READY=1 once listening (and only then does CilkPing
+# answer), WATCHDOG=1 at half of WATCHDOG_USEC, RELOADING=1 then READY=1
+# on SIGHUP, STOPPING=1 on SIGTERM.  notify_listen stands in for
+# systemd's socket.
+. "$(dirname "$0")/lib.sh"
+keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
+C=$T/cilknow.conf
+B=127.0.0.1:17800
+N=127.0.0.1:17801
+echo idletime=1000000 >"$T/sensors"
+
+# daemon NAME PROG ARGS... : PROG -f under a notify socket of its own
+daemon() {
+	local d=$1; shift	# start() sets the global $name
+	start "$d-listen" "$TOOLS/notify_listen" "$T/$d.sock" \
+	    "$T/$d.notify" 60
+	wait_for 5 test -S "$T/$d.sock" || return 1
+	NOTIFY_SOCKET=$T/$d.sock WATCHDOG_USEC=200000 start "$d" "$@"
+}
+# The lines hold '|' for newlines: patterns are ERE, '|' written '\|'.
+notified() { grep -Eq -- "$2" "$T/$1.notify" 2>/dev/null; }
+count() { grep -Ec -- "$2" "$T/$1.notify" 2>/dev/null; }
+at_least() { test "$(count "$1" "$2")" -ge "$3"; }
+
+daemon broker "$SBIN/CilkJobBroker" -f -c "$C" -o listen=$B \
+    -o run_dir="$T/brun" -o state_dir="$T/bstate"
+BROKER=$LAST_PID
+wait_for 10 notified broker '^READY=1\|MAINPID=[0-9]+\|STATUS=listening on 127\.0\.0\.1:17800$'
+ok $? "the broker says READY=1, its pid and where it listens"
+grep -q "MAINPID=$BROKER|" "$T/broker.notify"
+ok $? "MAINPID is the broker's own pid ($BROKER)"
+"$BIN/CilkPing" -c "$C" -n 1 -W 1 "$B" >/dev/null 2>&1
+ok $? "and CilkPing gets an answer once it is ready"
+wait_for 10 at_least broker '^WATCHDOG=1$' 3
+ok $? "WATCHDOG=1 keeps coming (WATCHDOG_USEC=200000)"
+
+kill -HUP "$BROKER"
+wait_for 10 notified broker '^RELOADING=1\|MONOTONIC_USEC=[0-9]+$'
+ok $? "SIGHUP: RELOADING=1 with MONOTONIC_USEC"
+wait_for 10 at_least broker '^READY=1' 2
+ok $? "then READY=1 again"
+awk '/^RELOADING/ { r = NR } /^READY/ { l = NR } END { exit !(r && l > r) }' \
+    "$T/broker.notify"
+ok $? "in that order"
+
+daemon node env CILKNOW_SBIN="$SBIN" "$SBIN/CilkNodeManager" -f -c "$C" \
+    -o listen=$N -o broker=$B -o run_dir="$T/nrun" \
+    -o state_dir="$T/nstate" -o sensors=file:"$T/sensors"
+NODE=$LAST_PID
+wait_for 10 notified node '^READY=1\|MAINPID=[0-9]+\|STATUS=listening on 127\.0\.0\.1:17801$'
+ok $? "the node manager says READY=1 too (the same start-up code)"
+wait_for 10 at_least node '^WATCHDOG=1$' 2
+ok $? "and pings the watchdog"
+
+stop "$BROKER"
+notified broker '^STOPPING=1$'
+ok $? "SIGTERM: the broker says STOPPING=1 before it exits"
+stop "$NODE"
+notified node '^STOPPING=1$'
+ok $? "and so does the node manager"
+
+# No socket: the daemons run exactly as before, and a bad one is survived.
+NOTIFY_SOCKET=relative/path start bad "$SBIN/CilkJobBroker" -f -c "$C" \
+    -o listen=$B -o run_dir="$T/brun" -o state_dir="$T/bstate"
+BAD=$LAST_PID
+wait_for 10 "$BIN/CilkPing" -c "$C" -n 1 -W 0.5 "$B"
+ok $? "an unusable NOTIFY_SOCKET is logged and the broker still serves"
+contains "$T/bad.out" "NOTIFY_SOCKET is unusable" "the log says why"
+stop "$BAD"
+finish
