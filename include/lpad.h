@@ -19,8 +19,7 @@
  *
  * Spec file: text, one "key value" line each, the key and the value
  * separated by one space; the value is every byte up to the newline,
- * taken literally (values cannot hold NUL or newline, so nothing needs
- * escaping).  The first line is "cilknow-lpad-spec 1", the last "end";
+ * taken literally, except in argvx and envx.  The first line is "cilknow-lpad-spec 1", the last "end";
  * blank lines and lines starting with '#' are skipped.  Keys:
  *	worker W	[a-z0-9][a-z0-9-]*, at most LPAD_WORKER_MAX; required
  *	job N		job id, 0 to 2^32-1; required
@@ -36,6 +35,9 @@
  *	allow_root 0|1	may the worker run as uid 0 (default 0)
  *	env NAME=VALUE	one environment entry, repeatable, in order
  *	argv ARG	one argument, repeatable, in order; at least one
+ *	argvx ARG	the same for an argument holding a newline, with
+ *			"\n" for newline and "\\" for backslash
+ *	envx NAME=VALUE	likewise for an environment entry
  * Scalar keys may appear once.  Unknown keys, a missing "end" line,
  * anything after it and files over LPAD_SPEC_MAX bytes are refused.
  *
@@ -274,9 +276,10 @@ enum lpad_stream {
 
 /*
  * Reads up to len bytes of the worker's out.log or err.log from
- * offset: the number read, 0 at the end, -1 on error.  Refuses
- * symlinks, non-regular files and files with more than one link, as
- * the worker's user owns that folder.
+ * offset: the number read, 0 at the end, -1 on error (ERANGE: the
+ * file is shorter than offset, as after logrotate's copytruncate).
+ * Refuses symlinks, non-regular files and files with more than one
+ * link, as the worker's user owns that folder.
  */
 ssize_t	lpad_read_log(const char *state_dir, const char *worker,
 	    enum lpad_stream, uint64_t offset, void *buf, size_t len);

@@ -26,6 +26,7 @@ enum worker_state {
 };
 
 struct relay_stream {
+	uint64_t	rs_base;	/* stream offset of the log's byte 0 */
 	uint64_t	rs_acked;	/* the job manager has all before */
 	uint64_t	rs_sent;	/* end of what is in flight */
 	double		rs_sent_at;

@@ -3,6 +3,7 @@
  * and acknowledged, read from the launch pad's log files, so nothing is
  * lost to a dropped datagram or to a restart of the node manager.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,7 +49,19 @@ relay_stream(struct node *n, struct worker *w, uint8_t stream, double now)
 		return 1;		/* in flight */
 	got = lpad_read_log(n->n_state_dir, w->w_id, stream ==
 	    PROTO_STREAM_OUT ? LPAD_STREAM_OUT : LPAD_STREAM_ERR,
-	    rs->rs_acked, buf, sizeof(buf));
+	    rs->rs_acked - rs->rs_base, buf, sizeof(buf));
+	if (got == -1 && errno == ERANGE) {
+		/*
+		 * logrotate's copytruncate emptied the log: what the worker
+		 * writes now starts at the file's byte 0, and the stream
+		 * goes on from where the job manager is.
+		 */
+		log_info("worker %s: its %s log was truncated (rotated); "
+		    "relaying from its new start", w->w_id,
+		    stream == PROTO_STREAM_OUT ? "output" : "error");
+		rs->rs_base = rs->rs_acked;
+		return 1;
+	}
 	if (got <= 0) {
 		rs->rs_sent = rs->rs_acked;
 		return 0;

@@ -232,10 +232,10 @@ spawn(struct node *n, const struct proto_desc *d, struct worker *w)
 	    "allow_root_jobs"), "yes") == 0;
 	for (i = 0; i < d->de_argc; i++)
 		if (lpad_spec_add_arg(&sp, d->de_argv[i]) == -1)
-			goto out;
+			goto bad_entry;
 	for (i = 0; i < d->de_envc; i++)
 		if (lpad_spec_add_env(&sp, d->de_env[i]) == -1)
-			goto out;
+			goto bad_entry;
 	memset(&pp, 0, sizeof(pp));
 	pp.lpp_run_dir = n->n_run_dir;
 	pp.lpp_state_dir = n->n_state_dir;
@@ -249,6 +249,10 @@ spawn(struct node *n, const struct proto_desc *d, struct worker *w)
 		goto out;
 	}
 	rc = 0;
+	goto out;
+ bad_entry:
+	log_warn("job %u task %u: argv or environment entry %u refused",
+	    d->de_job, d->de_task, i);
  out:
 	lpad_spec_clear(&sp);
 	return rc;

@@ -365,6 +365,7 @@ ssize_t
 lpad_read_log(const char *state_dir, const char *worker,
     enum lpad_stream stream, uint64_t offset, void *buf, size_t len)
 {
+	struct stat sb;
 	ssize_t n;
 	int fd, saved_errno;
 
@@ -379,6 +380,11 @@ lpad_read_log(const char *state_dir, const char *worker,
 	while ((n = pread(fd, buf, len, (off_t)offset)) == -1 &&
 	    errno == EINTR)
 		;
+	/* Nothing past offset, and less than offset there: truncated. */
+	if (n == 0 && fstat(fd, &sb) == 0 && (uint64_t)sb.st_size < offset) {
+		n = -1;
+		errno = ERANGE;
+	}
 	saved_errno = errno;
 	close(fd);
 	errno = saved_errno;

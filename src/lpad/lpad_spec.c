@@ -1,8 +1,9 @@
 /*
  * lpad_spec — the spec file a node manager writes for CilkLaunchPad:
  * "key value" lines (format in lpad.h), parsed against a sorted key
- * table, every value checked, nothing escaped since a value is every
- * byte up to the newline.
+ * table, every value checked.  A value is every byte up to the newline;
+ * only argvx and envx, written for arguments and environment entries
+ * that hold a newline (a shell script given to sh -c), are escaped.
  */
 #include "lpad.h"
 
@@ -25,8 +26,10 @@ enum spec_key {
 	SPEC_K_UNDEF = 0,
 	SPEC_K_ALLOW_ROOT,
 	SPEC_K_ARGV,
+	SPEC_K_ARGVX,
 	SPEC_K_CWD,
 	SPEC_K_ENV,
+	SPEC_K_ENVX,
 	SPEC_K_JOB,
 	SPEC_K_NICE,
 	SPEC_K_NODE,
@@ -50,8 +53,10 @@ struct spec_keyword {
 static const struct spec_keyword spec_keywords[] = {
 	{ "allow_root",		SPEC_K_ALLOW_ROOT,	0 },
 	{ "argv",		SPEC_K_ARGV,		1 },
+	{ "argvx",		SPEC_K_ARGVX,		1 },
 	{ "cwd",		SPEC_K_CWD,		0 },
 	{ "env",		SPEC_K_ENV,		1 },
+	{ "envx",		SPEC_K_ENVX,		1 },
 	{ "job",		SPEC_K_JOB,		0 },
 	{ "nice",		SPEC_K_NICE,		0 },
 	{ "node",		SPEC_K_NODE,		0 },
@@ -122,10 +127,6 @@ spec_add(char **vec, size_t *n, const char *s)
 
 	if (*n == LPAD_ARGS_MAX || len > LPAD_ARG_MAX) {
 		errno = E2BIG;
-		return -1;
-	}
-	if (memchr(s, '\n', len) != NULL) {
-		errno = EINVAL;
 		return -1;
 	}
 	if ((vec[*n] = strdup(s)) == NULL)
@@ -262,20 +263,18 @@ lpad_spec_check(const struct lpad_spec *sp, char *why, size_t whysz)
 	}
 	for (i = 0; i < sp->ls_argc; i++) {
 		n = strlen(sp->ls_argv[i]);
-		if (n > LPAD_ARG_MAX || memchr(sp->ls_argv[i], '\n', n)) {
+		if (n > LPAD_ARG_MAX) {
 			spec_reason(why, whysz, "argv[%zu] is longer than %d "
-			    "bytes or holds a newline", i, LPAD_ARG_MAX);
+			    "bytes", i, LPAD_ARG_MAX);
 			return -1;
 		}
 	}
 	for (i = 0; i < sp->ls_envc; i++) {
 		n = strlen(sp->ls_env[i]);
 		eq = strchr(sp->ls_env[i], '=');
-		if (n > LPAD_ARG_MAX || memchr(sp->ls_env[i], '\n', n) ||
-		    eq == NULL || eq == sp->ls_env[i]) {
+		if (n > LPAD_ARG_MAX || eq == NULL || eq == sp->ls_env[i]) {
 			spec_reason(why, whysz, "env[%zu] is not NAME=VALUE "
-			    "of at most %d bytes without newlines", i,
-			    LPAD_ARG_MAX);
+			    "of at most %d bytes", i, LPAD_ARG_MAX);
 			return -1;
 		}
 	}
@@ -308,6 +307,57 @@ spec_put(struct spec_buf *sb, const char *key, const char *val)
 	}
 	sb->sb_len += (size_t)snprintf(sb->sb_buf + sb->sb_len,
 	    sb->sb_cap - sb->sb_len, "%s%s%s\n", key, *key ? " " : "", val);
+}
+
+/*
+ * key for a value without a newline, else keyx with "\n" for newline
+ * and "\\" for backslash.
+ */
+static void
+spec_put_text(struct spec_buf *sb, const char *key, const char *val)
+{
+	char esc[2 * LPAD_ARG_MAX + 1], keyx[16];
+	size_t i, o = 0;
+
+	if (strchr(val, '\n') == NULL) {
+		spec_put(sb, key, val);
+		return;
+	}
+	for (i = 0; val[i] != '\0' && o + 2 < sizeof(esc); i++) {
+		if (val[i] == '\n' || val[i] == '\\') {
+			esc[o++] = '\\';
+			esc[o++] = val[i] == '\n' ? 'n' : '\\';
+		} else
+			esc[o++] = val[i];
+	}
+	esc[o] = '\0';
+	snprintf(keyx, sizeof(keyx), "%sx", key);
+	spec_put(sb, keyx, esc);
+}
+
+/* Undoes spec_put_text()'s escaping; -1 on any other backslash. */
+static int
+spec_unescape(const char *v, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	for (; *v != '\0'; v++) {
+		if (o + 1 >= outsz)
+			return -1;
+		if (*v != '\\') {
+			out[o++] = *v;
+			continue;
+		}
+		v++;
+		if (*v == 'n')
+			out[o++] = '\n';
+		else if (*v == '\\')
+			out[o++] = '\\';
+		else
+			return -1;
+	}
+	out[o] = '\0';
+	return 0;
 }
 
 static void
@@ -348,9 +398,9 @@ lpad_spec_encode(const struct lpad_spec *sp, size_t *lenp)
 	spec_putu(&sb, "rlimit_nofile", sp->ls_rlim_nofile);
 	spec_putu(&sb, "allow_root", (unsigned long long)sp->ls_allow_root);
 	for (i = 0; i < sp->ls_envc; i++)
-		spec_put(&sb, "env", sp->ls_env[i]);
+		spec_put_text(&sb, "env", sp->ls_env[i]);
 	for (i = 0; i < sp->ls_argc; i++)
-		spec_put(&sb, "argv", sp->ls_argv[i]);
+		spec_put_text(&sb, "argv", sp->ls_argv[i]);
 	spec_put(&sb, "", "end");
 	if (sb.sb_err) {
 		free(sb.sb_buf);
@@ -389,8 +439,15 @@ static int
 spec_value(struct lpad_spec *sp, enum spec_key key, const char *v,
     char *why, size_t whysz)
 {
+	char raw[LPAD_ARG_MAX + 2];
 	long long n;
 
+	if (key == SPEC_K_ARGVX || key == SPEC_K_ENVX) {
+		if (spec_unescape(v, raw, sizeof(raw)) == -1)
+			goto bad;
+		v = raw;
+		key = key == SPEC_K_ARGVX ? SPEC_K_ARGV : SPEC_K_ENV;
+	}
 	switch (key) {
 	case SPEC_K_WORKER:
 		if (!lpad_worker_ok(v))

@@ -32,6 +32,9 @@ static const char *awkward[] = {
 	"end",
 	"back\\slash $HOME `cmd` *?[",
 	"carriage\rreturn",
+	"echo one\necho two",		/* sh -c scripts: argvx */
+	"\n",
+	"newline\nand back\\slash, literal \\n, trailing\\",
 };
 
 static const char *awkward_env[] = {
@@ -41,6 +44,7 @@ static const char *awkward_env[] = {
 	"EQ=x=y=z",
 	"UTF8=\xe6\x97\xa5\xe6\x9c\xac \xe2\x9c\x93",
 	"QUOTE=\"'\\",
+	"SCRIPT=line 1\nline 2\\n",	/* envx */
 };
 
 static char	tmpdir[] = "/tmp/lpad_spec_test.XXXXXX";
@@ -199,6 +203,12 @@ test_malformed(void)
 		const char	*name;
 	} bad[] = {
 		{ HDR "end\n", "no argv", "missing argv" },
+		{ HDR "argvx a\\qb\nend\n", "bad value",
+		    "argvx with an unknown escape" },
+		{ HDR "argvx trailing\\\nend\n", "bad value",
+		    "argvx ending in a lone backslash" },
+		{ HDR "argv x\nenvx NOEQUALS\\n\nend\n", "bad value",
+		    "envx that is not NAME=VALUE" },
 		{ HDR "argv \nend\n", "no argv", "empty argv[0]" },
 		{ LPAD_SPEC_MAGIC "\nworker w1\njob 7\nuser Ann\ncwd /tmp\n"
 		    "argv x\nend\n", "bad value", "user name with capitals" },
@@ -338,9 +348,8 @@ test_builders(void)
 	int rc = 0;
 
 	make_spec(&sp);
-	errno = 0;
-	ok(lpad_spec_add_arg(&sp, "new\nline") == -1 && errno == EINVAL,
-	    "add_arg refuses a newline");
+	ok(lpad_spec_add_arg(&sp, "new\nline") == 0,
+	    "add_arg takes a newline (written as argvx)");
 	memset(big, 'y', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	ok(lpad_spec_add_arg(&sp, big) == -1 && errno == E2BIG,
