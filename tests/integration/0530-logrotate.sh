@@ -1,7 +1,8 @@
 #!/bin/bash
 # A worker's log rotated under it (logrotate's copytruncate, as
-# conf/logrotate.d/cilknow does): what the worker writes afterwards still
-# reaches the job's owner, and the node manager says what happened.
+# conf/logrotate.d/cilknow does) and the daemons sent SIGHUP: the worker
+# runs on, what it writes afterwards still reaches the job's owner, and
+# the node manager says what happened.
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -30,6 +31,20 @@ RUN=$LAST_PID
 relayed() { grep -q "before rotation, line 20," "$T/run.out"; }
 wait_for 15 relayed
 ok $? "the first 20 lines reached CilkRun"
+
+# SIGHUP (logrotate's postrotate, or an administrator) reloads the
+# daemons without touching the running worker.
+WORKER=$(pgrep -f "^sh -c.*padded to be long enough")
+[ -n "$WORKER" ]
+ok $? "the worker runs (pid $WORKER)"
+for p in $(awk '$1 == "node" || $1 == "broker" { print $2 }' "$D/pids"); do
+	kill -HUP "$p"
+done
+reloaded() { grep -q "reloaded the configuration" "$D/nodes/127.0.0.2/log"; }
+wait_for 10 reloaded
+ok $? "the node manager reloaded its configuration on SIGHUP"
+kill -0 "$WORKER" 2>/dev/null
+ok $? "and the worker still runs"
 
 LOG=$(ls "$D"/nodes/127.0.0.2/state/workers/*/out.log 2>/dev/null | head -n 1)
 [ -f "$LOG" ]
