@@ -33,6 +33,8 @@ sense_system(struct node *nd, struct pred_meas *m)
 	if (clock_gettime(CLOCK_REALTIME, &now) == -1 ||
 	    sensors_tod(now.tv_sec, &m->pm_tod) == -1)
 		m->pm_tod = -1;
+	/* Terminals without their own measure count as the devices say. */
+	(void)node_input_idle(nd, &m->pm_idle);
 	if (sensors_read_utmp("/var/run/utmp", s, SESSIONS_MAX, &n) == -1 &&
 	    errno != ENOENT)
 		return -1;
@@ -51,10 +53,16 @@ node_sense(struct node *n)
 	char err[256];
 	int rc;
 
-	if (n->n_sensor_path[0] != '\0')
+	if (n->n_sensor_path[0] != '\0') {
+		double in;
+
 		rc = sensors_file_read(n->n_sensor_path, &n->n_meas, err,
 		    sizeof(err));
-	else {
+		/* Input devices, if configured, count with the file. */
+		if (rc == 0 && node_input_idle(n, &in) &&
+		    in < n->n_meas.pm_idle)
+			n->n_meas.pm_idle = in;
+	} else {
 		rc = sense_system(n, &n->n_meas);
 		snprintf(err, sizeof(err), "system sensors: %s",
 		    strerror(errno));
@@ -110,6 +118,7 @@ void
 node_idle_start(struct node *n)
 {
 	loadmodel_init(&n->n_loadmodel);
+	node_input_start(n);
 	n->n_owner_away = node_sense(n);
 	n->n_state = n->n_owner_away ? PROTO_NS_IDLE : PROTO_NS_BUSY;
 	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,

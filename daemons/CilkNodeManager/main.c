@@ -153,6 +153,7 @@ main(int argc, char *argv[])
 	/* Workers go on without us; a restarted node manager adopts them. */
 	proto_push_free(&n.n_push);
 	node_pred_fini(&n);
+	node_input_stop(&n);
 	while (!TAILQ_EMPTY(&n.n_workers)) {
 		struct worker *w = TAILQ_FIRST(&n.n_workers);
 

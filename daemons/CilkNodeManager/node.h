@@ -11,6 +11,7 @@
 #include "pred.h"
 #include "proto.h"
 #include "proto_pred.h"
+#include "sensors.h"
 #include "sched.h"
 
 #define FETCH_TRIES	8	/* description requests before giving up */
@@ -18,6 +19,7 @@
 #define RELAY_WAIT	0.5	/* seconds before output is sent again */
 #define WORKER_ID_MAX	48
 #define FAILED_PAUSE	10.0	/* seconds before retrying a failed job */
+#define NODE_INPUT_MAX	32	/* input devices read */
 
 enum worker_state {
 	WORKER_UNDEF = 0,
@@ -51,6 +53,12 @@ struct worker {
 
 TAILQ_HEAD(worker_list, worker);
 
+/* An input device (input.c). */
+struct node_input {
+	char			ni_path[PATH_MAX];
+	struct sensors_input	ni_dev;
+};
+
 struct node {
 	struct dctx	 n_dc;
 	struct msg_addr	 n_broker;
@@ -79,6 +87,8 @@ struct node {
 	struct pred_meas n_meas;
 	int		 n_owner_away;	/* the predicates hold */
 	struct loadmodel n_loadmodel;	/* own workers' load */
+	struct node_input n_input[NODE_INPUT_MAX];
+	size_t		 n_ninput;
 	struct evtimer	*n_sense_timer;
 
 	/* Predicates (npred.c). */
@@ -130,6 +140,11 @@ void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
 void	node_idle_start(struct node *);
 int	node_sense(struct node *);
 void	node_idle_update(struct node *);
+/* input.c */
+void	node_input_start(struct node *);
+void	node_input_stop(struct node *);
+/* The least idle time of the input devices; 0 if none is read. */
+int	node_input_idle(const struct node *, double *idle);
 /* npred.c */
 int	node_pred_init(struct node *, char *err, size_t errlen);
 void	node_pred_fini(struct node *);
