@@ -31,6 +31,10 @@ enum proto_handler {
 	PROTO_H_ERROR,				/* any reply: refused, why */
 	PROTO_H_PAIR_REQ,			/* node -> node, cluster */
 	PROTO_H_PAIR,				/* node -> node, cluster */
+	PROTO_H_PRED_REQ,			/* tool -> broker/node, any */
+	PROTO_H_PRED_ANSWER,			/* broker/node -> tool */
+	PROTO_H_PRED_PUSH,			/* broker -> node, cluster */
+	PROTO_H_PRED_USERS,			/* node -> broker, cluster */
 	PROTO_H_MAX
 };
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpred.h"
 #include "broker.h"
 #include "dctx.h"
 #include "log.h"
@@ -16,6 +17,7 @@
 struct bctx {
 	struct dctx	 b_dc;
 	struct broker	 b_br;
+	struct bpred	 b_pred;		/* pred.c */
 	double		 b_started;
 	uint64_t	 b_pushed_epoch;
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
@@ -136,6 +138,7 @@ on_tick(struct evloop *loop, void *arg)
 	struct bctx *b = arg;
 	double interval = b->b_br.br_interval;
 
+	bpred_expire(&b->b_pred, now_mono());
 	if (broker_expire(&b->b_br, now_mono()) > 0)
 		log_info("expired nodes or jobs silent for %g s",
 		    3 * interval);
@@ -167,6 +170,8 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
 	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
 		(void)msg_ep_reply(ep, in, PROTO_H_NODE_ACK, buf, len);
+	/* Predicates with every registration: a new node learns them. */
+	bpred_push_to(&b->b_pred, &n->bn_addr);
 	schedule_soon(b);
 }
 
@@ -289,6 +294,18 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		(void)msg_ep_reply(ep, in, PROTO_H_NODES, b->b_buf, len);
 }
 
+static void
+on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bpred_on_req(&((struct bctx *)arg)->b_pred, ep, in);
+}
+
+static void
+on_pred_users(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bpred_on_users(&((struct bctx *)arg)->b_pred, ep, in);
+}
+
 static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_NODE_REGISTER] = { "node-register",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_node_register },
@@ -297,7 +314,19 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_JOB_UNREGISTER] = { "job-unregister",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), on_job_unregister },
 	[PROTO_H_LIST] = { "list", MSG_SCHEMES_ALL, on_list },
+	[PROTO_H_PRED_REQ] = { "pred-req", MSG_SCHEMES_ALL, on_pred_req },
+	[PROTO_H_PRED_USERS] = { "pred-users",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_pred_users },
 };
+
+/* The stored predicates must read cleanly (also for -n). */
+static int
+check(struct dctx *dc, char *err, size_t errlen)
+{
+	struct bctx *b = dc->dc_arg;
+
+	return bpred_init(&b->b_pred, dc, &b->b_br, err, errlen);
+}
 
 int
 main(int argc, char *argv[])
@@ -310,6 +339,7 @@ main(int argc, char *argv[])
 		.ds_principal = "broker",
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
+		.ds_check = check,
 	};
 
 	daemon_getopt(&da, argc, argv, "CilkJobBroker", NULL, NULL, NULL,
@@ -327,6 +357,7 @@ main(int argc, char *argv[])
 	dctx_ready(&b.b_dc);
 	if (dctx_run(&b.b_dc) == -1)
 		log_warn("event loop");
+	bpred_fini(&b.b_pred);
 	broker_fini(&b.b_br);
 	dctx_stop(&b.b_dc);
 	return 0;

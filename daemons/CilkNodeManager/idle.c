@@ -14,9 +14,9 @@
 #define POLL_IDLE	5.0	/* seconds between looks, no worker */
 #define POLL_WORKING	1.0	/* with a worker: retreat within a second */
 
-/* The system's own measurements (input devices come with issue 5). */
+/* The system's own measurements. */
 static int
-sense_system(struct pred_meas *m)
+sense_system(struct node *nd, struct pred_meas *m)
 {
 	static struct sensors_session s[SESSIONS_MAX];
 	struct timespec now;
@@ -25,10 +25,16 @@ sense_system(struct pred_meas *m)
 	sensors_meas_init(m);
 	if (sensors_read_loadavg("/proc/loadavg", m->pm_load) == -1)
 		return -1;
+	/* Our own workers do not make the owner present (thesis 5.1.3). */
+	loadmodel_update(&nd->n_loadmodel, now_mono(),
+	    nd->n_current != NULL ? 1 : 0);
+	loadmodel_subtract(&nd->n_loadmodel, m->pm_load, m->pm_load);
 	(void)sensors_read_meminfo("/proc/meminfo", &m->pm_mem);
 	if (clock_gettime(CLOCK_REALTIME, &now) == -1 ||
 	    sensors_tod(now.tv_sec, &m->pm_tod) == -1)
 		m->pm_tod = -1;
+	/* Terminals without their own measure count as the devices say. */
+	(void)node_input_idle(nd, &m->pm_idle);
 	if (sensors_read_utmp("/var/run/utmp", s, SESSIONS_MAX, &n) == -1 &&
 	    errno != ENOENT)
 		return -1;
@@ -43,16 +49,21 @@ sense_system(struct pred_meas *m)
 int
 node_sense(struct node *n)
 {
-	struct pred_ctx ctx;
 	struct pred_eval ev;
 	char err[256];
 	int rc;
 
-	if (n->n_sensor_path[0] != '\0')
+	if (n->n_sensor_path[0] != '\0') {
+		double in;
+
 		rc = sensors_file_read(n->n_sensor_path, &n->n_meas, err,
 		    sizeof(err));
-	else {
-		rc = sense_system(&n->n_meas);
+		/* Input devices, if configured, count with the file. */
+		if (rc == 0 && node_input_idle(n, &in) &&
+		    in < n->n_meas.pm_idle)
+			n->n_meas.pm_idle = in;
+	} else {
+		rc = sense_system(n, &n->n_meas);
 		snprintf(err, sizeof(err), "system sensors: %s",
 		    strerror(errno));
 	}
@@ -60,11 +71,8 @@ node_sense(struct node *n)
 		log_warnx("%s: %s; counting the node as busy", __func__, err);
 		return 0;
 	}
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.px_node = n->n_name;
-	ctx.px_meas = &n->n_meas;
-	ctx.px_idle = n->n_owner_away;
-	if (pred_eval(NULL, &ctx, &ev) == -1) {
+	node_pred_report_users(n);
+	if (node_pred_eval(n, &ev) == -1) {
 		log_warn("%s: predicates", __func__);
 		return 0;
 	}
@@ -73,10 +81,10 @@ node_sense(struct node *n)
 	return rc;
 }
 
-static void
-on_sense(struct evloop *loop, void *arg)
+/* Measures now and acts on a change: lend the node or take it back. */
+void
+node_idle_update(struct node *n)
 {
-	struct node *n = arg;
 	int away = node_sense(n);
 
 	if (away != n->n_owner_away) {
@@ -93,7 +101,15 @@ on_sense(struct evloop *loop, void *arg)
 			node_set_state(n, PROTO_NS_IDLE);
 		}
 	}
-	evloop_timer_add(loop, n->n_current != NULL ? POLL_WORKING :
+}
+
+static void
+on_sense(struct evloop *loop, void *arg)
+{
+	struct node *n = arg;
+
+	node_idle_update(n);
+	n->n_sense_timer = evloop_timer_add(loop, n->n_current != NULL ? POLL_WORKING :
 	    n->n_interval < POLL_IDLE ? n->n_interval : POLL_IDLE,
 	    on_sense, n);
 }
@@ -101,7 +117,10 @@ on_sense(struct evloop *loop, void *arg)
 void
 node_idle_start(struct node *n)
 {
+	loadmodel_init(&n->n_loadmodel);
+	node_input_start(n);
 	n->n_owner_away = node_sense(n);
 	n->n_state = n->n_owner_away ? PROTO_NS_IDLE : PROTO_NS_BUSY;
-	evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING, on_sense, n);
+	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,
+	    on_sense, n);
 }

@@ -40,6 +40,10 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_pair_req },
 	[PROTO_H_PAIR] = { "pair", MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER),
 	    node_on_pair },
+	[PROTO_H_PRED_REQ] = { "pred-req", MSG_SCHEMES_ALL,
+	    node_on_pred_req },
+	[PROTO_H_PRED_PUSH] = { "pred-push",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_pred_push },
 };
 
 static int
@@ -65,6 +69,9 @@ check(struct dctx *dc, char *err, size_t errlen)
 	if (strncmp(sensors, "file:", 5) == 0)
 		strlcpy(n->n_sensor_path, sensors + 5,
 		    sizeof(n->n_sensor_path));
+	if (n->n_pred_all == NULL &&
+	    node_pred_init(n, err, errlen) == -1)
+		return -1;
 	if (cli_find_program("CilkLaunchPad", n->n_lpad_bin,
 	    sizeof(n->n_lpad_bin)) == -1) {
 		snprintf(err, errlen, "%s: cannot run it", n->n_lpad_bin);
@@ -145,6 +152,8 @@ main(int argc, char *argv[])
 		log_warn("event loop");
 	/* Workers go on without us; a restarted node manager adopts them. */
 	proto_push_free(&n.n_push);
+	node_pred_fini(&n);
+	node_input_stop(&n);
 	while (!TAILQ_EMPTY(&n.n_workers)) {
 		struct worker *w = TAILQ_FIRST(&n.n_workers);
 

@@ -7,8 +7,11 @@
 #include <limits.h>
 
 #include "dctx.h"
+#include "loadmodel.h"
 #include "pred.h"
 #include "proto.h"
+#include "proto_pred.h"
+#include "sensors.h"
 #include "sched.h"
 
 #define FETCH_TRIES	8	/* description requests before giving up */
@@ -16,6 +19,7 @@
 #define RELAY_WAIT	0.5	/* seconds before output is sent again */
 #define WORKER_ID_MAX	48
 #define FAILED_PAUSE	10.0	/* seconds before retrying a failed job */
+#define NODE_INPUT_MAX	32	/* input devices read */
 
 enum worker_state {
 	WORKER_UNDEF = 0,
@@ -50,6 +54,12 @@ struct worker {
 
 TAILQ_HEAD(worker_list, worker);
 
+/* An input device (input.c). */
+struct node_input {
+	char			ni_path[PATH_MAX];
+	struct sensors_input	ni_dev;
+};
+
 struct node {
 	struct dctx	 n_dc;
 	struct msg_addr	 n_broker;
@@ -77,6 +87,23 @@ struct node {
 	char		 n_sensor_path[PATH_MAX];	/* "" = system */
 	struct pred_meas n_meas;
 	int		 n_owner_away;	/* the predicates hold */
+	struct loadmodel n_loadmodel;	/* own workers' load */
+	struct node_input n_input[NODE_INPUT_MAX];
+	size_t		 n_ninput;
+	struct evtimer	*n_sense_timer;
+
+	/* Predicates (npred.c). */
+	char		 n_pred_path[PATH_MAX];		/* node=H ones */
+	char		 n_pred_cache[PATH_MAX];	/* the broker's */
+	struct pred_set	*n_pred_node;
+	struct pred_set	*n_pred_cluster;
+	int		 n_pred_have_cluster;	/* else: the default */
+	struct pred_set	*n_pred_all;	/* both: what the node judges by */
+	struct pred_user n_cluster[PRED_MEAS_USERS_MAX];
+	size_t		 n_ncluster;
+	double		 n_cluster_at;
+	struct proto_pred_users n_users_sent;
+	double		 n_users_sent_at;
 
 	/* Jobs. */
 	enum proto_node_state n_state;
@@ -112,6 +139,19 @@ void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
 /* idle.c */
 void	node_idle_start(struct node *);
 int	node_sense(struct node *);
+void	node_idle_update(struct node *);
+/* input.c */
+void	node_input_start(struct node *);
+void	node_input_stop(struct node *);
+/* The least idle time of the input devices; 0 if none is read. */
+int	node_input_idle(const struct node *, double *idle);
+/* npred.c */
+int	node_pred_init(struct node *, char *err, size_t errlen);
+void	node_pred_fini(struct node *);
+int	node_pred_eval(struct node *, struct pred_eval *);
+void	node_pred_report_users(struct node *);
+void	node_on_pred_req(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);
 /* worker.c */
 void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);

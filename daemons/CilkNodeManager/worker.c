@@ -226,8 +226,10 @@ spawn(struct node *n, const struct proto_desc *d, struct worker *w)
 	strlcpy(sp.ls_node, n->n_name, sizeof(sp.ls_node));
 	strlcpy(sp.ls_user, d->de_user, sizeof(sp.ls_user));
 	strlcpy(sp.ls_cwd, d->de_cwd, sizeof(sp.ls_cwd));
+	/* The owner comes first: nice 19, and SCHED_IDLE unless told not. */
 	sp.ls_nice = 19;
-	sp.ls_sched = LPAD_SCHED_IDLE;	/* the owner comes first */
+	sp.ls_sched = strcmp(conf_get(n->n_dc.dc_conf, "worker_sched_idle"),
+	    "no") == 0 ? LPAD_SCHED_NICE : LPAD_SCHED_IDLE;
 	sp.ls_allow_root = strcmp(conf_get(n->n_dc.dc_conf,
 	    "allow_root_jobs"), "yes") == 0;
 	for (i = 0; i < d->de_argc; i++)

@@ -70,6 +70,7 @@ static const struct conf_key conf_keys[] = {
 	{ "broker",		CONF_T_HOSTPORT, 0, "localhost:7410" },
 	{ "cluster_key",	CONF_T_PATH,	0, "/etc/cilknow/cluster.key" },
 	{ "cluster_pub",	CONF_T_PATH,	0, "/etc/cilknow/cluster.pub" },
+	{ "input_devices",	CONF_T_PATH,	CONF_F_EMPTY, "" },
 	{ "listen",		CONF_T_HOSTPORT, CONF_F_EMPTY, "" },
 	{ "owners",		CONF_T_USERS,	0, "" },
 	{ "policy",		CONF_T_POLICY,	0, "targeted" },
@@ -84,6 +85,7 @@ static const struct conf_key conf_keys[] = {
 	{ "user",		CONF_T_USER,	CONF_F_EMPTY, "" },
 	{ "user_key",		CONF_T_PATH,	0, "~/.cilknow/id" },
 	{ "user_keys",		CONF_T_PATH,	0, "/etc/cilknow/users" },
+	{ "worker_sched_idle",	CONF_T_BOOL,	0, "yes" },
 };
 
 #define CONF_NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))

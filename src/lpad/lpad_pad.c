@@ -569,6 +569,20 @@ pad_child_fail(struct lpad_pad *pd, int epfd, int code, const char *what)
 }
 
 /* In the child: one resource limit; 0 keeps the inherited one. */
+/* The nice level of the worker's autogroup (Linux, best effort). */
+static void
+pad_child_autogroup(int nice)
+{
+	char num[16];
+	int fd, len;
+
+	if ((fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC)) == -1)
+		return;
+	len = snprintf(num, sizeof(num), "%d", nice);
+	(void)!write(fd, num, (size_t)len);
+	close(fd);
+}
+
 static void
 pad_child_limit(struct lpad_pad *pd, int epfd, int res, uint64_t value,
     uint64_t extra, const char *what)
@@ -628,6 +642,15 @@ pad_child(struct lpad_pad *pd, int epfd)
 	errno = 0;
 	if (setpriority(PRIO_PROCESS, 0, sp->ls_nice) == -1)
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "setpriority");
+	/*
+	 * setsid() put the worker in an autogroup of its own, which the
+	 * kernel weighs against the owner's session as an equal, whatever
+	 * the worker's nice level or SCHED_IDLE: give the group the
+	 * worker's nice level too.  Best effort: kernels without
+	 * autogroups have no such file, and then the per-task settings
+	 * below decide alone.
+	 */
+	pad_child_autogroup(sp->ls_nice);
 	if (sp->ls_sched == LPAD_SCHED_IDLE) {
 		memset(&prm, 0, sizeof(prm));
 		if (syscall(SYS_sched_setscheduler, 0, SCHED_IDLE, &prm) ==

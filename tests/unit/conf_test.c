@@ -200,6 +200,7 @@ main(void)
 		{ "broker",		"localhost:7410" },
 		{ "cluster_key",	"/etc/cilknow/cluster.key" },
 		{ "cluster_pub",	"/etc/cilknow/cluster.pub" },
+		{ "input_devices",	"" },
 		{ "listen",		"" },
 		{ "owners",		"" },
 		{ "policy",		"targeted" },
@@ -214,6 +215,7 @@ main(void)
 		{ "user",		"" },
 		{ "user_key",		"~/.cilknow/id" },
 		{ "user_keys",		"/etc/cilknow/users" },
+		{ "worker_sched_idle",	"yes" },
 	};
 	static const char *seconds_keys[] = { "quantum", "register_interval",
 	    "replay_window", "stop_grace", "timeout" };

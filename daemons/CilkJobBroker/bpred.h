@@ -1,0 +1,59 @@
+/*
+ * CilkJobBroker's predicates: it keeps the `always` and `user` scopes
+ * in state_dir/predicates, changes them for CilkPred when the signed
+ * request is authorised, pushes them with the cluster's logged-in users
+ * to every node manager, and collects who is logged in where.
+ */
+#ifndef CILKJOBBROKER_BPRED_H
+#define CILKJOBBROKER_BPRED_H
+
+#include <sys/queue.h>
+
+#include <limits.h>
+
+#include "broker.h"
+#include "dctx.h"
+#include "pred.h"
+#include "proto_pred.h"
+
+#define BPRED_FILE		"predicates"
+#define BPRED_USERS_DELAY	1.0	/* seconds: user changes batched */
+
+/* Who is logged in on one node, as it last said. */
+struct bpred_host {
+	TAILQ_ENTRY(bpred_host)	 bh_entry;
+	struct msg_addr		 bh_addr;
+	double			 bh_at;		/* now_mono() of the report */
+	struct proto_pred_users	 bh_users;
+};
+
+TAILQ_HEAD(bpred_host_list, bpred_host);
+
+struct bpred {
+	struct dctx		*bp_dc;
+	struct broker		*bp_br;
+	struct pred_set		*bp_set;
+	char			 bp_path[PATH_MAX];
+	uint64_t		 bp_epoch;
+	struct bpred_host_list	 bp_hosts;
+	size_t			 bp_nhosts;
+	struct evtimer		*bp_soon;
+	uint8_t			 bp_buf[MSG_PAYLOAD_MAX];
+};
+
+/*
+ * Loads state_dir/predicates; a broker without the file starts from the
+ * built-in default and writes it, so that adding a user's predicate
+ * does not silently drop it.  -1 with the reasons in err.
+ */
+int	bpred_init(struct bpred *, struct dctx *, struct broker *, char *err,
+	    size_t errlen);
+void	bpred_fini(struct bpred *);
+void	bpred_on_req(struct bpred *, struct msg_ep *, const struct msg_in *);
+void	bpred_on_users(struct bpred *, struct msg_ep *, const struct msg_in *);
+/* Sends the predicates and the cluster's users to one node manager. */
+void	bpred_push_to(struct bpred *, const struct msg_addr *);
+/* Forgets user reports older than 3 register intervals. */
+void	bpred_expire(struct bpred *, double now);
+
+#endif

@@ -1,0 +1,361 @@
+/* CilkJobBroker: the always and user predicates, and who is logged in. */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpred.h"
+#include "log.h"
+#include "mono.h"
+#include "pred_auth.h"
+
+static void
+bpred_refuse(struct msg_ep *ep, const struct msg_in *in, const char *why)
+{
+	struct proto_error e;
+	uint8_t buf[PROTO_REASON_MAX + 16];
+	size_t n;
+
+	memset(&e, 0, sizeof(e));
+	e.er_handler = in->mi_hdr->mh_handler;
+	strlcpy(e.er_reason, why, sizeof(e.er_reason));
+	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
+}
+
+int
+bpred_init(struct bpred *bp, struct dctx *dc, struct broker *br, char *err,
+    size_t errlen)
+{
+	char dir[PATH_MAX], *msgs = NULL;
+	size_t msglen = 0;
+	FILE *errs;
+	int rc;
+
+	memset(bp, 0, sizeof(*bp));
+	bp->bp_dc = dc;
+	bp->bp_br = br;
+	TAILQ_INIT(&bp->bp_hosts);
+	if ((bp->bp_set = pred_set_new()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (conf_get_path(dc->dc_conf, "state_dir", dir, sizeof(dir)) == -1 ||
+	    snprintf(bp->bp_path, sizeof(bp->bp_path), "%s/%s", dir,
+	    BPRED_FILE) >= (int)sizeof(bp->bp_path)) {
+		snprintf(err, errlen, "state_dir: bad path");
+		return -1;
+	}
+	/* The file's errors go into err: stderr may be gone already. */
+	if ((errs = open_memstream(&msgs, &msglen)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = pred_set_load(bp->bp_set, bp->bp_path, 0, errs);
+	fclose(errs);
+	if (rc > 0) {
+		msgs[strcspn(msgs, "\n")] = '\0';
+		snprintf(err, errlen, "%s (%d error%s)", msgs, rc,
+		    rc == 1 ? "" : "s");
+		free(msgs);
+		return -1;
+	}
+	free(msgs);
+	if (rc == -1 && errno == ENOENT) {
+		/* First start: the default, stored so that it stays. */
+		if (pred_set_default(bp->bp_set) == -1) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (dc->dc_args.da_check)
+			return 0;	/* -n writes nothing */
+		if ((mkdir(dir, 0755) == -1 && errno != EEXIST) ||
+		    pred_set_save(bp->bp_set, bp->bp_path) == -1) {
+			snprintf(err, errlen, "%s: %s", bp->bp_path,
+			    strerror(errno));
+			return -1;
+		}
+		log_info("%s: new, with the built-in default predicate",
+		    bp->bp_path);
+		return 0;
+	}
+	if (rc == -1) {
+		snprintf(err, errlen, "%s: %s", bp->bp_path, strerror(errno));
+		return -1;
+	}
+	log_info("%s: %zu predicate%s", bp->bp_path,
+	    pred_set_count(bp->bp_set),
+	    pred_set_count(bp->bp_set) == 1 ? "" : "s");
+	return 0;
+}
+
+void
+bpred_fini(struct bpred *bp)
+{
+	struct bpred_host *h;
+
+	while ((h = TAILQ_FIRST(&bp->bp_hosts)) != NULL) {
+		TAILQ_REMOVE(&bp->bp_hosts, h, bh_entry);
+		free(h);
+	}
+	pred_set_free(bp->bp_set);
+	bp->bp_set = NULL;
+}
+
+/*
+ * Everyone logged in anywhere, each with the least idle time reported
+ * for them, aged to now.  An unknown idle time stays unknown unless
+ * another node knows it.
+ */
+static uint16_t
+cluster_users(const struct bpred *bp, double now, struct pred_user *out)
+{
+	const struct bpred_host *h;
+	uint16_t n = 0, i, k;
+	double idle;
+
+	TAILQ_FOREACH(h, &bp->bp_hosts, bh_entry)
+		for (i = 0; i < h->bh_users.pu_n; i++) {
+			const struct pred_user *u = &h->bh_users.pu_user[i];
+
+			idle = u->pu_idle >= 0 ? u->pu_idle + (now - h->bh_at) :
+			    -1;
+			for (k = 0; k < n; k++)
+				if (strcmp(out[k].pu_name, u->pu_name) == 0)
+					break;
+			if (k == n) {
+				if (n == PRED_MEAS_USERS_MAX)
+					continue;	/* rare: logged */
+				out[n] = *u;
+				out[n++].pu_idle = idle;
+			} else if (idle >= 0 && (out[k].pu_idle < 0 ||
+			    idle < out[k].pu_idle))
+				out[k].pu_idle = idle;
+		}
+	return n;
+}
+
+void
+bpred_push_to(struct bpred *bp, const struct msg_addr *to)
+{
+	struct proto_pred_push p;
+	size_t len;
+
+	memset(&p, 0, sizeof(p));
+	p.pp_epoch = bp->bp_epoch;
+	if ((p.pp_text = proto_pred_set_text(bp->bp_set, NULL)) == NULL) {
+		log_warn("%s: predicates", __func__);
+		return;
+	}
+	p.pp_ncluster = cluster_users(bp, now_mono(), p.pp_cluster);
+	if ((len = proto_pred_push_enc(&p, bp->bp_buf,
+	    sizeof(bp->bp_buf))) == 0)
+		log_warnx("%s: predicates too large to send", __func__);
+	else if (msg_ep_send(bp->bp_dc->dc_ep, to, MSG_SCHEME_CLUSTER,
+	    PROTO_H_PRED_PUSH, bp->bp_buf, len) == -1)
+		log_debug("%s: send: %s", __func__, strerror(errno));
+	free(p.pp_text);
+}
+
+static void
+push_all(struct bpred *bp)
+{
+	struct broker_node *n;
+
+	TAILQ_FOREACH(n, &bp->bp_br->br_nodes, bn_entry)
+		bpred_push_to(bp, &n->bn_addr);
+}
+
+static void
+push_now(struct evloop *loop, void *arg)
+{
+	struct bpred *bp = arg;
+
+	(void)loop;
+	bp->bp_soon = NULL;
+	push_all(bp);
+}
+
+/* Applies an add or del to a copy, stores it, then takes it. */
+static int
+change(struct bpred *bp, const struct pred_cmd *cmd, char *why,
+    size_t whylen)
+{
+	struct pred_set *copy;
+	char *text;
+	int rc = -1;
+
+	if ((copy = pred_set_new()) == NULL ||
+	    (text = proto_pred_set_text(bp->bp_set, NULL)) == NULL) {
+		pred_set_free(copy);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (proto_pred_set_parse(copy, text, why, whylen) == 0 &&
+	    pred_set_apply(copy, cmd, why, whylen) == 0) {
+		if (pred_set_save(copy, bp->bp_path) == -1) {
+			log_warn("%s: %s", __func__, bp->bp_path);
+			snprintf(why, whylen, "the broker could not store the "
+			    "predicates: %s", strerror(errno));
+		} else {
+			pred_set_free(bp->bp_set);
+			bp->bp_set = copy;
+			copy = NULL;
+			rc = 0;
+		}
+	}
+	free(text);
+	pred_set_free(copy);
+	return rc;
+}
+
+static void
+answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
+    uint8_t action, const struct pred_scope *filter)
+{
+	struct proto_pred_ans a;
+	size_t len;
+
+	memset(&a, 0, sizeof(a));
+	a.pa_action = action;
+	if ((a.pa_text = proto_pred_set_text(bp->bp_set, filter)) == NULL) {
+		bpred_refuse(ep, in, "out of memory");
+		return;
+	}
+	if ((len = proto_pred_ans_enc(&a, bp->bp_buf,
+	    sizeof(bp->bp_buf))) == 0)
+		bpred_refuse(ep, in, "too many predicates for one answer");
+	else
+		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, bp->bp_buf,
+		    len);
+	free(a.pa_text);
+}
+
+void
+bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
+{
+	struct proto_pred_req q;
+	struct pred_cmd cmd;
+	char words[PROTO_PRED_CMD_MAX], why[PROTO_REASON_MAX];
+	char *argv[PRED_ARGS_MAX];
+	const char *user;
+	int argc;
+
+	if (proto_pred_req_dec(&q, in->mi_data, in->mi_len) == -1) {
+		log_debug("%s: malformed, from %s", __func__, in->mi_name);
+		return;
+	}
+	if (proto_pred_split(q.pq_cmd, words, sizeof(words), argv,
+	    PRED_ARGS_MAX, &argc) == -1) {
+		bpred_refuse(ep, in, "too many words");
+		return;
+	}
+	if (pred_cmd_parse(argc, argv, &cmd, why, sizeof(why)) == -1) {
+		bpred_refuse(ep, in, why);
+		return;
+	}
+	if (cmd.cm_action != q.pq_action) {
+		bpred_refuse(ep, in, "the command does not say what the "
+		    "request does");
+		return;
+	}
+	switch (cmd.cm_action) {
+	case PRED_A_LIST:
+		answer(bp, ep, in, PRED_A_LIST, cmd.cm_has_scope ?
+		    &cmd.cm_pred.pr_scope : NULL);
+		return;
+	case PRED_A_ADD:
+	case PRED_A_DEL:
+		break;
+	default:
+		bpred_refuse(ep, in, "check is answered by the node's "
+		    "node manager");
+		return;
+	}
+	/* Only a user's own signature speaks for a user. */
+	user = in->mi_scheme == MSG_SCHEME_USER &&
+	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
+	if (pred_auth_check(&cmd.cm_pred.pr_scope, user,
+	    conf_get(bp->bp_dc->dc_conf, "admins"), NULL, why,
+	    sizeof(why)) == -1 || change(bp, &cmd, why, sizeof(why)) == -1) {
+		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
+		    in->mi_name, why);
+		bpred_refuse(ep, in, why);
+		return;
+	}
+	log_info("predicates: %s by %s", q.pq_cmd, user);
+	bp->bp_epoch++;
+	answer(bp, ep, in, cmd.cm_action, &cmd.cm_pred.pr_scope);
+	push_all(bp);
+}
+
+static struct bpred_host *
+host_find(struct bpred *bp, const struct msg_addr *a)
+{
+	struct bpred_host *h;
+
+	TAILQ_FOREACH(h, &bp->bp_hosts, bh_entry)
+		if (msg_addr_eq(&h->bh_addr, a))
+			return h;
+	return NULL;
+}
+
+void
+bpred_on_users(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
+{
+	struct proto_pred_users u;
+	struct bpred_host *h;
+
+	(void)ep;
+	if (proto_pred_users_dec(&u, in->mi_data, in->mi_len) == -1) {
+		log_debug("%s: malformed, from %s", __func__, in->mi_name);
+		return;
+	}
+	/* Only registered nodes: bounded by the node table. */
+	if ((h = host_find(bp, &in->mi_from)) == NULL) {
+		struct broker_node *n;
+
+		TAILQ_FOREACH(n, &bp->bp_br->br_nodes, bn_entry)
+			if (msg_addr_eq(&n->bn_addr, &in->mi_from))
+				break;
+		if (n == NULL) {
+			log_debug("%s: from an unregistered node", __func__);
+			return;
+		}
+		if ((h = calloc(1, sizeof(*h))) == NULL) {
+			log_warn("%s", __func__);
+			return;
+		}
+		h->bh_addr = in->mi_from;
+		TAILQ_INSERT_TAIL(&bp->bp_hosts, h, bh_entry);
+		bp->bp_nhosts++;
+	}
+	h->bh_at = now_mono();
+	h->bh_users = u;
+	/* Node managers report only real changes; tell everyone, batched. */
+	if (bp->bp_soon == NULL)
+		bp->bp_soon = evloop_timer_add(bp->bp_dc->dc_loop,
+		    BPRED_USERS_DELAY, push_now, bp);
+}
+
+void
+bpred_expire(struct bpred *bp, double now)
+{
+	struct bpred_host *h, *next;
+	int gone = 0;
+
+	for (h = TAILQ_FIRST(&bp->bp_hosts); h != NULL; h = next) {
+		next = TAILQ_NEXT(h, bh_entry);
+		if (now - h->bh_at > 3 * bp->bp_br->br_interval) {
+			TAILQ_REMOVE(&bp->bp_hosts, h, bh_entry);
+			free(h);
+			bp->bp_nhosts--;
+			gone++;
+		}
+	}
+	if (gone > 0 && bp->bp_soon == NULL)
+		bp->bp_soon = evloop_timer_add(bp->bp_dc->dc_loop,
+		    BPRED_USERS_DELAY, push_now, bp);
+}

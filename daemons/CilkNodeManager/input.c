@@ -1,0 +1,157 @@
+/*
+ * CilkNodeManager: keyboards and mice.  The input devices named by the
+ * input_devices key (a glob; by default /dev/input/event* with the
+ * system sensors, none with a sensor file) are read from the event
+ * loop, never blocking it.  A key press while the node is lent is acted
+ * on at once, not at the next poll, so a worker retreats within the
+ * time it takes to signal it.  Any file that yields struct input_event
+ * records works, so tests feed a FIFO.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+#include "sensors.h"
+
+#define INPUT_DEFAULT	"/dev/input/event*"
+
+static void	on_input(struct evloop *, int, short, void *);
+
+static struct node_input *
+input_find(struct node *n, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_ninput; i++)
+		if (n->n_input[i].ni_dev.inp_fd == fd)
+			return &n->n_input[i];
+	return NULL;
+}
+
+/*
+ * A FIFO whose writer left reads end-of-file, and poll() would report
+ * it for ever: open it again, which waits quietly for the next writer.
+ * The time of the last input is kept.
+ */
+static void
+input_reopen(struct node *n, struct node_input *ni)
+{
+	double last = ni->ni_dev.inp_last;
+
+	(void)evloop_del_fd(n->n_dc.dc_loop, ni->ni_dev.inp_fd);
+	sensors_input_close(&ni->ni_dev);
+	if (sensors_input_open(&ni->ni_dev, ni->ni_path, last) == -1 ||
+	    evloop_add_fd(n->n_dc.dc_loop, ni->ni_dev.inp_fd, POLLIN,
+	    on_input, n) == -1) {
+		log_warn("%s: %s", __func__, ni->ni_path);
+		sensors_input_close(&ni->ni_dev);
+	}
+}
+
+static void
+on_input(struct evloop *loop, int fd, short revents, void *arg)
+{
+	struct node *n = arg;
+	struct node_input *ni = input_find(n, fd);
+	int nev;
+
+	(void)loop;
+	(void)revents;
+	if (ni == NULL) {
+		(void)evloop_del_fd(n->n_dc.dc_loop, fd);
+		return;
+	}
+	if ((nev = sensors_input_read(&ni->ni_dev, now_mono())) == -1) {
+		log_warn("%s: %s; no longer read", __func__, ni->ni_path);
+		(void)evloop_del_fd(n->n_dc.dc_loop, fd);
+		sensors_input_close(&ni->ni_dev);
+		return;
+	}
+	if (ni->ni_dev.inp_eof)
+		input_reopen(n, ni);
+	/* Only a lent node can change its mind on input: act now. */
+	if (nev > 0 && n->n_owner_away) {
+		log_debug("%s: input on %s", __func__, ni->ni_path);
+		node_idle_update(n);
+	}
+}
+
+void
+node_input_start(struct node *n)
+{
+	const char *pat = conf_get(n->n_dc.dc_conf, "input_devices");
+	glob_t g;
+	size_t i;
+	int rc;
+
+	if (pat[0] == '\0')
+		pat = n->n_sensor_path[0] == '\0' ? INPUT_DEFAULT : "";
+	if (pat[0] == '\0' || strcmp(pat, "none") == 0)
+		return;
+	memset(&g, 0, sizeof(g));
+	if ((rc = glob(pat, 0, NULL, &g)) != 0) {
+		if (rc != GLOB_NOMATCH)
+			log_warnx("input_devices %s: cannot expand", pat);
+		else
+			log_info("input_devices %s: none; idleness from "
+			    "terminals only", pat);
+		globfree(&g);
+		return;
+	}
+	for (i = 0; i < g.gl_pathc && n->n_ninput < NODE_INPUT_MAX; i++) {
+		struct node_input *ni = &n->n_input[n->n_ninput];
+
+		if (strlcpy(ni->ni_path, g.gl_pathv[i], sizeof(ni->ni_path)) >=
+		    sizeof(ni->ni_path))
+			continue;
+		if (sensors_input_open(&ni->ni_dev, ni->ni_path,
+		    now_mono()) == -1) {
+			/* not ours to read (permissions): the ttys remain */
+			log_info("input device %s: %s", ni->ni_path,
+			    strerror(errno));
+			continue;
+		}
+		if (evloop_add_fd(n->n_dc.dc_loop, ni->ni_dev.inp_fd, POLLIN,
+		    on_input, n) == -1) {
+			log_warn("input device %s", ni->ni_path);
+			sensors_input_close(&ni->ni_dev);
+			continue;
+		}
+		log_info("reading input device %s", ni->ni_path);
+		n->n_ninput++;
+	}
+	globfree(&g);
+}
+
+int
+node_input_idle(const struct node *n, double *idle)
+{
+	double now = now_mono(), d;
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < n->n_ninput; i++) {
+		if (n->n_input[i].ni_dev.inp_fd == -1)
+			continue;
+		d = sensors_input_idle(&n->n_input[i].ni_dev, now);
+		if (!any || d < *idle)
+			*idle = d;
+		any = 1;
+	}
+	return any;
+}
+
+void
+node_input_stop(struct node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_ninput; i++)
+		sensors_input_close(&n->n_input[i].ni_dev);
+	n->n_ninput = 0;
+}

@@ -1,0 +1,391 @@
+/*
+ * CilkNodeManager: its predicates.  The node's own (node=H scope) live
+ * in state_dir/predicates and are changed here for CilkPred; the
+ * broker's (always and user scopes) come in PRED_PUSH and are cached in
+ * state_dir/predicates.broker so that a restarted node manager judges
+ * by them before the broker speaks.  Until it has any copy of the
+ * broker's predicates the node uses the built-in default in their place.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+#include "pred_auth.h"
+#include "proto_pred.h"
+
+#define NPRED_FILE		"predicates"
+#define NPRED_CACHE		"predicates.broker"
+#define NPRED_USERS_MIN		5.0	/* s between unchanged reports */
+#define NPRED_USERS_SLACK	2.0	/* s of idle-time drift ignored */
+
+static void
+npred_refuse(struct msg_ep *ep, const struct msg_in *in, const char *why)
+{
+	struct proto_error e;
+	uint8_t buf[PROTO_REASON_MAX + 16];
+	size_t n;
+
+	memset(&e, 0, sizeof(e));
+	e.er_handler = in->mi_hdr->mh_handler;
+	strlcpy(e.er_reason, why, sizeof(e.er_reason));
+	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
+}
+
+/* The set the node judges by: the broker's (or the default) and its own. */
+static int
+rebuild(struct node *n)
+{
+	struct pred_set *all, *dflt = NULL;
+	const struct pred_set *cl = n->n_pred_cluster;
+	const struct pred *p;
+	char err[256];
+
+	if ((all = pred_set_new()) == NULL)
+		return -1;
+	if (!n->n_pred_have_cluster) {
+		if ((dflt = pred_set_new()) == NULL ||
+		    pred_set_default(dflt) == -1)
+			goto fail;
+		cl = dflt;
+	}
+	for (p = pred_set_first(cl); p != NULL; p = pred_set_next(p))
+		if (pred_set_add(all, p, err, sizeof(err)) == -1)
+			goto fail;
+	for (p = pred_set_first(n->n_pred_node); p != NULL;
+	    p = pred_set_next(p))
+		if (pred_set_add(all, p, err, sizeof(err)) == -1)
+			goto fail;
+	pred_set_free(dflt);
+	pred_set_free(n->n_pred_all);
+	n->n_pred_all = all;
+	return 0;
+ fail:
+	log_warnx("%s: %s", __func__, err);
+	pred_set_free(dflt);
+	pred_set_free(all);
+	return -1;
+}
+
+/* Loads one file; its errors go into err (stderr may be gone). */
+static int
+load(struct pred_set *set, const char *path, int *found, char *err,
+    size_t errlen)
+{
+	char *msgs = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int rc;
+
+	if ((fp = open_memstream(&msgs, &len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = pred_set_load(set, path, 0, fp);
+	fclose(fp);
+	*found = rc != -1 || errno != ENOENT;
+	if (rc == -1 && errno == ENOENT)
+		rc = 0;
+	else if (rc == -1)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	else if (rc > 0) {
+		msgs[strcspn(msgs, "\n")] = '\0';
+		snprintf(err, errlen, "%s (%d error%s)", msgs, rc,
+		    rc == 1 ? "" : "s");
+		rc = -1;
+	}
+	free(msgs);
+	return rc;
+}
+
+int
+node_pred_init(struct node *n, char *err, size_t errlen)
+{
+	int found;
+
+	if (snprintf(n->n_pred_path, sizeof(n->n_pred_path), "%s/%s",
+	    n->n_state_dir, NPRED_FILE) >= (int)sizeof(n->n_pred_path) ||
+	    snprintf(n->n_pred_cache, sizeof(n->n_pred_cache), "%s/%s",
+	    n->n_state_dir, NPRED_CACHE) >= (int)sizeof(n->n_pred_cache)) {
+		snprintf(err, errlen, "state_dir: path too long");
+		return -1;
+	}
+	if ((n->n_pred_node = pred_set_new()) == NULL ||
+	    (n->n_pred_cluster = pred_set_new()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (load(n->n_pred_node, n->n_pred_path, &found, err, errlen) == -1)
+		return -1;
+	/* A broken cache is only a cache: the broker sends it again. */
+	if (load(n->n_pred_cluster, n->n_pred_cache, &found, err,
+	    errlen) == -1) {
+		log_warnx("%s; waiting for the broker's predicates", err);
+		pred_set_clear(n->n_pred_cluster);
+		found = 0;
+	}
+	n->n_pred_have_cluster = found;
+	if (rebuild(n) == -1) {
+		snprintf(err, errlen, "predicates: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void
+node_pred_fini(struct node *n)
+{
+	pred_set_free(n->n_pred_node);
+	pred_set_free(n->n_pred_cluster);
+	pred_set_free(n->n_pred_all);
+	n->n_pred_node = n->n_pred_cluster = n->n_pred_all = NULL;
+}
+
+/* The cluster's users with their idle times aged to now. */
+static size_t
+cluster_now(const struct node *n, struct pred_user *out)
+{
+	double age = now_mono() - n->n_cluster_at;
+	size_t i;
+
+	for (i = 0; i < n->n_ncluster; i++) {
+		out[i] = n->n_cluster[i];
+		if (out[i].pu_idle >= 0)
+			out[i].pu_idle += age;
+	}
+	return n->n_ncluster;
+}
+
+int
+node_pred_eval(struct node *n, struct pred_eval *ev)
+{
+	static struct pred_user cl[PRED_MEAS_USERS_MAX];
+	struct pred_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.px_node = n->n_name;
+	ctx.px_meas = &n->n_meas;
+	ctx.px_cluster = cl;
+	ctx.px_ncluster = cluster_now(n, cl);
+	ctx.px_idle = n->n_owner_away;
+	return pred_eval(n->n_pred_all, &ctx, ev);
+}
+
+/*
+ * Tells the broker who is logged in here when that changed: a user
+ * arrived or left, or became active (idle time below what aging the
+ * last report predicts); otherwise at most every NPRED_USERS_MIN s
+ * while anyone is logged in, never while nobody is and nobody was.
+ */
+void
+node_pred_report_users(struct node *n)
+{
+	struct proto_pred_users u;
+	const struct proto_pred_users *s = &n->n_users_sent;
+	double now = now_mono(), age = now - n->n_users_sent_at;
+	size_t i, len;
+	int changed;
+
+	memset(&u, 0, sizeof(u));
+	for (i = 0; i < n->n_meas.pm_nuser && i < PRED_MEAS_USERS_MAX; i++)
+		u.pu_user[u.pu_n++] = n->n_meas.pm_user[i];
+	changed = u.pu_n != s->pu_n || n->n_users_sent_at == 0;
+	for (i = 0; !changed && i < u.pu_n; i++)
+		changed = strcmp(u.pu_user[i].pu_name,
+		    s->pu_user[i].pu_name) != 0 ||
+		    (u.pu_user[i].pu_idle >= 0) != (s->pu_user[i].pu_idle >= 0) ||
+		    (u.pu_user[i].pu_idle >= 0 && u.pu_user[i].pu_idle +
+		    NPRED_USERS_SLACK < s->pu_user[i].pu_idle + age);
+	if (!changed && (u.pu_n == 0 || age < NPRED_USERS_MIN))
+		return;
+	if ((len = proto_pred_users_enc(&u, n->n_buf, sizeof(n->n_buf))) ==
+	    0 || msg_ep_send(n->n_dc.dc_ep, &n->n_broker, MSG_SCHEME_CLUSTER,
+	    PROTO_H_PRED_USERS, n->n_buf, len) == -1) {
+		log_debug("%s: not sent", __func__);
+		return;
+	}
+	n->n_users_sent = u;
+	n->n_users_sent_at = now;
+}
+
+void
+node_on_pred_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	static struct proto_pred_push p;
+	struct node *n = arg;
+	struct pred_set *set;
+	char err[256];
+	int same;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &n->n_broker)) {
+		log_debug("%s: not from the broker", __func__);
+		return;
+	}
+	if (proto_pred_push_dec(&p, in->mi_data, in->mi_len) == -1) {
+		log_debug("%s: malformed", __func__);
+		proto_pred_push_free(&p);
+		return;
+	}
+	memcpy(n->n_cluster, p.pp_cluster, p.pp_ncluster *
+	    sizeof(p.pp_cluster[0]));
+	n->n_ncluster = p.pp_ncluster;
+	n->n_cluster_at = now_mono();
+	if ((set = pred_set_new()) == NULL ||
+	    proto_pred_set_parse(set, p.pp_text, err, sizeof(err)) == -1) {
+		log_warnx("%s: the broker's predicates: %s", __func__,
+		    set != NULL ? err : "out of memory");
+		goto out;
+	}
+	same = n->n_pred_have_cluster && pred_set_equal(set, n->n_pred_cluster);
+	if (!same) {
+		if (pred_set_save(set, n->n_pred_cache) == -1)
+			log_warn("%s: %s", __func__, n->n_pred_cache);
+		pred_set_free(n->n_pred_cluster);
+		n->n_pred_cluster = set;
+		set = NULL;
+		n->n_pred_have_cluster = 1;
+		if (rebuild(n) == -1)
+			log_warnx("%s: out of memory", __func__);
+		log_info("the broker's predicates changed (%zu)",
+		    pred_set_count(n->n_pred_cluster));
+	}
+	node_idle_update(n);
+ out:
+	pred_set_free(set);
+	proto_pred_push_free(&p);
+}
+
+static void
+answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
+    uint8_t action, const struct pred_set *set,
+    const struct pred_scope *filter)
+{
+	static struct proto_pred_ans a;
+	size_t len;
+
+	memset(&a, 0, sizeof(a));
+	a.pa_action = action;
+	strlcpy(a.pa_node, n->n_name, sizeof(a.pa_node));
+	if ((a.pa_text = proto_pred_set_text(set, filter)) == NULL) {
+		npred_refuse(ep, in, "out of memory");
+		return;
+	}
+	if (action == PRED_A_CHECK) {
+		a.pa_has_meas = 1;
+		a.pa_idle = n->n_owner_away != 0;
+		a.pa_meas = n->n_meas;
+		a.pa_ncluster = (uint16_t)cluster_now(n, a.pa_cluster);
+	}
+	if ((len = proto_pred_ans_enc(&a, n->n_buf, sizeof(n->n_buf))) == 0)
+		npred_refuse(ep, in, "too many predicates for one answer");
+	else
+		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, n->n_buf, len);
+	free(a.pa_text);
+}
+
+/* Applies an add or del to a copy of the node's set, stores, takes it. */
+static int
+change(struct node *n, const struct pred_cmd *cmd, char *why, size_t whylen)
+{
+	struct pred_set *copy;
+	char *text;
+	int rc = -1;
+
+	if ((copy = pred_set_new()) == NULL ||
+	    (text = proto_pred_set_text(n->n_pred_node, NULL)) == NULL) {
+		pred_set_free(copy);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (proto_pred_set_parse(copy, text, why, whylen) == 0 &&
+	    pred_set_apply(copy, cmd, why, whylen) == 0) {
+		if (pred_set_save(copy, n->n_pred_path) == -1) {
+			log_warn("%s: %s", __func__, n->n_pred_path);
+			snprintf(why, whylen, "the node manager could not "
+			    "store the predicates: %s", strerror(errno));
+		} else {
+			pred_set_free(n->n_pred_node);
+			n->n_pred_node = copy;
+			copy = NULL;
+			rc = rebuild(n);
+		}
+	}
+	free(text);
+	pred_set_free(copy);
+	return rc;
+}
+
+void
+node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_pred_req q;
+	struct pred_cmd cmd;
+	const struct pred_scope *sc = &cmd.cm_pred.pr_scope;
+	char words[PROTO_PRED_CMD_MAX], why[PROTO_REASON_MAX];
+	char *argv[PRED_ARGS_MAX];
+	const char *user;
+	int argc;
+
+	if (proto_pred_req_dec(&q, in->mi_data, in->mi_len) == -1) {
+		log_debug("%s: malformed, from %s", __func__, in->mi_name);
+		return;
+	}
+	if (proto_pred_split(q.pq_cmd, words, sizeof(words), argv,
+	    PRED_ARGS_MAX, &argc) == -1) {
+		npred_refuse(ep, in, "too many words");
+		return;
+	}
+	if (pred_cmd_parse(argc, argv, &cmd, why, sizeof(why)) == -1) {
+		npred_refuse(ep, in, why);
+		return;
+	}
+	if (cmd.cm_action != q.pq_action) {
+		npred_refuse(ep, in, "the command does not say what the "
+		    "request does");
+		return;
+	}
+	if (cmd.cm_has_scope && sc->ps_node[0] != '\0' &&
+	    !pred_node_match(sc->ps_node, n->n_name)) {
+		snprintf(why, sizeof(why), "node=%.64s is not this node "
+		    "(%.64s)", sc->ps_node, n->n_name);
+		npred_refuse(ep, in, why);
+		return;
+	}
+	switch (cmd.cm_action) {
+	case PRED_A_CHECK:
+		(void)node_sense(n);	/* as of now, not the last poll */
+		answer(n, ep, in, PRED_A_CHECK, n->n_pred_all, NULL);
+		return;
+	case PRED_A_LIST:
+		answer(n, ep, in, PRED_A_LIST, n->n_pred_node,
+		    cmd.cm_has_scope ? sc : NULL);
+		return;
+	default:
+		break;
+	}
+	if (sc->ps_type != PRED_S_NODE) {
+		npred_refuse(ep, in, "only node=H predicates are kept by "
+		    "node managers; the broker keeps the others");
+		return;
+	}
+	user = in->mi_scheme == MSG_SCHEME_USER &&
+	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
+	if (pred_auth_check(sc, user, conf_get(n->n_dc.dc_conf, "admins"),
+	    conf_get(n->n_dc.dc_conf, "owners"), why, sizeof(why)) == -1 ||
+	    change(n, &cmd, why, sizeof(why)) == -1) {
+		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
+		    in->mi_name, why);
+		npred_refuse(ep, in, why);
+		return;
+	}
+	log_info("predicates: %s by %s", q.pq_cmd, user);
+	answer(n, ep, in, cmd.cm_action, n->n_pred_node, sc);
+	node_idle_update(n);
+}

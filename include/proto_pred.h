@@ -1,0 +1,110 @@
+/*
+ * proto_pred — the messages that carry idleness predicates
+ * (cilknow-predicates(5)) between CilkPred, the job broker and the node
+ * managers, and the node's measurements for "CilkPred node=H check".
+ * Predicate sets travel as their canonical text, one predicate a line,
+ * so that the receiver parses them with the same parser as the files.
+ * Decoders check every length and refuse leftover bytes; see
+ * cilknow-protocol(7).
+ */
+#ifndef CILKNOW_PROTO_PRED_H
+#define CILKNOW_PROTO_PRED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pred.h"
+#include "proto.h"
+
+#define PROTO_PRED_CMD_MAX	2048	/* words of one command */
+#define PROTO_PRED_TEXT_MAX	60000	/* canonical lines of a set */
+
+/*
+ * PRED_REQ, tool -> broker or node manager: one CilkPred command as
+ * its words joined by single blanks ("user=ann global add
+ * idletime=900"), parsed again by the receiver with pred_cmd_parse().
+ * A change must come under the user scheme (signed by the user's key);
+ * list and check may come under either scheme.
+ */
+struct proto_pred_req {
+	uint8_t		pq_action;	/* enum pred_action */
+	char		pq_cmd[PROTO_PRED_CMD_MAX];
+};
+
+/*
+ * PRED_ANSWER, broker or node -> tool: the predicates (of the scope
+ * asked about, or all that the answering daemon keeps), and for check
+ * also what the node measured, the cluster's logged-in users as the
+ * node knows them, and whether the node counts as idle now (which
+ * thresholds apply: become or stay).
+ */
+struct proto_pred_ans {
+	uint8_t		 pa_action;	/* of the request */
+	char		 pa_node[PRED_NODE_MAX + 1];	/* "" from the broker */
+	char		*pa_text;	/* canonical lines, NUL-terminated */
+	uint8_t		 pa_has_meas;	/* check: the rest is valid */
+	uint8_t		 pa_idle;	/* the node counts as idle now */
+	struct pred_meas pa_meas;
+	uint16_t	 pa_ncluster;
+	struct pred_user pa_cluster[PRED_MEAS_USERS_MAX];
+};
+
+/*
+ * PRED_PUSH, broker -> node managers: the broker's predicates (always
+ * and user scopes) and the users logged in anywhere in the cluster with
+ * their least idle time as of sending.
+ */
+struct proto_pred_push {
+	uint64_t	 pp_epoch;	/* rises with every change */
+	char		*pp_text;
+	uint16_t	 pp_ncluster;
+	struct pred_user pp_cluster[PRED_MEAS_USERS_MAX];
+};
+
+/* PRED_USERS, node manager -> broker: who is logged in here. */
+struct proto_pred_users {
+	uint16_t	 pu_n;
+	struct pred_user pu_user[PRED_MEAS_USERS_MAX];
+};
+
+/*
+ * Encoders return the length written into buf, or 0 if it did not fit.
+ * Decoders return 0 or -1; text members are allocated by the decoder
+ * and released with the _free functions (also after a failed decode).
+ */
+size_t	proto_pred_req_enc(const struct proto_pred_req *, uint8_t *, size_t);
+int	proto_pred_req_dec(struct proto_pred_req *, const uint8_t *, size_t);
+size_t	proto_pred_ans_enc(const struct proto_pred_ans *, uint8_t *, size_t);
+int	proto_pred_ans_dec(struct proto_pred_ans *, const uint8_t *, size_t);
+void	proto_pred_ans_free(struct proto_pred_ans *);
+size_t	proto_pred_push_enc(const struct proto_pred_push *, uint8_t *,
+	    size_t);
+int	proto_pred_push_dec(struct proto_pred_push *, const uint8_t *,
+	    size_t);
+void	proto_pred_push_free(struct proto_pred_push *);
+size_t	proto_pred_users_enc(const struct proto_pred_users *, uint8_t *,
+	    size_t);
+int	proto_pred_users_dec(struct proto_pred_users *, const uint8_t *,
+	    size_t);
+
+/*
+ * Joins argv into one command line (blank-separated) and splits it
+ * back; words hold no blanks after pred_cmd_parse() accepted them.
+ * _split writes into buf and fills at most max pointers; -1 if there
+ * are more words or buf is too small.
+ */
+int	proto_pred_join(int argc, char *const argv[], char *buf, size_t bufsz);
+int	proto_pred_split(const char *cmd, char *buf, size_t bufsz,
+	    char *argv[], int max, int *argc);
+
+/*
+ * A set to canonical text (malloc'd, NUL-terminated; NULL with errno
+ * on failure) and back (0, or -1 with the reason in err; set is then
+ * unchanged).  filter: only that scope (NULL: all).
+ */
+char	*proto_pred_set_text(const struct pred_set *,
+	    const struct pred_scope *filter);
+int	proto_pred_set_parse(struct pred_set *, const char *text, char *err,
+	    size_t errlen);
+
+#endif

@@ -1,0 +1,234 @@
+/* Unit tests of the predicate messages (proto_pred). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto_pred.h"
+#include "tap.h"
+
+typedef int	decode_fn(const uint8_t *, size_t);
+
+/* Every strict prefix and one extra byte must be refused. */
+static void
+robust(const char *what, decode_fn *dec, const uint8_t *buf, size_t len)
+{
+	static uint8_t tmp[MSG_PAYLOAD_MAX + 1];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < len; i++)
+		if (dec(buf, i) == 0)
+			bad++;
+	ok(bad == 0, "%s: every truncation (%zu) refused", what, len);
+	memcpy(tmp, buf, len);
+	tmp[len] = 0;
+	ok(dec(tmp, len + 1) == -1, "%s: a trailing byte refused", what);
+	ok(dec(buf, len) == 0, "%s: the whole message decodes", what);
+}
+
+static int
+dec_req(const uint8_t *b, size_t n)
+{
+	struct proto_pred_req m;
+
+	return proto_pred_req_dec(&m, b, n);
+}
+
+static int
+dec_ans(const uint8_t *b, size_t n)
+{
+	struct proto_pred_ans m;
+	int rc = proto_pred_ans_dec(&m, b, n);
+
+	proto_pred_ans_free(&m);
+	return rc;
+}
+
+static int
+dec_push(const uint8_t *b, size_t n)
+{
+	struct proto_pred_push m;
+	int rc = proto_pred_push_dec(&m, b, n);
+
+	proto_pred_push_free(&m);
+	return rc;
+}
+
+static int
+dec_users(const uint8_t *b, size_t n)
+{
+	struct proto_pred_users m;
+
+	return proto_pred_users_dec(&m, b, n);
+}
+
+static void
+test_req(void)
+{
+	static uint8_t buf[MSG_PAYLOAD_MAX];
+	struct proto_pred_req q, r;
+	char *argv[] = { "user=lisiecki", "global", "add", "idletime=900" };
+	char *out[8], words[256];
+	size_t len;
+	int n;
+
+	memset(&q, 0, sizeof(q));
+	q.pq_action = PRED_A_ADD;
+	ok(proto_pred_join(4, argv, q.pq_cmd, sizeof(q.pq_cmd)) == 0,
+	    "join the words of a command");
+	is_str(q.pq_cmd, "user=lisiecki global add idletime=900",
+	    "joined with single blanks");
+	len = proto_pred_req_enc(&q, buf, sizeof(buf));
+	ok(len > 0, "PRED_REQ encodes");
+	ok(proto_pred_req_dec(&r, buf, len) == 0 && r.pq_action ==
+	    PRED_A_ADD && strcmp(r.pq_cmd, q.pq_cmd) == 0,
+	    "PRED_REQ round trip");
+	robust("PRED_REQ", dec_req, buf, len);
+	ok(proto_pred_split(r.pq_cmd, words, sizeof(words), out, 8, &n) ==
+	    0 && n == 4 && strcmp(out[3], "idletime=900") == 0,
+	    "split gives the words back");
+	ok(proto_pred_split(r.pq_cmd, words, sizeof(words), out, 3, &n) ==
+	    -1, "split refuses more words than room");
+	buf[0] = PRED_A_MAX;
+	ok(proto_pred_req_dec(&r, buf, len) == -1, "unknown action refused");
+	buf[0] = PRED_A_UNDEF;
+	ok(proto_pred_req_dec(&r, buf, len) == -1, "action 0 refused");
+	{
+		char *bad[] = { "a b", "add" };
+
+		ok(proto_pred_join(2, bad, q.pq_cmd, sizeof(q.pq_cmd)) == -1,
+		    "join refuses a word with a blank");
+	}
+}
+
+static void
+test_ans(void)
+{
+	static uint8_t buf[MSG_PAYLOAD_MAX];
+	static struct proto_pred_ans a, b;
+	size_t len;
+
+	memset(&a, 0, sizeof(a));
+	a.pa_action = PRED_A_CHECK;
+	strlcpy(a.pa_node, "127.0.0.3", sizeof(a.pa_node));
+	a.pa_text = "always add idletime=900\nuser=ann add idletime=60\n";
+	a.pa_has_meas = 1;
+	a.pa_idle = 1;
+	a.pa_meas.pm_idle = 12.5;
+	a.pa_meas.pm_nusers = 2;
+	a.pa_meas.pm_load[0] = 0.25;
+	a.pa_meas.pm_load[1] = 0.5;
+	a.pa_meas.pm_load[2] = NAN;
+	a.pa_meas.pm_mem = -1;
+	a.pa_meas.pm_tod = -1;
+	a.pa_meas.pm_nuser = 1;
+	strlcpy(a.pa_meas.pm_user[0].pu_name, "ann",
+	    sizeof(a.pa_meas.pm_user[0].pu_name));
+	a.pa_meas.pm_user[0].pu_idle = 3;
+	a.pa_ncluster = 1;
+	strlcpy(a.pa_cluster[0].pu_name, "bob",
+	    sizeof(a.pa_cluster[0].pu_name));
+	a.pa_cluster[0].pu_idle = -1;
+	len = proto_pred_ans_enc(&a, buf, sizeof(buf));
+	ok(len > 0, "PRED_ANSWER encodes");
+	ok(proto_pred_ans_dec(&b, buf, len) == 0, "PRED_ANSWER decodes");
+	ok(b.pa_text != NULL && strcmp(b.pa_text, a.pa_text) == 0 &&
+	    strcmp(b.pa_node, "127.0.0.3") == 0 && b.pa_idle == 1 &&
+	    b.pa_meas.pm_idle == 12.5 && b.pa_meas.pm_nusers == 2 &&
+	    b.pa_meas.pm_load[1] == 0.5 && isnan(b.pa_meas.pm_load[2]) &&
+	    b.pa_meas.pm_mem == -1 && b.pa_meas.pm_tod == -1 &&
+	    b.pa_meas.pm_nuser == 1 &&
+	    strcmp(b.pa_meas.pm_user[0].pu_name, "ann") == 0 &&
+	    b.pa_ncluster == 1 && b.pa_cluster[0].pu_idle == -1,
+	    "PRED_ANSWER round trip, unknown values kept");
+	proto_pred_ans_free(&b);
+	robust("PRED_ANSWER", dec_ans, buf, len);
+
+	a.pa_meas.pm_idle = INFINITY;
+	len = proto_pred_ans_enc(&a, buf, sizeof(buf));
+	ok(len > 0 && proto_pred_ans_dec(&b, buf, len) == -1,
+	    "an infinite measurement is refused");
+	proto_pred_ans_free(&b);
+
+	memset(&a, 0, sizeof(a));
+	a.pa_action = PRED_A_LIST;
+	len = proto_pred_ans_enc(&a, buf, sizeof(buf));
+	ok(len > 0 && proto_pred_ans_dec(&b, buf, len) == 0 &&
+	    b.pa_text != NULL && b.pa_text[0] == '\0' && !b.pa_has_meas,
+	    "an empty list answer");
+	proto_pred_ans_free(&b);
+	robust("PRED_ANSWER (list)", dec_ans, buf, len);
+}
+
+static void
+test_push_users(void)
+{
+	static uint8_t buf[MSG_PAYLOAD_MAX];
+	static struct proto_pred_push p, q;
+	static struct proto_pred_users u, v;
+	size_t len;
+
+	memset(&p, 0, sizeof(p));
+	p.pp_epoch = 7;
+	p.pp_text = "always add load=0.2,0.2,0.2\n";
+	p.pp_ncluster = 2;
+	strlcpy(p.pp_cluster[0].pu_name, "ann", sizeof(p.pp_cluster[0].pu_name));
+	strlcpy(p.pp_cluster[1].pu_name, "bob", sizeof(p.pp_cluster[1].pu_name));
+	p.pp_cluster[1].pu_idle = 99;
+	len = proto_pred_push_enc(&p, buf, sizeof(buf));
+	ok(len > 0 && proto_pred_push_dec(&q, buf, len) == 0 &&
+	    q.pp_epoch == 7 && strcmp(q.pp_text, p.pp_text) == 0 &&
+	    q.pp_ncluster == 2 && q.pp_cluster[1].pu_idle == 99,
+	    "PRED_PUSH round trip");
+	proto_pred_push_free(&q);
+	robust("PRED_PUSH", dec_push, buf, len);
+
+	memset(&u, 0, sizeof(u));
+	u.pu_n = 1;
+	strlcpy(u.pu_user[0].pu_name, "ann", sizeof(u.pu_user[0].pu_name));
+	u.pu_user[0].pu_idle = 1.5;
+	len = proto_pred_users_enc(&u, buf, sizeof(buf));
+	ok(len > 0 && proto_pred_users_dec(&v, buf, len) == 0 &&
+	    v.pu_n == 1 && v.pu_user[0].pu_idle == 1.5,
+	    "PRED_USERS round trip");
+	robust("PRED_USERS", dec_users, buf, len);
+	buf[1] = 200;	/* more users than PRED_MEAS_USERS_MAX */
+	ok(proto_pred_users_dec(&v, buf, len) == -1,
+	    "an oversized user count is refused");
+}
+
+static void
+test_set_text(void)
+{
+	struct pred_set *s = pred_set_new(), *t = pred_set_new();
+	char err[256], *text;
+
+	ok(s != NULL && t != NULL, "sets");
+	ok(proto_pred_set_parse(s, "# comment\nuser=lisiecki global add "
+	    "idletime=900\n\nalways node=vulture add load=.2,.2,.2\n", err,
+	    sizeof(err)) == 0, "a set parses from text");
+	is_int(pred_set_count(s), 2, "two predicates");
+	text = proto_pred_set_text(s, NULL);
+	ok(text != NULL && strstr(text, "node=vulture add load=0.2,0.2,0.2\n")
+	    != NULL, "canonical text");
+	ok(proto_pred_set_parse(t, text, err, sizeof(err)) == 0 &&
+	    pred_set_equal(s, t), "text round trip gives the same set");
+	free(text);
+	ok(proto_pred_set_parse(t, "always add idle=5\n", err, sizeof(err))
+	    == -1 && strstr(err, "idle=5") != NULL,
+	    "a bad line is refused, naming the word (%s)", err);
+	is_int(pred_set_count(t), 2, "and the set is unchanged");
+	pred_set_free(s);
+	pred_set_free(t);
+}
+
+int
+main(void)
+{
+	test_req();
+	test_ans();
+	test_push_users();
+	test_set_text();
+	return tap_done();
+}
