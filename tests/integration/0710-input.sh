@@ -62,12 +62,38 @@ ok $? "a second key press (a new writer) stops the worker again"
 kill -INT "$RUN"
 wait "$RUN" 2>/dev/null
 
-# A virtual keyboard through uinput, where the kernel offers it.
+# A virtual keyboard through uinput, where the kernel offers it: a
+# cluster whose node reads that keyboard's event node loses its worker
+# when the keyboard's key is pressed.
 if [ ! -w /dev/uinput ]; then
 	echo "# skip: /dev/uinput does not exist or is not writable here"
 	ok 0 "# SKIP uinput test: no /dev/uinput"
 else
-	echo "# /dev/uinput exists; the uinput test is not written yet"
-	ok 0 "# SKIP uinput test: not implemented"
+	start kbd "$TOOLS/uinput_key"
+	KBDPID=$LAST_PID
+	made() { grep -q '^/dev/input/event' "$T/kbd.out"; }
+	wait_for 10 made
+	ok $? "a virtual keyboard exists ($(head -n 1 "$T/kbd.out"))"
+	EV=$(head -n 1 "$T/kbd.out")
+	U=$T/ucluster
+	"$BIN/CilkLocal" start -n 1 -d "$U" -p 17630 -o register_interval=1 \
+	    -o stop_grace=1 -o timeout=2 -o input_devices="$EV" \
+	    >"$T/ustart.out" 2>&1
+	exit_is $? 0 "CilkLocal start -n 1, input_devices = $EV"
+	trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1;
+	    "$BIN/CilkLocal" stop -d "$U" >/dev/null 2>&1; cleanup' EXIT
+	grep -q "reading input device $EV" "$U/nodes/127.0.0.2/log"
+	ok $? "the node manager reads it"
+	export CILKNOW_CONF=$U/cilknow.conf
+	start urun "$BIN/CilkRun" -- sh -c "sleep 600; : $MARK"
+	URUN=$LAST_PID
+	wait_for 20 workers_are 1
+	ok $? "a worker runs"
+	kill -USR1 "$KBDPID"
+	wait_for 10 workers_are 0
+	ok $? "a key press on the virtual keyboard stops it"
+	kill -INT "$URUN"
+	wait "$URUN" 2>/dev/null
+	stop "$KBDPID"
 fi
 finish
