@@ -108,6 +108,7 @@ on_sense(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 
+	node_input_scan(n);	/* a keyboard plugged in since */
 	node_idle_update(n);
 	n->n_sense_timer = evloop_timer_add(loop, n->n_current != NULL ? POLL_WORKING :
 	    n->n_interval < POLL_IDLE ? n->n_interval : POLL_IDLE,
@@ -118,7 +119,7 @@ void
 node_idle_start(struct node *n)
 {
 	loadmodel_init(&n->n_loadmodel);
-	node_input_start(n);
+	node_input_scan(n);
 	n->n_owner_away = node_sense(n);
 	n->n_state = n->n_owner_away ? PROTO_NS_IDLE : PROTO_NS_BUSY;
 	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,

@@ -81,14 +81,48 @@ on_input(struct evloop *loop, int fd, short revents, void *arg)
 	}
 }
 
+/* 1 if path is read already. */
+static int
+input_open_already(const struct node *n, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_ninput; i++)
+		if (n->n_input[i].ni_dev.inp_fd != -1 &&
+		    strcmp(n->n_input[i].ni_path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* A slot for a new device: a closed one (unplugged), else a new one. */
+static struct node_input *
+input_slot(struct node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_ninput; i++)
+		if (n->n_input[i].ni_dev.inp_fd == -1)
+			return &n->n_input[i];
+	if (n->n_ninput == NODE_INPUT_MAX)
+		return NULL;
+	return &n->n_input[n->n_ninput++];
+}
+
+/*
+ * Opens the devices the input_devices glob names that are not read yet.
+ * Called at start and every idle poll, so a keyboard plugged in later
+ * is read too; one that is unplugged fails its read and is closed.
+ */
 void
-node_input_start(struct node *n)
+node_input_scan(struct node *n)
 {
 	const char *pat = conf_get(n->n_dc.dc_conf, "input_devices");
+	struct node_input *ni;
 	glob_t g;
 	size_t i;
-	int rc;
+	int rc, first = !n->n_input_scanned;
 
+	n->n_input_scanned = 1;
 	if (pat[0] == '\0')
 		pat = n->n_sensor_path[0] == '\0' ? INPUT_DEFAULT : "";
 	if (pat[0] == '\0' || strcmp(pat, "none") == 0)
@@ -97,23 +131,25 @@ node_input_start(struct node *n)
 	if ((rc = glob(pat, 0, NULL, &g)) != 0) {
 		if (rc != GLOB_NOMATCH)
 			log_warnx("input_devices %s: cannot expand", pat);
-		else
-			log_info("input_devices %s: none; idleness from "
+		else if (first)
+			log_info("input_devices %s: none yet; idleness from "
 			    "terminals only", pat);
 		globfree(&g);
 		return;
 	}
-	for (i = 0; i < g.gl_pathc && n->n_ninput < NODE_INPUT_MAX; i++) {
-		struct node_input *ni = &n->n_input[n->n_ninput];
-
-		if (strlcpy(ni->ni_path, g.gl_pathv[i], sizeof(ni->ni_path)) >=
-		    sizeof(ni->ni_path))
+	for (i = 0; i < g.gl_pathc; i++) {
+		if (input_open_already(n, g.gl_pathv[i]))
 			continue;
-		if (sensors_input_open(&ni->ni_dev, ni->ni_path,
-		    now_mono()) == -1) {
+		if ((ni = input_slot(n)) == NULL)
+			break;
+		if (strlcpy(ni->ni_path, g.gl_pathv[i], sizeof(ni->ni_path)) >=
+		    sizeof(ni->ni_path) || sensors_input_open(&ni->ni_dev,
+		    ni->ni_path, now_mono()) == -1) {
 			/* not ours to read (permissions): the ttys remain */
-			log_info("input device %s: %s", ni->ni_path,
-			    strerror(errno));
+			if (first)
+				log_info("input device %s: %s", g.gl_pathv[i],
+				    strerror(errno));
+			ni->ni_dev.inp_fd = -1;
 			continue;
 		}
 		if (evloop_add_fd(n->n_dc.dc_loop, ni->ni_dev.inp_fd, POLLIN,
@@ -123,7 +159,6 @@ node_input_start(struct node *n)
 			continue;
 		}
 		log_info("reading input device %s", ni->ni_path);
-		n->n_ninput++;
 	}
 	globfree(&g);
 }

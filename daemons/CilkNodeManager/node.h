@@ -89,6 +89,7 @@ struct node {
 	int		 n_owner_away;	/* the predicates hold */
 	struct loadmodel n_loadmodel;	/* own workers' load */
 	struct node_input n_input[NODE_INPUT_MAX];
+	int		 n_input_scanned;	/* node_input_scan() ran */
 	size_t		 n_ninput;
 	struct evtimer	*n_sense_timer;
 
@@ -141,7 +142,7 @@ void	node_idle_start(struct node *);
 int	node_sense(struct node *);
 void	node_idle_update(struct node *);
 /* input.c */
-void	node_input_start(struct node *);
+void	node_input_scan(struct node *);
 void	node_input_stop(struct node *);
 /* The least idle time of the input devices; 0 if none is read. */
 int	node_input_idle(const struct node *, double *idle);

@@ -12,8 +12,9 @@ PORT=17620
 KBD=$T/kbd
 mkfifo "$KBD"
 "$BIN/CilkLocal" start -n 1 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=1 -o timeout=2 -o input_devices="$KBD" >"$T/start.out" 2>&1
-exit_is $? 0 "CilkLocal start -n 1, input_devices = a FIFO"
+    -o stop_grace=1 -o timeout=2 -o input_devices="$T/kbd*" \
+    >"$T/start.out" 2>&1
+exit_is $? 0 "CilkLocal start -n 1, input_devices = a glob matching a FIFO"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
 LOG=$D/nodes/127.0.0.2/log
@@ -22,11 +23,11 @@ MARK=cilknow-input-$$
 workers_are() { test "$(pgrep -f "^sh -c .*$MARK" | wc -l)" -eq "$1"; }
 # One EV_KEY press of KEY_A, as the kernel writes it (x86-64 layout is
 # the native one: struct timeval, u16 type, u16 code, s32 value).
-press() {
+press() {	# press [DEVICE]: $KBD by default
 	timeout 5 python3 -c 'import struct,sys
 f = open(sys.argv[1], "wb", buffering=0)
 f.write(struct.pack("@llHHi", 0, 0, 1, 30, 1) + struct.pack("@llHHi", 0, 0, 0, 0, 0))
-f.close()' "$KBD"
+f.close()' "${1:-$KBD}"
 }
 
 wait_for 10 grep -q "reading input device $KBD" "$LOG"
@@ -59,6 +60,17 @@ ok $? "it was lent twice"
 press
 wait_for 10 workers_are 0
 ok $? "a second key press (a new writer) stops the worker again"
+
+# A keyboard plugged in later (a second FIFO the glob now matches) is
+# read from the next poll on.
+mkfifo "$T/kbd2"
+wait_for 10 grep -q "reading input device $T/kbd2" "$LOG"
+ok $? "a device that appears later is read too"
+wait_for 20 workers_are 1
+ok $? "the node is lent again"
+press "$T/kbd2"
+wait_for 10 workers_are 0
+ok $? "a key press on the new device stops the worker"
 kill -INT "$RUN"
 wait "$RUN" 2>/dev/null
 
