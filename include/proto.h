@@ -293,6 +293,9 @@ size_t	proto_pair_enc(const struct proto_pair *, uint8_t *, size_t);
 int	proto_pair_dec(struct proto_pair *, const uint8_t *, size_t);
 size_t	proto_error_enc(const struct proto_error *, uint8_t *, size_t);
 int	proto_error_dec(struct proto_error *, const uint8_t *, size_t);
+/* Answers the request in with PROTO_H_ERROR: refused, and why. */
+void	proto_reply_error(struct msg_ep *, const struct msg_in *,
+	    const char *why);
 
 /* Addresses in payloads: family, 16 bytes, port. */
 void	proto_put_addr(struct wire_w *, const struct msg_addr *);

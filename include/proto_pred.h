@@ -98,6 +98,14 @@ int	proto_pred_split(const char *cmd, char *buf, size_t bufsz,
 	    char *argv[], int max, int *argc);
 
 /*
+ * Decodes a PRED_REQ datagram and parses its command into *cmd: 0, or
+ * -1 with why empty (malformed: drop it) or with the reason to refuse
+ * it (bad command, or one that is not what pq_action says).
+ */
+int	proto_pred_req_cmd(const struct msg_in *, struct proto_pred_req *,
+	    struct pred_cmd *, char *why, size_t whysz);
+
+/*
  * A set to canonical text (malloc'd, NUL-terminated; NULL with errno
  * on failure) and back (0, or -1 with the reason in err; set is then
  * unchanged).  filter: only that scope (NULL: all).

@@ -35,20 +35,6 @@ usage(int status)
 }
 
 static void
-send_error(struct msg_ep *ep, const struct msg_in *in, const char *why)
-{
-	struct proto_error e;
-	uint8_t buf[256];
-	size_t n;
-
-	memset(&e, 0, sizeof(e));
-	e.er_handler = in->mi_hdr->mh_handler;
-	strlcpy(e.er_reason, why, sizeof(e.er_reason));
-	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
-		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
-}
-
-static void
 on_assign(struct broker_node *n, struct broker_job *j, void *arg)
 {
 	struct bctx *b = arg;
@@ -163,7 +149,7 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	if ((n = broker_node_register(&b->b_br, &r, &in->mi_from,
 	    now_mono())) == NULL) {
-		send_error(ep, in, "node table full");
+		proto_reply_error(ep, in, "node table full");
 		return;
 	}
 	ack.ak_id = n->bn_id;
@@ -192,7 +178,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    (j = broker_job_register(&b->b_br, &r, in->mi_name, &in->mi_from,
 	    now_mono(), &why)) == NULL) {
 		log_info("job register from %s refused: %s", in->mi_name, why);
-		send_error(ep, in, why);
+		proto_reply_error(ep, in, why);
 		return;
 	}
 	if (r.jr_job != j->bj_id)
@@ -219,7 +205,7 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    broker_job_unregister(&b->b_br, u.ju_job, in->mi_name,
 	    &why) == -1) {
 		log_debug("job unregister from %s: %s", in->mi_name, why);
-		send_error(ep, in, why);
+		proto_reply_error(ep, in, why);
 		return;
 	}
 	log_info("job %u unregistered by %s", u.ju_job, in->mi_name);

@@ -11,20 +11,6 @@
 #include "mono.h"
 #include "pred_auth.h"
 
-static void
-bpred_refuse(struct msg_ep *ep, const struct msg_in *in, const char *why)
-{
-	struct proto_error e;
-	uint8_t buf[PROTO_REASON_MAX + 16];
-	size_t n;
-
-	memset(&e, 0, sizeof(e));
-	e.er_handler = in->mi_hdr->mh_handler;
-	strlcpy(e.er_reason, why, sizeof(e.er_reason));
-	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
-		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
-}
-
 int
 bpred_init(struct bpred *bp, struct dctx *dc, struct broker *br, char *err,
     size_t errlen)
@@ -221,12 +207,12 @@ answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
 	memset(&a, 0, sizeof(a));
 	a.pa_action = action;
 	if ((a.pa_text = proto_pred_set_text(bp->bp_set, filter)) == NULL) {
-		bpred_refuse(ep, in, "out of memory");
+		proto_reply_error(ep, in, "out of memory");
 		return;
 	}
 	if ((len = proto_pred_ans_enc(&a, bp->bp_buf,
 	    sizeof(bp->bp_buf))) == 0)
-		bpred_refuse(ep, in, "too many predicates for one answer");
+		proto_reply_error(ep, in, "too many predicates for one answer");
 	else
 		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, bp->bp_buf,
 		    len);
@@ -238,27 +224,15 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 {
 	struct proto_pred_req q;
 	struct pred_cmd cmd;
-	char words[PROTO_PRED_CMD_MAX], why[PROTO_REASON_MAX];
-	char *argv[PRED_ARGS_MAX];
+	char why[PROTO_REASON_MAX];
 	const char *user;
-	int argc;
 
-	if (proto_pred_req_dec(&q, in->mi_data, in->mi_len) == -1) {
-		log_debug("%s: malformed, from %s", __func__, in->mi_name);
-		return;
-	}
-	if (proto_pred_split(q.pq_cmd, words, sizeof(words), argv,
-	    PRED_ARGS_MAX, &argc) == -1) {
-		bpred_refuse(ep, in, "too many words");
-		return;
-	}
-	if (pred_cmd_parse(argc, argv, &cmd, why, sizeof(why)) == -1) {
-		bpred_refuse(ep, in, why);
-		return;
-	}
-	if (cmd.cm_action != q.pq_action) {
-		bpred_refuse(ep, in, "the command does not say what the "
-		    "request does");
+	if (proto_pred_req_cmd(in, &q, &cmd, why, sizeof(why)) == -1) {
+		if (why[0] == '\0')
+			log_debug("%s: malformed, from %s", __func__,
+			    in->mi_name);
+		else
+			proto_reply_error(ep, in, why);
 		return;
 	}
 	switch (cmd.cm_action) {
@@ -270,7 +244,7 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	case PRED_A_DEL:
 		break;
 	default:
-		bpred_refuse(ep, in, "check is answered by the node's "
+		proto_reply_error(ep, in, "check is answered by the node's "
 		    "node manager");
 		return;
 	}
@@ -282,7 +256,7 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	    sizeof(why)) == -1 || change(bp, &cmd, why, sizeof(why)) == -1) {
 		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
 		    in->mi_name, why);
-		bpred_refuse(ep, in, why);
+		proto_reply_error(ep, in, why);
 		return;
 	}
 	log_info("predicates: %s by %s", q.pq_cmd, user);

@@ -23,20 +23,6 @@
 #define NPRED_USERS_MIN		5.0	/* s between unchanged reports */
 #define NPRED_USERS_SLACK	2.0	/* s of idle-time drift ignored */
 
-static void
-npred_refuse(struct msg_ep *ep, const struct msg_in *in, const char *why)
-{
-	struct proto_error e;
-	uint8_t buf[PROTO_REASON_MAX + 16];
-	size_t n;
-
-	memset(&e, 0, sizeof(e));
-	e.er_handler = in->mi_hdr->mh_handler;
-	strlcpy(e.er_reason, why, sizeof(e.er_reason));
-	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
-		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
-}
-
 /* The set the node judges by: the broker's (or the default) and its own. */
 static int
 rebuild(struct node *n)
@@ -273,7 +259,7 @@ answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
 	a.pa_action = action;
 	strlcpy(a.pa_node, n->n_name, sizeof(a.pa_node));
 	if ((a.pa_text = proto_pred_set_text(set, filter)) == NULL) {
-		npred_refuse(ep, in, "out of memory");
+		proto_reply_error(ep, in, "out of memory");
 		return;
 	}
 	if (action == PRED_A_CHECK) {
@@ -283,7 +269,7 @@ answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
 		a.pa_ncluster = (uint16_t)cluster_now(n, a.pa_cluster);
 	}
 	if ((len = proto_pred_ans_enc(&a, n->n_buf, sizeof(n->n_buf))) == 0)
-		npred_refuse(ep, in, "too many predicates for one answer");
+		proto_reply_error(ep, in, "too many predicates for one answer");
 	else
 		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, n->n_buf, len);
 	free(a.pa_text);
@@ -328,34 +314,22 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct proto_pred_req q;
 	struct pred_cmd cmd;
 	const struct pred_scope *sc = &cmd.cm_pred.pr_scope;
-	char words[PROTO_PRED_CMD_MAX], why[PROTO_REASON_MAX];
-	char *argv[PRED_ARGS_MAX];
+	char why[PROTO_REASON_MAX];
 	const char *user;
-	int argc;
 
-	if (proto_pred_req_dec(&q, in->mi_data, in->mi_len) == -1) {
-		log_debug("%s: malformed, from %s", __func__, in->mi_name);
-		return;
-	}
-	if (proto_pred_split(q.pq_cmd, words, sizeof(words), argv,
-	    PRED_ARGS_MAX, &argc) == -1) {
-		npred_refuse(ep, in, "too many words");
-		return;
-	}
-	if (pred_cmd_parse(argc, argv, &cmd, why, sizeof(why)) == -1) {
-		npred_refuse(ep, in, why);
-		return;
-	}
-	if (cmd.cm_action != q.pq_action) {
-		npred_refuse(ep, in, "the command does not say what the "
-		    "request does");
+	if (proto_pred_req_cmd(in, &q, &cmd, why, sizeof(why)) == -1) {
+		if (why[0] == '\0')
+			log_debug("%s: malformed, from %s", __func__,
+			    in->mi_name);
+		else
+			proto_reply_error(ep, in, why);
 		return;
 	}
 	if (cmd.cm_has_scope && sc->ps_node[0] != '\0' &&
 	    !pred_node_match(sc->ps_node, n->n_name)) {
 		snprintf(why, sizeof(why), "node=%.64s is not this node "
 		    "(%.64s)", sc->ps_node, n->n_name);
-		npred_refuse(ep, in, why);
+		proto_reply_error(ep, in, why);
 		return;
 	}
 	switch (cmd.cm_action) {
@@ -371,7 +345,7 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		break;
 	}
 	if (sc->ps_type != PRED_S_NODE) {
-		npred_refuse(ep, in, "only node=H predicates are kept by "
+		proto_reply_error(ep, in, "only node=H predicates are kept by "
 		    "node managers; the broker keeps the others");
 		return;
 	}
@@ -382,7 +356,7 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    change(n, &cmd, why, sizeof(why)) == -1) {
 		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
 		    in->mi_name, why);
-		npred_refuse(ep, in, why);
+		proto_reply_error(ep, in, why);
 		return;
 	}
 	log_info("predicates: %s by %s", q.pq_cmd, user);

@@ -757,3 +757,18 @@ proto_error_dec(struct proto_error *m, const uint8_t *buf, size_t len)
 		return -1;
 	return 0;
 }
+
+void
+proto_reply_error(struct msg_ep *ep, const struct msg_in *in,
+    const char *why)
+{
+	struct proto_error e;
+	uint8_t buf[PROTO_REASON_MAX + 16];
+	size_t n;
+
+	memset(&e, 0, sizeof(e));
+	e.er_handler = in->mi_hdr->mh_handler;
+	strlcpy(e.er_reason, why, sizeof(e.er_reason));
+	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
+}

@@ -386,3 +386,28 @@ proto_pred_set_parse(struct pred_set *set, const char *text, char *err,
 	pred_set_free(tmp);
 	return rc;
 }
+
+int
+proto_pred_req_cmd(const struct msg_in *in, struct proto_pred_req *q,
+    struct pred_cmd *cmd, char *why, size_t whysz)
+{
+	char words[PROTO_PRED_CMD_MAX], *argv[PRED_ARGS_MAX];
+	int argc;
+
+	why[0] = '\0';
+	if (proto_pred_req_dec(q, in->mi_data, in->mi_len) == -1)
+		return -1;
+	if (proto_pred_split(q->pq_cmd, words, sizeof(words), argv,
+	    PRED_ARGS_MAX, &argc) == -1) {
+		snprintf(why, whysz, "too many words");
+		return -1;
+	}
+	if (pred_cmd_parse(argc, argv, cmd, why, whysz) == -1)
+		return -1;
+	if (cmd->cm_action != q->pq_action) {
+		snprintf(why, whysz, "the command does not say what the "
+		    "request does");
+		return -1;
+	}
+	return 0;
+}
