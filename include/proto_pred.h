@@ -106,6 +106,14 @@ int	proto_pred_req_cmd(const struct msg_in *, struct proto_pred_req *,
 	    struct pred_cmd *, char *why, size_t whysz);
 
 /*
+ * Applies an add or del to a copy of *setp, stores the copy at path
+ * (atomically), and only then takes it in place of *setp: 0, or -1 with
+ * why, *setp untouched.
+ */
+int	proto_pred_set_change(struct pred_set **setp, const char *path,
+	    const struct pred_cmd *, char *why, size_t whysz);
+
+/*
  * A set to canonical text (malloc'd, NUL-terminated; NULL with errno
  * on failure) and back (0, or -1 with the reason in err; set is then
  * unchanged).  filter: only that scope (NULL: all).

@@ -164,39 +164,6 @@ push_now(struct evloop *loop, void *arg)
 	push_all(bp);
 }
 
-/* Applies an add or del to a copy, stores it, then takes it. */
-static int
-change(struct bpred *bp, const struct pred_cmd *cmd, char *why,
-    size_t whylen)
-{
-	struct pred_set *copy;
-	char *text;
-	int rc = -1;
-
-	if ((copy = pred_set_new()) == NULL ||
-	    (text = proto_pred_set_text(bp->bp_set, NULL)) == NULL) {
-		pred_set_free(copy);
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	if (proto_pred_set_parse(copy, text, why, whylen) == 0 &&
-	    pred_set_apply(copy, cmd, why, whylen) == 0) {
-		if (pred_set_save(copy, bp->bp_path) == -1) {
-			log_warn("%s: %s", __func__, bp->bp_path);
-			snprintf(why, whylen, "the broker could not store the "
-			    "predicates: %s", strerror(errno));
-		} else {
-			pred_set_free(bp->bp_set);
-			bp->bp_set = copy;
-			copy = NULL;
-			rc = 0;
-		}
-	}
-	free(text);
-	pred_set_free(copy);
-	return rc;
-}
-
 static void
 answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
     uint8_t action, const struct pred_scope *filter)
@@ -253,7 +220,8 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
 	if (pred_auth_check(&cmd.cm_pred.pr_scope, user,
 	    conf_get(bp->bp_dc->dc_conf, "admins"), NULL, why,
-	    sizeof(why)) == -1 || change(bp, &cmd, why, sizeof(why)) == -1) {
+	    sizeof(why)) == -1 || proto_pred_set_change(&bp->bp_set, bp->bp_path, &cmd,
+	    why, sizeof(why)) == -1) {
 		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
 		    in->mi_name, why);
 		proto_reply_error(ep, in, why);

@@ -275,36 +275,14 @@ answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
 	free(a.pa_text);
 }
 
-/* Applies an add or del to a copy of the node's set, stores, takes it. */
+/* Applies an add or del to the node's own set, then judges by it. */
 static int
 change(struct node *n, const struct pred_cmd *cmd, char *why, size_t whylen)
 {
-	struct pred_set *copy;
-	char *text;
-	int rc = -1;
-
-	if ((copy = pred_set_new()) == NULL ||
-	    (text = proto_pred_set_text(n->n_pred_node, NULL)) == NULL) {
-		pred_set_free(copy);
-		snprintf(why, whylen, "out of memory");
+	if (proto_pred_set_change(&n->n_pred_node, n->n_pred_path, cmd, why,
+	    whylen) == -1)
 		return -1;
-	}
-	if (proto_pred_set_parse(copy, text, why, whylen) == 0 &&
-	    pred_set_apply(copy, cmd, why, whylen) == 0) {
-		if (pred_set_save(copy, n->n_pred_path) == -1) {
-			log_warn("%s: %s", __func__, n->n_pred_path);
-			snprintf(why, whylen, "the node manager could not "
-			    "store the predicates: %s", strerror(errno));
-		} else {
-			pred_set_free(n->n_pred_node);
-			n->n_pred_node = copy;
-			copy = NULL;
-			rc = rebuild(n);
-		}
-	}
-	free(text);
-	pred_set_free(copy);
-	return rc;
+	return rebuild(n);
 }
 
 void

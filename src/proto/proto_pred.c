@@ -411,3 +411,34 @@ proto_pred_req_cmd(const struct msg_in *in, struct proto_pred_req *q,
 	}
 	return 0;
 }
+
+int
+proto_pred_set_change(struct pred_set **setp, const char *path,
+    const struct pred_cmd *cmd, char *why, size_t whysz)
+{
+	struct pred_set *copy;
+	char *text;
+	int rc = -1;
+
+	if ((copy = pred_set_new()) == NULL ||
+	    (text = proto_pred_set_text(*setp, NULL)) == NULL) {
+		pred_set_free(copy);
+		snprintf(why, whysz, "out of memory");
+		return -1;
+	}
+	if (proto_pred_set_parse(copy, text, why, whysz) == 0 &&
+	    pred_set_apply(copy, cmd, why, whysz) == 0) {
+		if (pred_set_save(copy, path) == -1)
+			snprintf(why, whysz, "could not store the predicates "
+			    "in %s: %s", path, strerror(errno));
+		else {
+			pred_set_free(*setp);
+			*setp = copy;
+			copy = NULL;
+			rc = 0;
+		}
+	}
+	free(text);
+	pred_set_free(copy);
+	return rc;
+}
