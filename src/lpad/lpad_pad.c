@@ -568,7 +568,6 @@ pad_child_fail(struct lpad_pad *pd, int epfd, int code, const char *what)
 	_exit(code);
 }
 
-/* In the child: one resource limit; 0 keeps the inherited one. */
 /* The nice level of the worker's autogroup (Linux, best effort). */
 static void
 pad_child_autogroup(int nice)
@@ -583,6 +582,7 @@ pad_child_autogroup(int nice)
 	close(fd);
 }
 
+/* In the child: one resource limit; 0 keeps the inherited one. */
 static void
 pad_child_limit(struct lpad_pad *pd, int epfd, int res, uint64_t value,
     uint64_t extra, const char *what)
