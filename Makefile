@@ -33,6 +33,11 @@ LIB	:= $(BUILD)/lib/libcilknow.a
 DAEMONS	:= $(notdir $(wildcard daemons/*))
 UTILS	:= $(notdir $(wildcard utils/*))
 PROGS	:= $(DAEMONS:%=$(BUILD)/sbin/%) $(UTILS:%=$(BUILD)/bin/%)
+# Parallel programs of the runtime (cilknow(3)), installed with the
+# utilities, and their plain serial versions for tests/bench.
+EXAMPLES := $(basename $(notdir $(wildcard examples/*.c)))
+SERIAL	:= $(basename $(notdir $(wildcard examples/serial/*.c)))
+PROGS	+= $(EXAMPLES:%=$(BUILD)/bin/%) $(SERIAL:%=$(BUILD)/tests/%)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/*_test.c))
 UNIT	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -71,6 +76,8 @@ $(BUILD)/$(1)/$(2): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(3)/$(2)/*.c))
 endef
 $(foreach d,$(DAEMONS),$(eval $(call prog_rule,sbin,$(d),daemons)))
 $(foreach u,$(UTILS),$(eval $(call prog_rule,bin,$(u),utils)))
+$(foreach e,$(EXAMPLES),$(eval $(BUILD)/bin/$(e): $(BUILD)/obj/examples/$(e).o $(LIB) ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)))
+$(foreach e,$(SERIAL),$(eval $(BUILD)/tests/$(e): $(BUILD)/obj/examples/serial/$(e).o ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^))
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
@@ -121,7 +128,10 @@ lint-man:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	$(foreach d,$(DAEMONS),install -m 0755 $(BUILD)/sbin/$(d) $(DESTDIR)$(PREFIX)/sbin/$(d);)
-	$(foreach u,$(UTILS),install -m 0755 $(BUILD)/bin/$(u) $(DESTDIR)$(PREFIX)/bin/$(u);)
+	$(foreach u,$(UTILS) $(EXAMPLES),install -m 0755 $(BUILD)/bin/$(u) $(DESTDIR)$(PREFIX)/bin/$(u);)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 0644 include/cilknow.h $(DESTDIR)$(PREFIX)/include/cilknow.h
+	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcilknow.a
 	$(foreach m,$(MAN),install -d $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m))) && \
 		install -m 0644 $(m) $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m)))/;)
 	install -d $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples
@@ -129,7 +139,8 @@ install: all
 
 uninstall:
 	$(foreach d,$(DAEMONS),rm -f $(DESTDIR)$(PREFIX)/sbin/$(d);)
-	$(foreach u,$(UTILS),rm -f $(DESTDIR)$(PREFIX)/bin/$(u);)
+	$(foreach u,$(UTILS) $(EXAMPLES),rm -f $(DESTDIR)$(PREFIX)/bin/$(u);)
+	rm -f $(DESTDIR)$(PREFIX)/include/cilknow.h $(DESTDIR)$(PREFIX)/lib/libcilknow.a
 	$(foreach m,$(MAN),rm -f $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	rm -f $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples/cilknow.conf
 	-rmdir $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples $(DESTDIR)$(PREFIX)/share/doc/cilknow

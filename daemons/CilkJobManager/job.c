@@ -1,4 +1,5 @@
 /* CilkJobManager: registration, descriptions, output, the end. */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ on_register_tick(struct evloop *loop, void *arg)
 		char text[64];
 
 		msg_addr_text(&j->j_broker, text, sizeof(text));
-		fprintf(stderr, "CilkJobManager: the broker at %s did not "
+		/* Under -W the clearinghouse says it, once. */
+		if (!j->j_watch)
+			fprintf(stderr, "CilkJobManager: the broker at %s did not "
 		    "answer within %g s (is it running? same cluster key "
 		    "and your public key in its user_keys?)\n", text,
 		    j->j_timeout);
@@ -213,7 +216,9 @@ on_quiet_check(struct evloop *loop, void *arg)
 	struct jobmgr *j = arg;
 
 	(void)loop;
-	if (j->j_ending || j->j_want_tasks > 0 || tasks_running(j) > 0 ||
+	/* Under -W only the clearinghouse ends the job. */
+	if (j->j_ending || j->j_watch || j->j_want_tasks > 0 ||
+	    tasks_running(j) > 0 ||
 	    j->j_done + j->j_failed == 0)
 		return;
 	if (now_mono() - j->j_last_activity < QUIET_END) {
@@ -345,8 +350,30 @@ jobmgr_table(void)
 	return handlers;
 }
 
+/* -W: our stdin is a pipe from the clearinghouse; EOF is the end. */
+static void
+on_stdin(struct evloop *loop, int fd, short revents, void *arg)
+{
+	struct jobmgr *j = arg;
+	char buf[64];
+	ssize_t n;
+
+	(void)revents;
+	if ((n = read(fd, buf, sizeof(buf))) > 0)
+		return;
+	(void)evloop_del_fd(loop, fd);
+	if (j->j_job == 0) {		/* never registered: just go */
+		evloop_break(loop);
+		return;
+	}
+	jobmgr_end(j, 0, "the clearinghouse ended");
+}
+
 void
 jobmgr_start(struct jobmgr *j)
 {
+	if (j->j_watch && evloop_add_fd(j->j_dc.dc_loop, STDIN_FILENO,
+	    POLLIN, on_stdin, j) == -1)
+		log_warn("%s: stdin", __func__);
 	on_register_tick(j->j_dc.dc_loop, j);
 }

@@ -46,6 +46,7 @@ struct jobmgr {
 	int		 j_ending;	/* unregistering */
 	int		 j_exit;	/* how it ended */
 	int		 j_unreg_tries;
+	int		 j_watch;	/* -W: ends when stdin closes */
 	uint8_t		 j_buf[MSG_PAYLOAD_MAX];
 };
 

@@ -1,0 +1,101 @@
+/*
+ * queens — count the ways to place N queens on an N x N board so that
+ * none attacks another (queens(1)).  A parallel program of the cilknow
+ * runtime: run it and idle workstations join in.
+ *
+ * A task holds a partial board as three bit masks (columns and the two
+ * diagonals taken) and the row to fill.  It spawns one task per free
+ * square of that row while more than SERIAL_ROWS rows remain, and
+ * searches the last SERIAL_ROWS rows itself: spawning near the leaves
+ * would cost more than the search.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cilknow.h"
+
+#define SERIAL_ROWS	7
+#define N_MAX		20
+
+struct board {
+	uint32_t	b_n, b_row, b_cols, b_d1, b_d2;
+};
+
+enum { QUEENS_TASK, QUEENS_NFNS };
+
+static uint64_t
+search(uint32_t all, uint32_t cols, uint32_t d1, uint32_t d2)
+{
+	uint32_t free_, bit;
+	uint64_t n = 0;
+
+	if (cols == all)
+		return 1;
+	free_ = all & ~(cols | d1 | d2);
+	while (free_) {
+		bit = free_ & -free_;
+		free_ ^= bit;
+		n += search(all, cols | bit, ((d1 | bit) << 1) & all,
+		    (d2 | bit) >> 1);
+	}
+	return n;
+}
+
+static void
+queens_task(struct cn_ctx *c, const void *arg, size_t len)
+{
+	struct board b, k;
+	uint32_t all, free_, bit;
+
+	if (len != sizeof(b))
+		return;
+	memcpy(&b, arg, sizeof(b));
+	all = (1u << b.b_n) - 1;
+	if (b.b_n - b.b_row <= SERIAL_ROWS) {
+		cn_add(c, (int64_t)search(all, b.b_cols, b.b_d1, b.b_d2));
+		return;
+	}
+	free_ = all & ~(b.b_cols | b.b_d1 | b.b_d2);
+	while (free_) {
+		bit = free_ & -free_;
+		free_ ^= bit;
+		k.b_n = b.b_n;
+		k.b_row = b.b_row + 1;
+		k.b_cols = b.b_cols | bit;
+		k.b_d1 = ((b.b_d1 | bit) << 1) & all;
+		k.b_d2 = (b.b_d2 | bit) >> 1;
+		cn_spawn(c, QUEENS_TASK, &k, sizeof(k));
+	}
+}
+
+static cn_fn *const queens_fns[QUEENS_NFNS] = { queens_task };
+
+int
+main(int argc, char *argv[])
+{
+	struct cn_program p = { "queens", queens_fns, QUEENS_NFNS, NULL,
+	    NULL };
+	struct board b;
+	struct cn_stats st;
+	const char *errstr;
+
+	if (cn_init(&argc, &argv) == -1)
+		return 2;
+	if (argc == 2 && strcmp(argv[1], "-h") == 0) {
+		printf("usage: queens N    (1 <= N <= %d)\n", N_MAX);
+		return 0;
+	}
+	memset(&b, 0, sizeof(b));
+	if (argc != 2 || (b.b_n = (uint32_t)strtonum(argv[1], 1, N_MAX,
+	    &errstr), errstr != NULL)) {
+		fprintf(stderr, "usage: queens N    (1 <= N <= %d)\n", N_MAX);
+		return 2;
+	}
+	if (cn_run(&p, QUEENS_TASK, &b, sizeof(b), &st) == -1) {
+		perror("queens");
+		return 1;
+	}
+	printf("%lld\n", (long long)st.cs_sum);
+	return 0;
+}
