@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cilknow.h"
 
@@ -20,6 +22,7 @@
 
 struct board {
 	uint32_t	b_n, b_row, b_cols, b_d1, b_d2;
+	uint32_t	b_delay;	/* -d: microseconds more per search */
 };
 
 enum { QUEENS_TASK, QUEENS_NFNS };
@@ -53,6 +56,12 @@ queens_task(struct cn_ctx *c, const void *arg, size_t len)
 	memcpy(&b, arg, sizeof(b));
 	all = (1u << b.b_n) - 1;
 	if (b.b_n - b.b_row <= SERIAL_ROWS) {
+		if (b.b_delay > 0) {
+			/* A bigger problem, for tests and demos. */
+			struct timespec ts = { 0, (long)b.b_delay * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
 		cn_add(c, (int64_t)search(all, b.b_cols, b.b_d1, b.b_d2));
 		return;
 	}
@@ -60,13 +69,21 @@ queens_task(struct cn_ctx *c, const void *arg, size_t len)
 	while (free_) {
 		bit = free_ & -free_;
 		free_ ^= bit;
-		k.b_n = b.b_n;
+		k = b;
 		k.b_row = b.b_row + 1;
 		k.b_cols = b.b_cols | bit;
 		k.b_d1 = ((b.b_d1 | bit) << 1) & all;
 		k.b_d2 = (b.b_d2 | bit) >> 1;
 		cn_spawn(c, QUEENS_TASK, &k, sizeof(k));
 	}
+}
+
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout, "usage: queens [-d microseconds] N"
+	    "    (1 <= N <= %d)\n", N_MAX);
+	exit(status);
 }
 
 static cn_fn *const queens_fns[QUEENS_NFNS] = { queens_task };
@@ -79,19 +96,28 @@ main(int argc, char *argv[])
 	struct board b;
 	struct cn_stats st;
 	const char *errstr;
+	int ch;
 
 	if (cn_init(&argc, &argv) == -1)
 		return 2;
-	if (argc == 2 && strcmp(argv[1], "-h") == 0) {
-		printf("usage: queens N    (1 <= N <= %d)\n", N_MAX);
-		return 0;
-	}
 	memset(&b, 0, sizeof(b));
-	if (argc != 2 || (b.b_n = (uint32_t)strtonum(argv[1], 1, N_MAX,
-	    &errstr), errstr != NULL)) {
-		fprintf(stderr, "usage: queens N    (1 <= N <= %d)\n", N_MAX);
-		return 2;
+	while ((ch = getopt(argc, argv, "d:h")) != -1) {
+		switch (ch) {
+		case 'd':
+			b.b_delay = (uint32_t)strtonum(optarg, 0, 999999,
+			    &errstr);
+			if (errstr != NULL)
+				usage(2);
+			break;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
+		}
 	}
+	if (argc - optind != 1 || (b.b_n = (uint32_t)strtonum(argv[optind],
+	    1, N_MAX, &errstr), errstr != NULL))
+		usage(2);
 	if (cn_run(&p, QUEENS_TASK, &b, sizeof(b), &st) == -1) {
 		perror("queens");
 		return 1;

@@ -354,6 +354,7 @@ on_result(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	m->cm_len = 0;
 	m->cm_data = NULL;
+	m->cm_worker = c->c_id;
 	need = cn_msg_enc(CN_H_RESULT_ACK, m, c->c_buf, sizeof(c->c_buf));
 	if (need > 0)
 		(void)msg_ep_reply(ep, in, CN_H_RESULT_ACK, c->c_buf, need);

@@ -138,6 +138,7 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 		wire_put_bytes(&w, m->cm_data, m->cm_len);
 		break;
 	case CN_H_RESULT_ACK:
+		wire_put_u32(&w, m->cm_worker);
 		wire_put_u32(&w, m->cm_unit);
 		break;
 	case CN_H_FINISH:
@@ -236,7 +237,8 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 		m->cm_len = n;
 		break;
 	case CN_H_RESULT_ACK:
-		if (wire_get_u32(&r, &m->cm_unit) == -1)
+		if (wire_get_u32(&r, &m->cm_worker) == -1 ||
+		    wire_get_u32(&r, &m->cm_unit) == -1)
 			return -1;
 		break;
 	case CN_H_FINISH:
