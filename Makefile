@@ -134,6 +134,8 @@ install: all
 	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcilknow.a
 	$(foreach m,$(MAN),install -d $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m))) && \
 		install -m 0644 $(m) $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m)))/;)
+	ln -sf queens.1 $(DESTDIR)$(PREFIX)/share/man/man1/fib.1
+	ln -sf queens.1 $(DESTDIR)$(PREFIX)/share/man/man1/mandelbrot.1
 	install -d $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples
 	install -m 0644 conf/cilknow.conf $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples/
 
@@ -141,6 +143,7 @@ uninstall:
 	$(foreach d,$(DAEMONS),rm -f $(DESTDIR)$(PREFIX)/sbin/$(d);)
 	$(foreach u,$(UTILS) $(EXAMPLES),rm -f $(DESTDIR)$(PREFIX)/bin/$(u);)
 	rm -f $(DESTDIR)$(PREFIX)/include/cilknow.h $(DESTDIR)$(PREFIX)/lib/libcilknow.a
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/fib.1 $(DESTDIR)$(PREFIX)/share/man/man1/mandelbrot.1
 	$(foreach m,$(MAN),rm -f $(DESTDIR)$(PREFIX)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	rm -f $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples/cilknow.conf
 	-rmdir $(DESTDIR)$(PREFIX)/share/doc/cilknow/examples $(DESTDIR)$(PREFIX)/share/doc/cilknow

@@ -13,6 +13,8 @@
 
 enum { FIB_TASK, FIB_NFNS };
 
+static void	fib_task(struct cn_ctx *, const void *, size_t);
+
 static void
 fib_task(struct cn_ctx *c, const void *arg, size_t len)
 {
@@ -23,10 +25,10 @@ fib_task(struct cn_ctx *c, const void *arg, size_t len)
 	memcpy(&n, arg, sizeof(n));
 	while (n >= 2) {
 		k = n - 2;
-		cn_spawn(c, FIB_TASK, &k, sizeof(k));
+		CN_SPAWN(c, FIB_TASK, fib_task, &k, sizeof(k));
 		n--;
 	}
-	cn_add(c, n);
+	CN_ADD(c, n);
 }
 
 static cn_fn *const fib_fns[FIB_NFNS] = { fib_task };

@@ -27,6 +27,8 @@ struct board {
 
 enum { QUEENS_TASK, QUEENS_NFNS };
 
+static void	queens_task(struct cn_ctx *, const void *, size_t);
+
 static uint64_t
 search(uint32_t all, uint32_t cols, uint32_t d1, uint32_t d2)
 {
@@ -62,7 +64,7 @@ queens_task(struct cn_ctx *c, const void *arg, size_t len)
 
 			nanosleep(&ts, NULL);
 		}
-		cn_add(c, (int64_t)search(all, b.b_cols, b.b_d1, b.b_d2));
+		CN_ADD(c, (int64_t)search(all, b.b_cols, b.b_d1, b.b_d2));
 		return;
 	}
 	free_ = all & ~(b.b_cols | b.b_d1 | b.b_d2);
@@ -74,7 +76,7 @@ queens_task(struct cn_ctx *c, const void *arg, size_t len)
 		k.b_cols = b.b_cols | bit;
 		k.b_d1 = ((b.b_d1 | bit) << 1) & all;
 		k.b_d2 = (b.b_d2 | bit) >> 1;
-		cn_spawn(c, QUEENS_TASK, &k, sizeof(k));
+		CN_SPAWN(c, QUEENS_TASK, queens_task, &k, sizeof(k));
 	}
 }
 

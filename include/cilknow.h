@@ -26,6 +26,16 @@
 
 struct cn_ctx;
 
+/*
+ * The part of a task's context the CN_SPAWN fast path touches (the
+ * context starts with it): how many more spawns may run at once as plain
+ * calls before the runtime looks at its deque and the network again.
+ */
+struct cn_ctx_pub {
+	int32_t		cp_budget;
+	int64_t		cp_sum;		/* of the work unit being run */
+};
+
 /* A task: its argument (len bytes, at most CN_ARG_MAX) is a copy. */
 typedef void	cn_fn(struct cn_ctx *, const void *arg, size_t len);
 
@@ -67,9 +77,23 @@ int	cn_run(const struct cn_program *, uint16_t fn, const void *arg,
 /* 1 in a worker started by a node manager, 0 in the root. */
 int	cn_is_worker(void);
 
-/* Within a task. */
+/*
+ * Within a task.  cn_spawn leaves fn(arg) to be run later, here or by
+ * a thief; when enough work is already waiting for thieves, it runs it
+ * at once as a plain call (lazy task creation: only the oldest, largest
+ * pieces wait in the deque).  CN_SPAWN is the same with the plain call
+ * inlined, for fine-grained programs: fnptr must be the table's entry
+ * at index fn.
+ */
 void	cn_spawn(struct cn_ctx *, uint16_t fn, const void *arg, size_t len);
+#define CN_SPAWN(c, fn, fnptr, arg, len) do {				\
+	if (((struct cn_ctx_pub *)(void *)(c))->cp_budget-- > 0)	\
+		(fnptr)((c), (arg), (len));				\
+	else								\
+		cn_spawn((c), (fn), (arg), (len));			\
+} while (0)
 void	cn_add(struct cn_ctx *, int64_t);
+#define CN_ADD(c, v)	(((struct cn_ctx_pub *)(void *)(c))->cp_sum += (v))
 /* -1 (errno EMSGSIZE) if len > CN_RECORD_MAX. */
 int	cn_emit(struct cn_ctx *, uint32_t key, const void *, size_t len);
 

@@ -23,8 +23,9 @@ struct cn_frame {
 
 #define CN_FRAME_WIRE_MAX	(4 + CN_ARG_MAX)
 #define CN_EXPORT_MAX		256	/* frames in one message */
-#define CN_RECORDS_FLUSH	32768	/* records held before a hand-back */
-#define CN_RECORDS_MAX		(CN_RECORDS_FLUSH + CN_RECORD_MAX + 64)
+#define CN_RECORDS_FLUSH	24576	/* records held before a hand-back */
+/* One task may still emit after the flush is called for. */
+#define CN_RECORDS_MAX		(CN_RECORDS_FLUSH + 2 * CN_RECORD_MAX)
 
 /* Packs one frame; 0 or -1 (no room, bad length). */
 int	cn_frame_put(struct wire_w *, const struct cn_frame *);

@@ -15,6 +15,7 @@
 #include "mono.h"
 
 static void	schedule(struct chouse *);
+static void	finish(struct chouse *);
 
 static void
 send_to(struct chouse *h, const struct ch_worker *w, enum cn_handler t,
@@ -244,6 +245,8 @@ on_done(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    (unsigned long long)h->h_tree.t_migrated,
 		    (unsigned long long)h->h_tree.t_reissued);
 		h->h_finishing = 1;
+		if (h->h_nresults == 0)
+			finish(h);
 	}
 }
 
@@ -267,6 +270,8 @@ on_result_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 				u->u_records = NULL;
 				u->u_nrecords = 0;
 			}
+			if (h->h_finishing && h->h_nresults == 0)
+				finish(h);
 			return;
 		}
 }
@@ -279,8 +284,10 @@ on_finish_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 	(void)ep;
 	if ((w = sender(h, in, CN_H_FINISH_ACK)) != NULL && w->w_root &&
-	    h->h_finishing)
+	    h->h_finishing && !h->h_root_acked) {
 		h->h_root_acked = 1;
+		finish(h);	/* a second copy to the others, and go */
+	}
 }
 
 static void
@@ -372,34 +379,30 @@ schedule(struct chouse *h)
 	}
 }
 
+/*
+ * The job is over: FINISH to everyone, the root with the answer.  We
+ * go once the root has it (workers that miss theirs are stopped by
+ * their node managers when the job manager unregisters), or after
+ * CH_FINISH_TRIES rounds without an answer.
+ */
 static void
 finish(struct chouse *h)
 {
 	struct cn_msg *m = &h->h_msg;
 	uint32_t i;
 
-	if (h->h_root_acked || h->h_finish_tries >= CH_FINISH_TRIES) {
-		/* Everyone else may go; a few copies, datagrams get lost. */
-		msg_zero(m);
-		m->cm_sum = h->h_tree.t_sum;
-		for (i = 2; i < h->h_nw; i++)
-			if (!h->h_w[i].w_gone)
-				send_to(h, &h->h_w[i], CN_H_FINISH, m);
-		if (++h->h_finish_tries >= CH_FINISH_TRIES + 3)
-			evloop_break(h->h_dc.dc_loop);
-		if (h->h_root_acked && h->h_finish_tries < CH_FINISH_TRIES)
-			h->h_finish_tries = CH_FINISH_TRIES;
-		return;
-	}
 	msg_zero(m);
 	m->cm_sum = h->h_tree.t_sum;
 	m->cm_stat[0] = h->h_tree.t_n - 1;
 	m->cm_stat[1] = h->h_tree.t_migrated;
 	m->cm_stat[2] = h->h_tree.t_reissued;
 	m->cm_stat[3] = h->h_live_max;
-	send_to(h, &h->h_w[1], CN_H_FINISH, m);
-	h->h_finish_tries++;
-	log_debug("%s: FINISH to the root (try %d)", __func__,
+	for (i = 1; i < h->h_nw; i++)
+		if (!h->h_w[i].w_gone && (i > 1 || !h->h_root_acked))
+			send_to(h, &h->h_w[i], CN_H_FINISH, m);
+	if (h->h_root_acked || ++h->h_finish_tries >= CH_FINISH_TRIES)
+		evloop_break(h->h_dc.dc_loop);
+	log_debug("%s: FINISH sent (round %d)", __func__,
 	    h->h_finish_tries);
 }
 

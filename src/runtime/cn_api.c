@@ -97,7 +97,6 @@ ctx_init(struct cn_ctx *c, const struct cn_program *p)
 {
 	memset(c, 0, sizeof(*c));
 	c->c_prog = p;
-	c->c_countdown = CN_POLL_EVERY;
 }
 
 static void
@@ -129,9 +128,9 @@ static int
 run_alone(struct cn_ctx *c, struct cn_stats *st)
 {
 	c->c_alone = 1;
-	c->c_poll_due = NULL;
+	c->c_poll = NULL;
 	(void)cn_local_run(c);
-	st->cs_sum = c->c_sum;
+	st->cs_sum = c->c_pub.cp_sum;
 	st->cs_alone = 1;
 	st->cs_workers = 1;
 	return 0;

@@ -8,6 +8,7 @@
 #include "cn_rt.h"
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -133,7 +134,9 @@ done_maybe(struct cn_ctx *c)
 {
 	struct cn_msg *m = &c->c_msg;
 
-	if (!c->c_have_unit || c->c_done_sent || c->c_noutq > 0 ||
+	/* Not while a task runs: part of the unit is on the C stack. */
+	if (!c->c_have_unit || c->c_running || c->c_done_sent ||
+	    c->c_noutq > 0 ||
 	    c->c_inflight > 0 || cn_local_pending(c) > 0 || c->c_id == 0)
 		return;
 	memset(m, 0, offsetof(struct cn_msg, cm_frames));
@@ -141,7 +144,7 @@ done_maybe(struct cn_ctx *c)
 	m->cm_unit = c->c_unit;
 	m->cm_attempt = c->c_attempt;
 	m->cm_count = c->c_nexports;
-	m->cm_sum = c->c_sum;
+	m->cm_sum = c->c_pub.cp_sum;
 	m->cm_stat[0] = c->c_tasks;
 	m->cm_data = c->c_rec;
 	m->cm_len = c->c_nrec;
@@ -163,7 +166,8 @@ unit_clear(struct cn_ctx *c)
 	c->c_have_unit = 0;
 	c->c_done_sent = 0;
 	c->c_flush = 0;
-	c->c_sum = 0;
+	c->c_stop = 0;
+	c->c_pub.cp_sum = 0;
 	c->c_nrec = 0;
 	c->c_nexports = 0;
 	c->c_noutq = 0;
@@ -259,8 +263,10 @@ on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	c->c_have_unit = 1;
 	c->c_unit = m->cm_unit;
 	c->c_attempt = m->cm_attempt;
-	if (c->c_quit)
+	if (c->c_quit) {
+		cn_local_stop(c);
 		hand_back(c);	/* arrived as we were leaving */
+	}
 }
 
 static void
@@ -276,7 +282,7 @@ on_give(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	n = c->c_msg.cm_count;
 	/* Keep one to run: a victim that gives its last frame idles. */
-	if (c->c_have_unit && !c->c_quit && !c->c_flush && c->c_inflight == 0)
+	if (c->c_have_unit && !c->c_stop && c->c_inflight == 0)
 		while (n-- > 0 && cn_local_pending(c) >= 2 &&
 		    cn_local_take_oldest(c, &f) == 0)
 			if (outq_add(c, &f) == -1) {
@@ -417,6 +423,7 @@ on_quit(struct evloop *loop, int signo, void *arg)
 		return;
 	c->c_quit = 1;
 	c->c_quit_by = now_mono() + CN_QUIT_GRACE;
+	cn_local_stop(c);	/* tasks on the stack finish by spawning */
 	if (c->c_have_unit)
 		hand_back(c);
 	leave_maybe(c);
@@ -429,6 +436,16 @@ on_tick(struct evloop *loop, void *arg)
 	double now = now_mono();
 
 	evloop_timer_add(loop, CN_TICK, on_tick, c);
+	if (!c->c_worker && c->c_chouse_pid > 0 &&
+	    waitpid(c->c_chouse_pid, NULL, WNOHANG) == c->c_chouse_pid) {
+		/* Part of the work may be lost with its books. */
+		c->c_chouse_pid = 0;
+		say(c, "cilknow: %s", "the clearinghouse died; the job "
+		    "cannot finish");
+		c->c_failed = 1;
+		cn_local_stop(c);
+		return;
+	}
 	if (c->c_worker && now - c->c_last_heard > CN_SILENCE) {
 		say(c, "cilknow: %s", "no word from the clearinghouse; "
 		    "giving up");
@@ -478,10 +495,16 @@ static const struct msg_handler cn_handlers[CN_H_MAX] = {
 	[CN_H_GONE] = { "gone", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_gone },
 };
 
-static int
-poll_due(struct cn_ctx *c)
+/* Called from between and within tasks: a look at the network. */
+static void
+poll_net(struct cn_ctx *c)
 {
-	return now_mono() >= c->c_next_poll;
+	double now = now_mono();
+
+	if (now < c->c_next_poll)
+		return;
+	c->c_next_poll = now + CN_POLL_GAP;
+	(void)evloop_run_once(c->c_loop, 0);
 }
 
 int
@@ -517,7 +540,7 @@ cn_link_open(struct cn_ctx *c, const char *conf, char *why, size_t whylen)
 		snprintf(why, whylen, "network endpoint: %s", strerror(errno));
 		return -1;
 	}
-	c->c_poll_due = poll_due;
+	c->c_poll = poll_net;
 	c->c_last_heard = now_mono();
 	evloop_timer_add(c->c_loop, CN_TICK, on_tick, c);
 	send_register(c);
@@ -529,12 +552,17 @@ cn_link_run(struct cn_ctx *c)
 {
 	int r;
 
-	while (!c->c_finished) {
-		if (c->c_have_unit && !c->c_quit && !c->c_flush &&
+	while (!c->c_finished && !c->c_failed) {
+		if (c->c_have_unit && !c->c_stop &&
 		    cn_local_pending(c) > 0) {
+			c->c_running = 1;
 			r = cn_local_run(c);
+			c->c_running = 0;
 			if (r == 2) {
-				c->c_flush = 1;	/* records are piling up */
+				/* Records piled up, or SIGQUIT: the
+				 * stack is unwound, hand back the rest. */
+				if (!c->c_quit)
+					c->c_flush = 1;
 				hand_back(c);
 			}
 			c->c_next_poll = now_mono() + CN_POLL_GAP;
@@ -542,9 +570,15 @@ cn_link_run(struct cn_ctx *c)
 				return -1;
 			continue;
 		}
+		if (c->c_stop && cn_local_pending(c) > 0)
+			hand_back(c);	/* spawned while unwinding */
 		done_maybe(c);
 		if (evloop_run_once(c->c_loop, CN_TICK) == -1)
 			return -1;
+	}
+	if (c->c_failed) {
+		errno = EPIPE;
+		return -1;
 	}
 	return 0;
 }

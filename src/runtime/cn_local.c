@@ -62,9 +62,18 @@ cn_local_pending(const struct cn_ctx *c)
 	return c->c_hi - c->c_lo;
 }
 
+/* From now on spawns wait in the deque and nothing more runs here. */
+void
+cn_local_stop(struct cn_ctx *c)
+{
+	c->c_stop = 1;
+	c->c_pub.cp_budget = 0;
+}
+
 /*
- * Runs frames newest first until none is left, a poll is due (return
- * 1) or the records call for a hand-back (return 2).  0 when empty.
+ * Runs frames newest first until none is left (0) or a hand-back is
+ * called for (2: SIGQUIT, or the records piled up).  Looks at the
+ * network when CN_POLL_GAP has passed, between tasks and in cn_spawn.
  */
 int
 cn_local_run(struct cn_ctx *c)
@@ -74,7 +83,11 @@ cn_local_run(struct cn_ctx *c)
 	uint16_t fn;
 	size_t len;
 
+	/* Spawns go through cn_spawn until thieves have enough. */
+	c->c_pub.cp_budget = 0;
 	while (c->c_hi > c->c_lo) {
+		if (c->c_stop)
+			return 2;
 		f = &c->c_frames[--c->c_hi];
 		fn = f->fr_fn;
 		len = f->fr_len;
@@ -83,15 +96,11 @@ cn_local_run(struct cn_ctx *c)
 			c->c_lo = c->c_hi = 0;
 		c->c_prog->cp_fns[fn](c, arg, len);
 		c->c_tasks++;
-		if (c->c_nrec >= CN_RECORDS_FLUSH)
-			return 2;
-		if (--c->c_countdown == 0) {
-			c->c_countdown = CN_POLL_EVERY;
-			if (c->c_poll_due != NULL && c->c_poll_due(c))
-				return 1;
-		}
+		/* Popped tasks are coarse: a look at the clock each. */
+		if (c->c_poll != NULL)
+			c->c_poll(c);
 	}
-	return 0;
+	return c->c_stop ? 2 : 0;
 }
 
 void
@@ -102,6 +111,16 @@ cn_spawn(struct cn_ctx *c, uint16_t fn, const void *arg, size_t len)
 	if (fn >= c->c_prog->cp_nfns || len > CN_ARG_MAX)
 		broken(c, "cn_spawn: no such task function or argument "
 		    "too long");
+	/* Enough waits for thieves: run it now, as a plain call. */
+	/* Every CN_BUDGET plain calls at most: a look at the clock. */
+	if (c->c_poll != NULL)
+		c->c_poll(c);	/* may hand frames to a thief */
+	if (!c->c_stop && (c->c_alone || c->c_hi - c->c_lo >= CN_LAZY)) {
+		c->c_pub.cp_budget = c->c_alone ? INT32_MAX : CN_BUDGET;
+		c->c_prog->cp_fns[fn](c, arg, len);
+		return;
+	}
+	c->c_pub.cp_budget = 0;
 	if (c->c_hi == c->c_cap) {
 		struct cn_frame tmp;
 
@@ -121,7 +140,7 @@ cn_spawn(struct cn_ctx *c, uint16_t fn, const void *arg, size_t len)
 void
 cn_add(struct cn_ctx *c, int64_t v)
 {
-	c->c_sum += v;
+	c->c_pub.cp_sum += v;
 }
 
 int
@@ -156,5 +175,7 @@ cn_emit(struct cn_ctx *c, uint32_t key, const void *p, size_t len)
 	wire_put_u32(&w, (uint32_t)len);
 	wire_put_bytes(&w, p, len);
 	c->c_nrec += 8 + len;
+	if (c->c_nrec >= CN_RECORDS_FLUSH)
+		cn_local_stop(c);	/* hand these over before more */
 	return 0;
 }

@@ -13,7 +13,8 @@
 #include "evloop.h"
 #include "msg.h"
 
-#define CN_POLL_EVERY	256	/* tasks between looks at the clock */
+#define CN_LAZY		8	/* frames kept waiting for thieves */
+#define CN_BUDGET	64	/* plain-call spawns between checks */
 #define CN_POLL_GAP	0.002	/* seconds between looks at the network */
 #define CN_TICK		0.1	/* retransmission and heartbeat timer */
 #define CN_RESEND	0.25	/* an unanswered message goes again */
@@ -22,16 +23,17 @@
 #define CN_QUIT_GRACE	10.0	/* longest hand-back on SIGQUIT */
 
 struct cn_ctx {
+	struct cn_ctx_pub c_pub;	/* first: cilknow.h's CN_SPAWN */
 	const struct cn_program	*c_prog;
 	/* Local work. */
 	struct cn_frame	*c_frames;
 	size_t		 c_lo, c_hi, c_cap;
-	int64_t		 c_sum;		/* of the unit being run */
 	uint8_t		*c_rec;
 	size_t		 c_nrec, c_caprec;
 	uint64_t	 c_tasks;
-	unsigned	 c_countdown;
-	int		(*c_poll_due)(struct cn_ctx *);
+	void		(*c_poll)(struct cn_ctx *);	/* NULL: alone */
+	int		 c_stop;	/* hand-back: push, run nothing */
+	int		 c_running;	/* inside cn_local_run */
 	double		 c_next_poll;
 	int		 c_alone;
 	int		 c_worker;
@@ -58,6 +60,7 @@ struct cn_ctx {
 	double		 c_quit_by;
 	int		 c_leave_sent;
 	int		 c_finished;
+	int		 c_failed;	/* root: the clearinghouse died */
 	double		 c_last_heard, c_last_sent_hb, c_last_steal;
 	double		 c_last_out, c_last_done, c_last_reg;
 	uint8_t		*c_seen;	/* root: units whose records came */
@@ -75,6 +78,7 @@ int	cn_local_push(struct cn_ctx *, const struct cn_frame *);
 int	cn_local_take_oldest(struct cn_ctx *, struct cn_frame *);
 size_t	cn_local_pending(const struct cn_ctx *);
 int	cn_local_run(struct cn_ctx *);
+void	cn_local_stop(struct cn_ctx *);
 
 /*
  * Starts CilkChouse for this program (its own path and arguments), which
