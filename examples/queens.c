@@ -5,9 +5,10 @@
  *
  * A task holds a partial board as three bit masks (columns and the two
  * diagonals taken) and the row to fill.  It spawns one task per free
- * square of that row while more than SERIAL_ROWS rows remain, and
- * searches the last SERIAL_ROWS rows itself: spawning near the leaves
- * would cost more than the search.
+ * square of that row for the first SPAWN_ROWS rows (while more than
+ * SERIAL_MIN rows remain), and searches the rest itself: spawning near
+ * the leaves would cost more than the search, and five rows already
+ * make tens of thousands of tasks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@
 
 #include "cilknow.h"
 
-#define SERIAL_ROWS	7
+#define SPAWN_ROWS	5
+#define SERIAL_MIN	4
 #define N_MAX		20
 
 struct board {
@@ -57,7 +59,7 @@ queens_task(struct cn_ctx *c, const void *arg, size_t len)
 		return;
 	memcpy(&b, arg, sizeof(b));
 	all = (1u << b.b_n) - 1;
-	if (b.b_n - b.b_row <= SERIAL_ROWS) {
+	if (b.b_row >= SPAWN_ROWS || b.b_n - b.b_row <= SERIAL_MIN) {
 		if (b.b_delay > 0) {
 			/* A bigger problem, for tests and demos. */
 			struct timespec ts = { 0, (long)b.b_delay * 1000 };

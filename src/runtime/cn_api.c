@@ -177,6 +177,9 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	rc = cn_start_chouse(conf, cn_opt.o_argc + 1, av, &c->c_chouse_pid,
 	    &port, why, sizeof(why));
 	free(av);
+	/* It is on this workstation: loopback reaches it. */
+	if (rc == 0)
+		(void)msg_addr_parse(&c->c_chouse, "127.0.0.1", port);
 	if (rc == -1 || cn_link_open(c, conf, why, sizeof(why)) == -1) {
 		fprintf(stderr, "%s: cilknow: cannot start a clearinghouse "
 		    "(%s); running on this workstation alone\n",
@@ -186,8 +189,6 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 		c->c_chouse_pid = 0;
 		return run_alone(c, st);
 	}
-	memset(&c->c_chouse, 0, sizeof(c->c_chouse));
-	(void)msg_addr_parse(&c->c_chouse, "127.0.0.1", port);
 	c->c_have_unit = 1;
 	c->c_unit = c->c_attempt = 1;
 	rc = cn_link_run(c);
@@ -203,16 +204,16 @@ run_worker(struct cn_ctx *c)
 	char why[512], hostport[300];
 
 	c->c_worker = 1;
-	if (cn_link_open(c, cn_opt.o_conf[0] ? cn_opt.o_conf : NULL, why,
-	    sizeof(why)) == -1) {
-		fprintf(stderr, "%s: cilknow: cannot join the clearinghouse: "
-		    "%s\n", c->c_prog->cp_name, why);
-		exit(1);
-	}
 	snprintf(hostport, sizeof(hostport), "%s", cn_opt.o_host);
 	if (msg_addr_parse(&c->c_chouse, hostport, cn_opt.o_port) == -1) {
 		fprintf(stderr, "%s: cilknow: clearinghouse host %s: "
 		    "unknown\n", c->c_prog->cp_name, cn_opt.o_host);
+		exit(1);
+	}
+	if (cn_link_open(c, cn_opt.o_conf[0] ? cn_opt.o_conf : NULL, why,
+	    sizeof(why)) == -1) {
+		fprintf(stderr, "%s: cilknow: cannot join the clearinghouse: "
+		    "%s\n", c->c_prog->cp_name, why);
 		exit(1);
 	}
 	(void)cn_link_run(c);

@@ -33,6 +33,7 @@ struct cn_ctx {
 	uint64_t	 c_tasks;
 	void		(*c_poll)(struct cn_ctx *);	/* NULL: alone */
 	int		 c_stop;	/* hand-back: push, run nothing */
+	unsigned	 c_slow;	/* calls of cn_spawn */
 	int		 c_running;	/* inside cn_local_run */
 	double		 c_next_poll;
 	int		 c_alone;
