@@ -156,4 +156,25 @@ int	 cn_tree_lost(struct cn_tree *, uint32_t w);
 int	 cn_tree_finished(const struct cn_tree *);
 struct cn_unit *cn_tree_unit(struct cn_tree *, uint32_t);
 
+/*
+ * Useful parallelism, from the clearinghouse's view of stealing: in a
+ * window of CN_USEFUL_WINDOW ticks, if workers starved (idle, nothing
+ * pooled, victims with nothing to give) nearly all the time, the job
+ * can use about as many workers as were busy; if they nearly never
+ * starved, it has no cap.  The root's clearinghouse hands the estimate
+ * to its job manager, whose registrations carry it to the broker's
+ * fair share as the job's most useful workers (thesis chapter 6).
+ */
+#define CN_USEFUL_WINDOW	20
+
+struct cn_useful {
+	uint32_t	uw_ticks, uw_starved;
+	uint64_t	uw_busy;	/* sum over the window's ticks */
+	uint32_t	uw_cap;		/* 0: no cap */
+};
+
+/* One tick; 1 when the window ended with a new uw_cap. */
+int	cn_useful_tick(struct cn_useful *, uint32_t busy, uint32_t idle,
+	    int pooled);
+
 #endif

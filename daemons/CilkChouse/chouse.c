@@ -5,6 +5,8 @@
  */
 #include "chouse.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -406,6 +408,39 @@ finish(struct chouse *h)
 	    h->h_finish_tries);
 }
 
+/*
+ * The job's useful parallelism changed: tell the job manager, whose
+ * registrations carry it to the broker as the most useful workers.
+ */
+static void
+useful(struct chouse *h)
+{
+	uint32_t i, busy = 0, idle = 0;
+	char line[32];
+	int n;
+
+	for (i = 1; i < h->h_nw; i++) {
+		if (h->h_w[i].w_gone)
+			continue;
+		if (h->h_w[i].w_idle)
+			idle++;
+		else
+			busy++;
+	}
+	if (!cn_useful_tick(&h->h_useful, busy, idle,
+	    h->h_tree.t_pool_head != 0) || h->h_jm_fd == -1)
+		return;
+	if (h->h_useful.uw_cap > 0)
+		log_info("workers starve: the job can use about %u",
+		    h->h_useful.uw_cap);
+	else
+		log_info("workers are busy: the job can use more");
+	n = snprintf(line, sizeof(line), "max %u\n", h->h_useful.uw_cap);
+	if (write(h->h_jm_fd, line, (size_t)n) != n)
+		log_debug("%s: to the job manager: %s", __func__,
+		    strerror(errno));
+}
+
 static void
 on_tick(struct evloop *loop, void *arg)
 {
@@ -420,17 +455,16 @@ on_tick(struct evloop *loop, void *arg)
 	ch_jobmgr_reap(h, 0);
 	for (i = 1; i < h->h_nw; i++) {
 		w = &h->h_w[i];
-		if (w->w_gone || now - w->w_last <= h->h_timeout)
+		/*
+		 * The root may run a long task without a word: its death
+		 * reaches us as SIGTERM (PR_SET_PDEATHSIG), not silence.
+		 */
+		if (w->w_gone || w->w_root || now - w->w_last <= h->h_timeout)
 			continue;
-		if (w->w_root) {
-			log_warnx("the root (worker 1) is silent: the job "
-			    "cannot finish");
-			h->h_exit = 1;
-			evloop_break(loop);
-			return;
-		}
 		worker_gone(h, w, "is lost; its work is redone");
 	}
+	if (!h->h_finishing)
+		useful(h);
 	/* Records of final units to the root, until acknowledged. */
 	for (i = 0; i < h->h_nresults && i < 32; i++) {
 		if ((u = cn_tree_unit(&h->h_tree, h->h_results[i])) == NULL)

@@ -49,6 +49,7 @@ struct chouse {
 	int		 h_finish_tries;
 	int		 h_root_acked;
 	int		 h_exit;
+	struct cn_useful h_useful;
 	uint8_t		 h_buf[MSG_PAYLOAD_MAX];
 	struct cn_msg	 h_msg;
 };

@@ -115,6 +115,9 @@ ch_jobmgr_start(struct chouse *h)
 	free(args);
 	close(fds[0]);
 	h->h_jm_fd = fds[1];
+	/* A job manager that does not read must not stop us. */
+	if (fcntl(h->h_jm_fd, F_SETFL, O_NONBLOCK) == -1)
+		log_warn("%s: fcntl", __func__);
 	return 0;
 }
 

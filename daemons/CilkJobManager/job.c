@@ -350,6 +350,51 @@ jobmgr_table(void)
 	return handlers;
 }
 
+/*
+ * -W: lines from the clearinghouse.  "max N": the job can use about N
+ * workers (0: no limit); the registrations carry it, within -m.
+ */
+static void
+stdin_line(struct jobmgr *j, const char *line)
+{
+	const char *errstr;
+	uint32_t max;
+
+	if (strncmp(line, "max ", 4) != 0) {
+		log_debug("%s: '%s' ignored", __func__, line);
+		return;
+	}
+	max = (uint32_t)strtonum(line + 4, 0, 1000000, &errstr);
+	if (errstr != NULL)
+		return;
+	if (j->j_user_max > 0 && (max == 0 || max > j->j_user_max))
+		max = j->j_user_max;
+	if (max == j->j_max)
+		return;
+	log_info("job %u: useful workers %s%u", j->j_job,
+	    max ? "about " : "no limit", max ? max : 0);
+	j->j_max = max;
+	if (j->j_job != 0 && !j->j_ending)
+		jobmgr_register(j);
+}
+
+static void
+stdin_lines(struct jobmgr *j, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] != '\n') {
+			if (j->j_linelen < sizeof(j->j_line) - 1)
+				j->j_line[j->j_linelen++] = p[i];
+			continue;
+		}
+		j->j_line[j->j_linelen] = '\0';
+		stdin_line(j, j->j_line);
+		j->j_linelen = 0;
+	}
+}
+
 /* -W: our stdin is a pipe from the clearinghouse; EOF is the end. */
 static void
 on_stdin(struct evloop *loop, int fd, short revents, void *arg)
@@ -359,8 +404,10 @@ on_stdin(struct evloop *loop, int fd, short revents, void *arg)
 	ssize_t n;
 
 	(void)revents;
-	if ((n = read(fd, buf, sizeof(buf))) > 0)
+	if ((n = read(fd, buf, sizeof(buf))) > 0) {
+		stdin_lines(j, buf, (size_t)n);
 		return;
+	}
 	(void)evloop_del_fd(loop, fd);
 	if (j->j_job == 0) {		/* never registered: just go */
 		evloop_break(loop);

@@ -53,7 +53,7 @@ opt(int ch, const char *arg, void *p)
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
 			return -1;
-		j->j_max = (uint32_t)v;
+		j->j_max = j->j_user_max = (uint32_t)v;
 		return 0;
 	case 'p':
 		if (number(arg, 1, 1000, &v) == -1)

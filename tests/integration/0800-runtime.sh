@@ -108,7 +108,21 @@ ok $? "and its image is the same, byte for byte"
 head -c 2 "$T/cluster.ppm" | grep -q P6
 ok $? "a PPM image"
 
-# 5. No broker: the root runs alone, says so once, answers right.
+# 5. Useful parallelism: one long task, starving thieves, a cap of 1.
+start m6 "$BIN/mandelbrot" -s 4096x2 -i 400000 -o "$T/narrow.ppm"
+M=$LAST_PID
+capped() { "$BIN/CilkPs" | grep -Eq "^ *[0-9]+ +$(id -un) +127\.0\.0\.1 +[0-9]+ +1 +1 .*mandelbrot"; }
+wait_for 30 capped
+ok $? "a job that cannot use its workers is capped at 1 (CilkPs MAX)"
+[ "$TAP_FAILED" -gt 0 ] && { "$BIN/CilkPs"; sed 's/^/#   m6 | /' "$T/m6.out"; }
+contains "$T/m6.out" "useful workers about 1" \
+    "its job manager took the estimate from the clearinghouse"
+wait_for 120 ended $M
+wait "$M"
+exit_is $? 0 "the narrow mandelbrot ends"
+wait_for 15 nodes_are idle 4
+
+# 6. No broker: the root runs alone, says so once, answers right.
 sed "s/^broker = .*/broker = 127.0.0.1:$((PORT + 99))/" "$D/cilknow.conf" \
     >"$T/nobroker.conf"
 grep -q "^broker = 127.0.0.1:$((PORT + 99))" "$T/nobroker.conf"

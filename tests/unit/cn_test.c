@@ -404,6 +404,37 @@ test_simulation(void)
 	    (unsigned long long)total);
 }
 
+static void
+test_useful(void)
+{
+	struct cn_useful u;
+	int i, changed = 0;
+
+	memset(&u, 0, sizeof(u));
+	for (i = 0; i < CN_USEFUL_WINDOW - 1; i++)
+		changed += cn_useful_tick(&u, 2, 3, 0);
+	is_int(changed, 0, "no estimate before a window is over");
+	ok(cn_useful_tick(&u, 2, 3, 0) == 1 && u.uw_cap == 2,
+	    "workers starving all the window: the busy ones are useful");
+	for (i = 0; i < CN_USEFUL_WINDOW; i++)
+		changed = cn_useful_tick(&u, 2, 3, 0);
+	is_int(changed, 0, "the same estimate is not told twice");
+	for (i = 0; i < CN_USEFUL_WINDOW; i++)
+		changed = cn_useful_tick(&u, 5, 0, 0);
+	ok(changed == 1 && u.uw_cap == 0, "nobody idle: no cap");
+	for (i = 0; i < CN_USEFUL_WINDOW; i++)
+		changed = cn_useful_tick(&u, 2, 3, 1);
+	ok(changed == 0 && u.uw_cap == 0,
+	    "idle workers with units pooled are not starving");
+	for (i = 0; i < CN_USEFUL_WINDOW; i++)
+		changed = cn_useful_tick(&u, 0, 4, 0);
+	ok(changed == 1 && u.uw_cap == 1, "never below one worker");
+	for (i = 0; i < CN_USEFUL_WINDOW; i++)
+		changed = cn_useful_tick(&u, 3, (uint32_t)(i % 2), 0);
+	ok(changed == 0 && u.uw_cap == 1,
+	    "starving half the time: the estimate stays");
+}
+
 int
 main(void)
 {
@@ -413,5 +444,6 @@ main(void)
 	test_tree_rules();
 	test_tree_records();
 	test_simulation();
+	test_useful();
 	return tap_done();
 }
