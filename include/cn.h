@@ -152,6 +152,28 @@ int	 cn_tree_done(struct cn_tree *, uint32_t w, uint32_t unit,
 	    const uint8_t *records, size_t len);
 /* Worker w is lost: its running units go back to the pool.  -1 no memory. */
 int	 cn_tree_lost(struct cn_tree *, uint32_t w);
+/*
+ * Recovery: a tree whose root unit is final with the checkpoint's sum,
+ * and whose frontier frames wait in the pool as its children.
+ */
+int	 cn_tree_recover(struct cn_tree *, int64_t sum,
+	    const struct cn_frame *, uint32_t n);
+/*
+ * A checkpoint of the books: the sum of the final units, their records,
+ * and the frontier (the frames of the units not final whose parent is:
+ * what is left to do).  cn_ckpt_enc returns a malloc'd image (NULL, no
+ * memory); cn_ckpt_dec points into the image and allocates the frames.
+ */
+uint8_t	*cn_ckpt_enc(const struct cn_tree *, const uint8_t *records,
+	    size_t nrecords, size_t *len);
+int	 cn_ckpt_dec(const uint8_t *, size_t, int64_t *sum,
+	    struct cn_frame **frames, uint32_t *n, const uint8_t **records,
+	    size_t *nrecords);
+/* Atomically (temporary file, fsync, rename), mode 0600.  0 or -1. */
+int	 cn_ckpt_write(const char *path, const uint8_t *, size_t);
+/* The whole file, malloc'd; NULL with errno. */
+uint8_t	*cn_ckpt_read(const char *path, size_t *len);
+
 /* 1 when the root unit and everything under it is final. */
 int	 cn_tree_finished(const struct cn_tree *);
 struct cn_unit *cn_tree_unit(struct cn_tree *, uint32_t);

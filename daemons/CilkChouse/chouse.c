@@ -107,8 +107,11 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		if (!h->h_w[i].w_gone &&
 		    msg_addr_eq(&h->h_w[i].w_addr, &in->mi_from))
 			goto welcome;
-	if (m->cm_root && h->h_tree.t_n > 1)
-		return;			/* one root per job */
+	for (i = 1; i < h->h_nw && m->cm_root; i++)
+		if (h->h_w[i].w_root)
+			return;		/* one root per job */
+	if (m->cm_root && h->h_recover_path == NULL && h->h_tree.t_n > 1)
+		return;
 	if (!m->cm_root && h->h_tree.t_n == 1)
 		return;			/* the root first */
 	if (h->h_nw == h->h_capw) {
@@ -129,12 +132,13 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	w->w_root = m->cm_root;
 	w->w_next_seq = 1;
 	w->w_last = now_mono();
-	if (w->w_root && cn_tree_root(&h->h_tree, i, &m->cm_frames[0]) ==
-	    -1) {
+	/* A recovered job's root comes without work: the books have it. */
+	if (w->w_root && h->h_recover_path == NULL &&
+	    cn_tree_root(&h->h_tree, i, &m->cm_frames[0]) == -1) {
 		h->h_nw--;
 		return;
 	}
-	if (w->w_root)
+	if (w->w_root && h->h_recover_path == NULL)
 		w->w_unit = 1;
 	if (++h->h_live > h->h_live_max)
 		h->h_live_max = h->h_live;
@@ -237,6 +241,7 @@ on_done(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    m->cm_sum, m->cm_data, m->cm_len);
 	if (r == -1 || r == 2)
 		return;			/* not acked: it comes again */
+	h->h_ckpt_dirty = 1;
 	msg_zero(m);
 	m->cm_unit = unit;
 	m->cm_attempt = attempt;
@@ -328,6 +333,28 @@ on_final(struct cn_tree *t, uint32_t id, void *arg)
 	uint32_t *nr, cap;
 
 	(void)t;
+	h->h_ckpt_dirty = 1;
+	if (h->h_ckpt_path != NULL) {
+		struct cn_unit *u = cn_tree_unit(&h->h_tree, id);
+		uint8_t *nb;
+		size_t need = h->h_ckpt_nrec + u->u_nrecords;
+
+		if (need > h->h_ckpt_caprec) {
+			if ((nb = realloc(h->h_ckpt_rec, need * 2)) == NULL) {
+				log_warnx("%s: out of memory: checkpoints "
+				    "stop", __func__);
+				h->h_ckpt_path = NULL;
+			} else {
+				h->h_ckpt_rec = nb;
+				h->h_ckpt_caprec = need * 2;
+			}
+		}
+		if (h->h_ckpt_path != NULL) {
+			memcpy(h->h_ckpt_rec + h->h_ckpt_nrec, u->u_records,
+			    u->u_nrecords);
+			h->h_ckpt_nrec = need;
+		}
+	}
 	if (h->h_nresults == h->h_capresults) {
 		cap = h->h_capresults ? h->h_capresults * 2 : 64;
 		if ((nr = reallocarray(h->h_results, cap,
@@ -402,8 +429,13 @@ finish(struct chouse *h)
 	for (i = 1; i < h->h_nw; i++)
 		if (!h->h_w[i].w_gone && (i > 1 || !h->h_root_acked))
 			send_to(h, &h->h_w[i], CN_H_FINISH, m);
-	if (h->h_root_acked || ++h->h_finish_tries >= CH_FINISH_TRIES)
+	if (h->h_root_acked || ++h->h_finish_tries >= CH_FINISH_TRIES) {
+		/* The root has the answer: nothing left to recover. */
+		if (h->h_root_acked && h->h_ckpt_path != NULL &&
+		    unlink(h->h_ckpt_path) == -1)
+			log_warn("unlink %s", h->h_ckpt_path);
 		evloop_break(h->h_dc.dc_loop);
+	}
 	log_debug("%s: FINISH sent (round %d)", __func__,
 	    h->h_finish_tries);
 }
@@ -463,8 +495,10 @@ on_tick(struct evloop *loop, void *arg)
 			continue;
 		worker_gone(h, w, "is lost; its work is redone");
 	}
-	if (!h->h_finishing)
+	if (!h->h_finishing) {
 		useful(h);
+		ch_checkpoint(h, 0);
+	}
 	/* Records of final units to the root, until acknowledged. */
 	for (i = 0; i < h->h_nresults && i < 32; i++) {
 		if ((u = cn_tree_unit(&h->h_tree, h->h_results[i])) == NULL)
@@ -509,4 +543,56 @@ ch_start(struct chouse *h)
 	h->h_tree.t_on_final = on_final;
 	h->h_tree.t_arg = h;
 	evloop_timer_add(h->h_dc.dc_loop, CH_TICK, on_tick, h);
+}
+
+void
+ch_checkpoint(struct chouse *h, int force)
+{
+	uint8_t *img;
+	size_t len;
+	double now = now_mono();
+
+	if (h->h_ckpt_path == NULL || (!force && (!h->h_ckpt_dirty ||
+	    now - h->h_ckpt_last < CH_CKPT_EVERY)))
+		return;
+	if ((img = cn_ckpt_enc(&h->h_tree, h->h_ckpt_rec, h->h_ckpt_nrec,
+	    &len)) == NULL || cn_ckpt_write(h->h_ckpt_path, img, len) == -1)
+		log_warn("checkpoint %s", h->h_ckpt_path);
+	else
+		log_debug("checkpoint: sum %lld, %zu bytes",
+		    (long long)h->h_tree.t_sum, len);
+	free(img);
+	h->h_ckpt_dirty = 0;
+	h->h_ckpt_last = now;
+}
+
+/* -R: the books as the checkpoint left them. */
+int
+ch_recover(struct chouse *h)
+{
+	struct cn_frame *frames;
+	const uint8_t *rec;
+	uint8_t *img;
+	int64_t sum;
+	uint32_t n;
+	size_t len, nrec;
+
+	if ((img = cn_ckpt_read(h->h_recover_path, &len)) == NULL)
+		return -1;
+	if (cn_ckpt_dec(img, len, &sum, &frames, &n, &rec, &nrec) == -1 ||
+	    cn_tree_recover(&h->h_tree, sum, frames, n) == -1) {
+		free(img);
+		free(frames);
+		return -1;
+	}
+	if (nrec > 0 && (h->h_ckpt_rec = malloc(nrec)) != NULL) {
+		memcpy(h->h_ckpt_rec, rec, nrec);
+		h->h_ckpt_nrec = h->h_ckpt_caprec = nrec;
+	}
+	log_info("recovered from %s: sum %lld so far, %u pieces left",
+	    h->h_recover_path, (long long)sum, n);
+	free(img);
+	free(frames);
+	h->h_ckpt_dirty = 1;
+	return 0;
 }

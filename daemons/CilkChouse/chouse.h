@@ -11,6 +11,7 @@
 #define CH_GIVE_WAIT	0.5	/* an unanswered GIVE is given up */
 #define CH_EMPTY_PAUSE	0.05	/* a victim with nothing is left alone */
 #define CH_FINISH_TRIES	30	/* FINISH sent to the root at most */
+#define CH_CKPT_EVERY	1.0	/* seconds between checkpoints */
 
 struct ch_worker {
 	uint32_t	 w_id;
@@ -50,6 +51,13 @@ struct chouse {
 	int		 h_root_acked;
 	int		 h_exit;
 	struct cn_useful h_useful;
+	/* Checkpoints (-k) and recovery (-R). */
+	const char	*h_ckpt_path;
+	const char	*h_recover_path;
+	uint8_t		*h_ckpt_rec;	/* records of every final unit */
+	size_t		 h_ckpt_nrec, h_ckpt_caprec;
+	int		 h_ckpt_dirty;
+	double		 h_ckpt_last;
 	uint8_t		 h_buf[MSG_PAYLOAD_MAX];
 	struct cn_msg	 h_msg;
 };
@@ -59,5 +67,7 @@ void	ch_start(struct chouse *);
 int	ch_jobmgr_start(struct chouse *);
 void	ch_jobmgr_reap(struct chouse *, int wait);
 int	ch_host(struct chouse *);
+int	ch_recover(struct chouse *);
+void	ch_checkpoint(struct chouse *, int force);
 
 #endif

@@ -19,9 +19,11 @@ static void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: CilkChouse [-fnvV] [-c file] [-o key=value] [-r fd] "
-	    "[-t seconds]\n"
-	    "                  -- program [arg ...]\n"
+	    "usage: CilkChouse [-fnvV] [-c file] [-k file] [-o key=value] "
+	    "[-R file] [-r fd]\n"
+	    "                  [-t seconds] -- program [arg ...]\n"
+	    "  -k file     checkpoint the books to file every second\n"
+	    "  -R file     recover the job from the checkpoint in file\n"
 	    "  -r fd       write our UDP port to fd once we listen\n"
 	    "  -t seconds  silence after which a worker is lost "
 	    "(default 3)\n"
@@ -38,6 +40,12 @@ opt(int ch, const char *arg, void *p)
 	char *end;
 
 	switch (ch) {
+	case 'k':
+		h->h_ckpt_path = arg;
+		return 0;
+	case 'R':
+		h->h_recover_path = arg;
+		return 0;
 	case 'r':
 		h->h_report_fd = (int)strtonum(arg, 0, 1024, &errstr);
 		return errstr == NULL ? 0 : -1;
@@ -82,7 +90,7 @@ main(int argc, char *argv[])
 	h.h_report_fd = -1;
 	h.h_timeout = 3;
 	h.h_jm_fd = -1;
-	daemon_getopt(&da, argc, argv, "CilkChouse", "r:t:", opt, &h, usage);
+	daemon_getopt(&da, argc, argv, "CilkChouse", "k:R:r:t:", opt, &h, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
 	h.h_argc = argc - optind;
@@ -96,6 +104,8 @@ main(int argc, char *argv[])
 	dctx_start(&h.h_dc, &sp, &da, &h);
 	if (ch_host(&h) == -1)
 		errx(1, "cannot tell our own address");
+	if (h.h_recover_path != NULL && ch_recover(&h) == -1)
+		err(1, "recover from %s", h.h_recover_path);
 	ch_start(&h);
 	dctx_ready(&h.h_dc);
 	report_port(&h);
@@ -110,5 +120,6 @@ main(int argc, char *argv[])
 	cn_tree_fini(&h.h_tree);
 	free(h.h_w);
 	free(h.h_results);
+	free(h.h_ckpt_rec);
 	return h.h_exit;
 }

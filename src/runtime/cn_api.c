@@ -23,6 +23,7 @@ static struct {
 	int	 o_init;
 	int	 o_worker;	/* -NoChouse */
 	int	 o_alone;	/* -Alone */
+	char	 o_recover[PATH_MAX];	/* -Recover=FILE */
 	char	 o_host[256];
 	uint16_t o_port;
 	char	 o_conf[PATH_MAX];
@@ -50,6 +51,12 @@ cn_init(int *argc, char ***argv)
 	i = 1;
 	if (ac > 1 && strcmp(av[1], "-Alone") == 0) {
 		cn_opt.o_alone = 1;
+		i = 2;
+	} else if (ac > 1 && strncmp(av[1], "-Recover=", 9) == 0) {
+		if (strlcpy(cn_opt.o_recover, av[1] + 9,
+		    sizeof(cn_opt.o_recover)) >= sizeof(cn_opt.o_recover) ||
+		    cn_opt.o_recover[0] == '\0')
+			goto usage;
 		i = 2;
 	} else if (ac > 1 && strcmp(av[1], "-NoChouse") == 0) {
 		cn_opt.o_worker = 1;
@@ -87,7 +94,8 @@ cn_init(int *argc, char ***argv)
 	return 0;
  usage:
 	fprintf(stderr, "%s: usage: %s -NoChouse -Host=H -Port=P "
-	    "[-Conf=F] -- [arg ...]\n", av[0], av[0]);
+	    "[-Conf=F] -- [arg ...]\n       %s -Recover=FILE [arg ...]\n",
+	    av[0], av[0], av[0]);
 	free(out);
 	return -1;
 }
@@ -154,10 +162,44 @@ chouse_reap(struct cn_ctx *c)
 	(void)waitpid(c->c_chouse_pid, NULL, 0);
 }
 
+/*
+ * -Recover=FILE: what counted before the crash comes from the
+ * checkpoint (its records to cp_record now, its sum with FINISH); the
+ * clearinghouse pools what was left and we start as a thief.
+ */
+static int
+recover_records(struct cn_ctx *c, const char *path)
+{
+	struct cn_frame *frames;
+	const uint8_t *rec;
+	uint8_t *img;
+	int64_t sum;
+	uint32_t n;
+	size_t len, nrec;
+
+	if ((img = cn_ckpt_read(path, &len)) == NULL ||
+	    cn_ckpt_dec(img, len, &sum, &frames, &n, &rec, &nrec) == -1) {
+		fprintf(stderr, "%s: cilknow: %s: %s\n", c->c_prog->cp_name,
+		    path, img ? "not a checkpoint" : strerror(errno));
+		free(img);
+		return -1;
+	}
+	if (c->c_prog->cp_record != NULL)
+		(void)cn_records_walk(rec, nrec, c->c_prog->cp_record,
+		    c->c_prog->cp_arg);
+	fprintf(stderr, "%s: cilknow: recovering from %s: sum %lld so far, "
+	    "%u pieces left\n", c->c_prog->cp_name, path, (long long)sum, n);
+	free(frames);
+	free(img);
+	return 0;
+}
+
 static int
 run_root(struct cn_ctx *c, struct cn_stats *st)
 {
 	const char *conf = getenv("CILKNOW_CONF");
+	const char *ckpt = getenv("CILKNOW_CHECKPOINT");
+	const char *recover = NULL;
 	char why[512], self[PATH_MAX];
 	uint16_t port;
 	ssize_t n;
@@ -174,12 +216,28 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	av[0] = self;
 	for (i = 0; i < cn_opt.o_argc; i++)
 		av[i + 1] = cn_opt.o_argv[i];
-	rc = cn_start_chouse(conf, cn_opt.o_argc + 1, av, &c->c_chouse_pid,
-	    &port, why, sizeof(why));
+	if (cn_opt.o_recover[0] != '\0') {
+		recover = cn_opt.o_recover;
+		if (ckpt == NULL || *ckpt == '\0')
+			ckpt = recover;	/* and on checkpointing there */
+		if (recover_records(c, recover) == -1) {
+			free(av);
+			return -1;
+		}
+	}
+	if (ckpt != NULL && *ckpt == '\0')
+		ckpt = NULL;
+	rc = cn_start_chouse(conf, ckpt, recover, cn_opt.o_argc + 1, av,
+	    &c->c_chouse_pid, &port, why, sizeof(why));
 	free(av);
 	/* It is on this workstation: loopback reaches it. */
 	if (rc == 0)
 		(void)msg_addr_parse(&c->c_chouse, "127.0.0.1", port);
+	if (rc == -1 && recover != NULL) {
+		fprintf(stderr, "%s: cilknow: cannot start a clearinghouse "
+		    "(%s) to recover\n", c->c_prog->cp_name, why);
+		return -1;
+	}
 	if (rc == -1 || cn_link_open(c, conf, why, sizeof(why)) == -1) {
 		fprintf(stderr, "%s: cilknow: cannot start a clearinghouse "
 		    "(%s); running on this workstation alone\n",
@@ -189,8 +247,14 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 		c->c_chouse_pid = 0;
 		return run_alone(c, st);
 	}
-	c->c_have_unit = 1;
-	c->c_unit = c->c_attempt = 1;
+	c->c_ckpt = ckpt != NULL;
+	c->c_last_flush = now_mono();
+	if (recover != NULL)
+		c->c_lo = c->c_hi = 0;	/* the books hold the work */
+	else {
+		c->c_have_unit = 1;
+		c->c_unit = c->c_attempt = 1;
+	}
 	rc = cn_link_run(c);
 	*st = c->c_st;
 	chouse_reap(c);

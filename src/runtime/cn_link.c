@@ -504,6 +504,15 @@ poll_net(struct cn_ctx *c)
 	if (now < c->c_next_poll)
 		return;
 	c->c_next_poll = now + CN_POLL_GAP;
+	/*
+	 * Checkpointing root: hand the pending work back now and then, so
+	 * that its unit ends and what it computed counts in a checkpoint.
+	 */
+	if (c->c_ckpt && c->c_have_unit && !c->c_stop &&
+	    now - c->c_last_flush >= CN_CKPT_FLUSH) {
+		c->c_last_flush = now;
+		cn_local_stop(c);
+	}
 	(void)evloop_run_once(c->c_loop, 0);
 }
 

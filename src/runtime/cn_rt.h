@@ -21,6 +21,7 @@
 #define CN_HEARTBEAT	0.5
 #define CN_SILENCE	30.0	/* no word from the clearinghouse: give up */
 #define CN_QUIT_GRACE	10.0	/* longest hand-back on SIGQUIT */
+#define CN_CKPT_FLUSH	1.0	/* root, checkpointing: hand back this often */
 
 struct cn_ctx {
 	struct cn_ctx_pub c_pub;	/* first: cilknow.h's CN_SPAWN */
@@ -62,6 +63,8 @@ struct cn_ctx {
 	int		 c_leave_sent;
 	int		 c_finished;
 	int		 c_failed;	/* root: the clearinghouse died */
+	int		 c_ckpt;	/* root: checkpoints are kept */
+	double		 c_last_flush;
 	double		 c_last_heard, c_last_sent_hb, c_last_steal;
 	double		 c_last_out, c_last_done, c_last_reg;
 	uint8_t		*c_seen;	/* root: units whose records came */
@@ -85,8 +88,9 @@ void	cn_local_stop(struct cn_ctx *);
  * Starts CilkChouse for this program (its own path and arguments), which
  * starts the job manager; 0 with its pid and port, or -1 with why.
  */
-int	cn_start_chouse(const char *conf, int argc, char **argv,
-	    pid_t *pid, uint16_t *port, char *why, size_t whylen);
+int	cn_start_chouse(const char *conf, const char *ckpt,
+	    const char *recover, int argc, char **argv, pid_t *pid,
+	    uint16_t *port, char *why, size_t whylen);
 
 /* The link: set up, run until finished (root) or exit (worker). */
 int	cn_link_open(struct cn_ctx *, const char *conf, char *why, size_t);

@@ -24,8 +24,9 @@
 #define START_WAIT	5.0	/* seconds for CilkChouse to listen */
 
 int
-cn_start_chouse(const char *conf, int argc, char **argv, pid_t *pid,
-    uint16_t *port, char *why, size_t whylen)
+cn_start_chouse(const char *conf, const char *ckpt, const char *recover,
+    int argc, char **argv, pid_t *pid, uint16_t *port, char *why,
+    size_t whylen)
 {
 	char path[PATH_MAX + 32], fdtext[16], line[32];
 	const char **args;
@@ -37,7 +38,7 @@ cn_start_chouse(const char *conf, int argc, char **argv, pid_t *pid,
 	int fds[2], i, k = 0, status;
 
 	(void)cli_find_program("CilkChouse", path, sizeof(path));
-	if ((args = calloc((size_t)argc + 10, sizeof(*args))) == NULL ||
+	if ((args = calloc((size_t)argc + 14, sizeof(*args))) == NULL ||
 	    pipe2(fds, O_CLOEXEC) == -1) {
 		snprintf(why, whylen, "%s", strerror(errno));
 		free(args);
@@ -49,6 +50,14 @@ cn_start_chouse(const char *conf, int argc, char **argv, pid_t *pid,
 	if (conf != NULL) {
 		args[k++] = "-c";
 		args[k++] = conf;
+	}
+	if (ckpt != NULL) {
+		args[k++] = "-k";
+		args[k++] = ckpt;
+	}
+	if (recover != NULL) {
+		args[k++] = "-R";
+		args[k++] = recover;
 	}
 	args[k++] = "-r";
 	args[k++] = fdtext;

@@ -105,6 +105,38 @@ cn_tree_root(struct cn_tree *t, uint32_t w, const struct cn_frame *f)
 	return 0;
 }
 
+int
+cn_tree_recover(struct cn_tree *t, int64_t sum, const struct cn_frame *f,
+    uint32_t n)
+{
+	struct cn_unit *u;
+	uint32_t id, i;
+
+	if (t->t_n != 1 || (id = unit_new(t)) == 0)
+		return -1;
+	u = &t->t_units[id];
+	u->u_state = CN_U_FINAL;	/* what counted before the crash */
+	u->u_attempt = 1;
+	u->u_sum = sum;
+	t->t_sum = sum;
+	t->t_open--;
+	for (i = 0; i < n; i++) {
+		if ((id = unit_new(t)) == 0)
+			return -1;
+		u = &t->t_units[id];
+		u->u_state = CN_U_POOL;
+		u->u_parent = 1;
+		u->u_parent_attempt = 1;
+		u->u_attempt = 1;
+		u->u_frame = f[i];
+		if (kid_add(&t->t_units[1], id) == -1)
+			return -1;
+		t->t_units[1].u_exports++;
+		pool_push(t, id);
+	}
+	return 0;
+}
+
 /* The unit w may still report on, or NULL. */
 static struct cn_unit *
 running(struct cn_tree *t, uint32_t w, uint32_t unit, uint32_t attempt)

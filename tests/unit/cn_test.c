@@ -435,6 +435,62 @@ test_useful(void)
 	    "starving half the time: the estimate stays");
 }
 
+/* Checkpoints: what counted and what is left, and recovery from them. */
+static void
+test_checkpoint(void)
+{
+	struct cn_tree t, r;
+	struct cn_frame f[3] = { frame(0, 1), frame(0, 2), frame(0, 3) };
+	struct cn_frame *got = NULL;
+	uint8_t rec[12] = { 0, 0, 0, 5, 0, 0, 0, 4, 'r', 'o', 'w', '5' };
+	const uint8_t *grec;
+	uint8_t *img;
+	size_t len, glen, i;
+	int64_t sum;
+	uint32_t n, a, bad = 0;
+
+	ok(cn_tree_init(&t) == 0 && cn_tree_root(&t, 1, &f[0]) == 0 &&
+	    cn_tree_export(&t, 1, 1, 1, &f[1], 2) == 0, "root exports two");
+	a = cn_tree_assign(&t, 2);
+	ok(cn_tree_export(&t, 2, a, 1, &f[0], 1) == 0,
+	    "the first exports one more");
+	ok(cn_tree_done(&t, 1, 1, 1, 2, 100, NULL, 0) == 0, "root done");
+	img = cn_ckpt_enc(&t, rec, sizeof(rec), &len);
+	ok(img != NULL && cn_ckpt_dec(img, len, &sum, &got, &n, &grec,
+	    &glen) == 0, "a checkpoint encodes and decodes");
+	ok(sum == 100 && n == 2 && frame_eq(&got[0], &f[1]) &&
+	    frame_eq(&got[1], &f[2]) && glen == sizeof(rec) &&
+	    memcmp(grec, rec, glen) == 0,
+	    "it holds the final sum, the records, and the frontier: the "
+	    "two units under the final root, not the one under a running "
+	    "unit");
+	free(got);
+	for (i = 0; i < len; i++) {
+		got = NULL;
+		bad += cn_ckpt_dec(img, i, &sum, &got, &n, &grec, &glen) == 0;
+		free(got);
+	}
+	is_int(bad, 0, "every truncated checkpoint is refused");
+	img[0] ^= 1;
+	ok(cn_ckpt_dec(img, len, &sum, &got, &n, &grec, &glen) == -1,
+	    "a bad magic is refused");
+	img[0] ^= 1;
+	ok(cn_ckpt_dec(img, len, &sum, &got, &n, &grec, &glen) == 0 &&
+	    cn_tree_init(&r) == 0 && cn_tree_recover(&r, sum, got, n) == 0,
+	    "a tree recovered from it");
+	a = cn_tree_assign(&r, 7);
+	ok(cn_tree_done(&r, 7, a, 1, 0, 20, NULL, 0) == 0 &&
+	    !cn_tree_finished(&r), "one frontier unit done");
+	a = cn_tree_assign(&r, 7);
+	ok(cn_tree_done(&r, 7, a, 1, 0, 30, NULL, 0) == 0 &&
+	    cn_tree_finished(&r) && r.t_sum == 150,
+	    "the other: finished, sum 150 (got %lld)", (long long)r.t_sum);
+	free(got);
+	free(img);
+	cn_tree_fini(&r);
+	cn_tree_fini(&t);
+}
+
 int
 main(void)
 {
@@ -445,5 +501,6 @@ main(void)
 	test_tree_records();
 	test_simulation();
 	test_useful();
+	test_checkpoint();
 	return tap_done();
 }
