@@ -52,6 +52,10 @@ band_task(struct cn_ctx *c, const void *arg, size_t len)
 	if (len != sizeof(b))
 		return;
 	memcpy(&b, arg, sizeof(b));
+	/* Arguments travel between processes: check them. */
+	if (b.bd_w < 1 || b.bd_w > W_MAX || b.bd_y0 >= b.bd_y1 ||
+	    b.bd_y1 > b.bd_h)
+		return;
 	if (b.bd_y1 - b.bd_y0 > BAND) {
 		mid = b.bd_y0 + (b.bd_y1 - b.bd_y0) / 2;
 		k = b;

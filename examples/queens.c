@@ -58,6 +58,10 @@ queens_task(struct cn_ctx *c, const void *arg, size_t len)
 	if (len != sizeof(b))
 		return;
 	memcpy(&b, arg, sizeof(b));
+	/* Arguments travel between processes: check them. */
+	if (b.b_n < 1 || b.b_n > N_MAX || b.b_row > b.b_n ||
+	    b.b_delay > 999999)
+		return;
 	all = (1u << b.b_n) - 1;
 	if (b.b_row >= SPAWN_ROWS || b.b_n - b.b_row <= SERIAL_MIN) {
 		if (b.b_delay > 0) {
