@@ -148,7 +148,7 @@ ch_jobmgr_reap(struct chouse *h, int wait)
 			return;
 		}
 		if (wait)
-			usleep(20000);
+			usleep(2000);
 	} while (wait && now_mono() < until);
 	if (wait) {
 		(void)kill(h->h_jm_pid, SIGTERM);

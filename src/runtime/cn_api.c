@@ -152,11 +152,11 @@ chouse_reap(struct cn_ctx *c)
 
 	if (c->c_chouse_pid <= 0)
 		return;
-	for (i = 0; i < 100; i++) {	/* it leaves by itself when done */
+	for (i = 0; i < 1000; i++) {	/* it leaves by itself when done */
 		if (waitpid(c->c_chouse_pid, NULL, WNOHANG) ==
 		    c->c_chouse_pid)
 			return;
-		usleep(20000);
+		usleep(2000);
 	}
 	(void)kill(c->c_chouse_pid, SIGTERM);
 	(void)waitpid(c->c_chouse_pid, NULL, 0);
