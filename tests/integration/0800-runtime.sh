@@ -81,7 +81,9 @@ wait_for 15 nodes_are idle 4
 ok $? "the two nodes are idle again"
 
 # 3. A worker SIGKILLed in the middle: its work is redone, counted once.
-start q3 "$BIN/queens" -d 1000 12
+# (-d 2000: the job outlives the clearinghouse's 3 s of patience even
+# if the killed worker held nothing.)
+start q3 "$BIN/queens" -d 2000 12
 Q=$LAST_PID
 wait_for 20 grep -q "worker 4 joined" "$T/q3.out"
 ok $? "workers joined"
