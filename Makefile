@@ -33,6 +33,11 @@ LIB	:= $(BUILD)/lib/libcilknow.a
 DAEMONS	:= $(notdir $(wildcard daemons/*))
 UTILS	:= $(notdir $(wildcard utils/*))
 PROGS	:= $(DAEMONS:%=$(BUILD)/sbin/%) $(UTILS:%=$(BUILD)/bin/%)
+# Parallel programs of the runtime (cilknow(3)), installed with the
+# utilities, and their plain serial versions for tests/bench.
+EXAMPLE_PROGS := $(basename $(notdir $(wildcard examples/*.c)))
+SERIAL	:= $(basename $(notdir $(wildcard examples/serial/*.c)))
+PROGS	+= $(EXAMPLE_PROGS:%=$(BUILD)/bin/%) $(SERIAL:%=$(BUILD)/tests/%)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/*_test.c))
 UNIT	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -71,6 +76,8 @@ $(BUILD)/$(1)/$(2): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(3)/$(2)/*.c))
 endef
 $(foreach d,$(DAEMONS),$(eval $(call prog_rule,sbin,$(d),daemons)))
 $(foreach u,$(UTILS),$(eval $(call prog_rule,bin,$(u),utils)))
+$(foreach e,$(EXAMPLE_PROGS),$(eval $(BUILD)/bin/$(e): $(BUILD)/obj/examples/$(e).o $(LIB) ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)))
+$(foreach e,$(SERIAL),$(eval $(BUILD)/tests/$(e): $(BUILD)/obj/examples/serial/$(e).o ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^))
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
@@ -178,10 +185,14 @@ $(BUILD)/conf/init.d/cilknow-nodemanager: conf/init.d/cilknow.in $(BUILD)/conf/.
 conf-gen: $(CONF_GEN)
 FORCE:
 
+# Examples that share queens(1): their pages are links to it.
+MAN_LINKS := fib.1 mandelbrot.1
+
 # Every file install puts in place, for uninstall.
 INSTALLED := $(patsubst $(BUILD)/sbin/%,$(SBINDIR)/%,$(filter $(BUILD)/sbin/%,$(PROGS))) \
 	$(patsubst $(BUILD)/bin/%,$(BINDIR)/%,$(filter $(BUILD)/bin/%,$(PROGS))) \
 	$(foreach m,$(MAN),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(MAN_LINKS:%=$(MANDIR)/man1/%) \
 	$(EXAMPLES:%=$(EXAMPLEDIR)/%) \
 	$(if $(RUNTIME_HDRS),$(RUNTIME_HDRS:include/%=$(INCLUDEDIR)/%) \
 	    $(LIBDIR)/libcilknow.a $(PKGCONFIGDIR)/cilknow.pc)
@@ -195,6 +206,9 @@ install: all conf-gen
 		inst 0755 $$p $(BINDIR)/$${p##*/}; done; \
 	for m in $(MAN); do \
 		inst 0644 $$m $(MANDIR)/man$${m##*.}/$${m##*/}; done; \
+	for l in $(MAN_LINKS); do \
+		ln -sf queens.1 "$$d$(MANDIR)/man1/$$l"; \
+		echo "  $$d$(MANDIR)/man1/$$l -> queens.1"; done; \
 	for f in $(CONF_PLAIN); do \
 		inst 0644 conf/$$f $(EXAMPLEDIR)/$$f; done; \
 	for f in $(CONF_TMPL); do \

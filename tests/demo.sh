@@ -30,25 +30,17 @@ for _ in $(seq 100); do
 done
 run "$B/CilkNodes"
 
-say "2. A job: every recruited workstation runs one instance of a program"
-echo "CilkRun registers it with the broker; idle workstations fetch its"
-echo "signed description straight from its job manager and start a worker."
-cat >"$D/work.sh" <<'EOS'
-#!/bin/sh
-# One instance: a little computation, reporting where it runs.
-i=1
-while [ $i -le 12 ]; do
-	echo "step $i of 12 on $CILKNOW_NODE (task $CILKNOW_TASK)"
-	sleep 1
-	i=$((i + 1))
-done
-EOS
-chmod 755 "$D/work.sh"
-printf '$ %s\n' "CilkRun -- $D/work.sh &"
+say "2. A parallel program: queens counts the solutions of 12 queens"
+echo "It links the cilknow runtime: typed on this workstation it starts"
+echo "computing at once, starts its clearinghouse (CilkChouse) and a job"
+echo "manager that registers it, and idle workstations join in as workers."
+echo "(-d 2000: every search takes 2 ms longer, standing for a bigger board)"
+printf '$ %s\n' "queens -d 2000 12 &"
 cd "$D" || exit 1
-"$B/CilkRun" -- "$D/work.sh" &
+"$B/queens" -d 2000 12 >"$D/queens.out" 2>&1 &
 RUN=$!
 sleep 3
+sed 's/^/    /' "$D/queens.out"
 
 say "3. What runs where"
 run "$B/CilkPs"
@@ -57,20 +49,29 @@ pause
 
 say "4. The owner of 127.0.0.3 comes back: her workstation is hers again"
 run sh -c "echo idletime=0 > $D/cluster/nodes/127.0.0.3/sensors"
-echo "(the node manager notices within a second and stops its worker)"
+echo "(the node manager stops its worker with SIGQUIT; the worker hands"
+echo " its unfinished work back to the clearinghouse and leaves)"
 sleep 3
 run "$B/CilkNodes"
 run "$B/CilkPs"
 pause
 
-say "5. Ctrl-C on CilkRun ends the job on every workstation"
-kill -INT "$RUN"
+say "5. The answer: 14200, whoever computed which part"
+for _ in $(seq 600); do
+	kill -0 "$RUN" 2>/dev/null || break
+	sleep 0.1
+done
 wait "$RUN"
-echo "(CilkRun exited with status $?: 130 means interrupted)"
+echo "(queens exited with status $?)"
 RUN=
-sleep 2
-run "$B/CilkPs"
-run "$B/CilkNodes"
+sed 's/^/    /' "$D/queens.out"
+echo "The worker on 127.0.0.3 'handed its work back and left'; its pieces"
+echo "were finished elsewhere, and every piece was counted exactly once."
+pause
+
+say "5b. A picture: mandelbrot's rows are computed wherever, put together here"
+run "$B/mandelbrot" -s 320x240 -o "$D/set.ppm"
+run ls -l "$D/set.ppm"
 
 say "6. The cluster goes away, leaving no process behind"
 run "$B/CilkLocal" stop -d "$D/cluster"

@@ -1,4 +1,5 @@
 /* CilkJobManager: registration, descriptions, output, the end. */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ on_register_tick(struct evloop *loop, void *arg)
 		char text[64];
 
 		msg_addr_text(&j->j_broker, text, sizeof(text));
-		fprintf(stderr, "CilkJobManager: the broker at %s did not "
+		/* Under -W the clearinghouse says it, once. */
+		if (!j->j_watch)
+			fprintf(stderr, "CilkJobManager: the broker at %s did not "
 		    "answer within %g s (is it running? same cluster key "
 		    "and your public key in its user_keys?)\n", text,
 		    j->j_timeout);
@@ -213,7 +216,9 @@ on_quiet_check(struct evloop *loop, void *arg)
 	struct jobmgr *j = arg;
 
 	(void)loop;
-	if (j->j_ending || j->j_want_tasks > 0 || tasks_running(j) > 0 ||
+	/* Under -W only the clearinghouse ends the job. */
+	if (j->j_ending || j->j_watch || j->j_want_tasks > 0 ||
+	    tasks_running(j) > 0 ||
 	    j->j_done + j->j_failed == 0)
 		return;
 	if (now_mono() - j->j_last_activity < QUIET_END) {
@@ -345,8 +350,77 @@ jobmgr_table(void)
 	return handlers;
 }
 
+/*
+ * -W: lines from the clearinghouse.  "max N": the job can use about N
+ * workers (0: no limit); the registrations carry it, within -m.
+ */
+static void
+stdin_line(struct jobmgr *j, const char *line)
+{
+	const char *errstr;
+	uint32_t max;
+
+	if (strncmp(line, "max ", 4) != 0) {
+		log_debug("%s: '%s' ignored", __func__, line);
+		return;
+	}
+	max = (uint32_t)strtonum(line + 4, 0, 1000000, &errstr);
+	if (errstr != NULL)
+		return;
+	if (j->j_user_max > 0 && (max == 0 || max > j->j_user_max))
+		max = j->j_user_max;
+	if (max == j->j_max)
+		return;
+	log_info("job %u: useful workers %s%u", j->j_job,
+	    max ? "about " : "no limit", max ? max : 0);
+	j->j_max = max;
+	if (j->j_job != 0 && !j->j_ending)
+		jobmgr_register(j);
+}
+
+static void
+stdin_lines(struct jobmgr *j, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] != '\n') {
+			if (j->j_linelen < sizeof(j->j_line) - 1)
+				j->j_line[j->j_linelen++] = p[i];
+			continue;
+		}
+		j->j_line[j->j_linelen] = '\0';
+		stdin_line(j, j->j_line);
+		j->j_linelen = 0;
+	}
+}
+
+/* -W: our stdin is a pipe from the clearinghouse; EOF is the end. */
+static void
+on_stdin(struct evloop *loop, int fd, short revents, void *arg)
+{
+	struct jobmgr *j = arg;
+	char buf[64];
+	ssize_t n;
+
+	(void)revents;
+	if ((n = read(fd, buf, sizeof(buf))) > 0) {
+		stdin_lines(j, buf, (size_t)n);
+		return;
+	}
+	(void)evloop_del_fd(loop, fd);
+	if (j->j_job == 0) {		/* never registered: just go */
+		evloop_break(loop);
+		return;
+	}
+	jobmgr_end(j, 0, "the clearinghouse ended");
+}
+
 void
 jobmgr_start(struct jobmgr *j)
 {
+	if (j->j_watch && evloop_add_fd(j->j_dc.dc_loop, STDIN_FILENO,
+	    POLLIN, on_stdin, j) == -1)
+		log_warn("%s: stdin", __func__);
 	on_register_tick(j->j_dc.dc_loop, j);
 }

@@ -46,6 +46,10 @@ struct jobmgr {
 	int		 j_ending;	/* unregistering */
 	int		 j_exit;	/* how it ended */
 	int		 j_unreg_tries;
+	int		 j_watch;	/* -W: ends when stdin closes */
+	uint32_t	 j_user_max;	/* -m, before the clearinghouse's */
+	char		 j_line[64];	/* -W: a line being read */
+	size_t		 j_linelen;
 	uint8_t		 j_buf[MSG_PAYLOAD_MAX];
 };
 

@@ -24,7 +24,9 @@ usage(int status)
 	    "  -m max      useful workers at most (default: no limit)\n"
 	    "  -p priority weight of the job's share (default 1)\n"
 	    "  -T tasks    end when this many workers have exited 0\n"
-	    "  -t seconds  end after this long\n");
+	    "  -t seconds  end after this long\n"
+	    "  -W          the job ends when stdin closes (started by "
+	    "CilkChouse)\n");
 	exit(status);
 }
 
@@ -45,10 +47,13 @@ opt(int ch, const char *arg, void *p)
 	char *end;
 
 	switch (ch) {
+	case 'W':
+		j->j_watch = 1;
+		return 0;
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
 			return -1;
-		j->j_max = (uint32_t)v;
+		j->j_max = j->j_user_max = (uint32_t)v;
 		return 0;
 	case 'p':
 		if (number(arg, 1, 1000, &v) == -1)
@@ -147,7 +152,7 @@ main(int argc, char *argv[])
 	char why[64];
 
 	j.j_pri = 1;
-	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:T:t:", opt,
+	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:T:t:W", opt,
 	    &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);

@@ -1,0 +1,598 @@
+/*
+ * CilkChouse: membership, the pool of work units, thieves and victims,
+ * re-issue of lost work, records to the root, the end of the job.
+ * The books themselves are cn_tree's (src/runtime/cn_tree.c).
+ */
+#include "chouse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "log.h"
+#include "mono.h"
+
+static void	schedule(struct chouse *);
+static void	finish(struct chouse *);
+
+static void
+send_to(struct chouse *h, const struct ch_worker *w, enum cn_handler t,
+    const struct cn_msg *m)
+{
+	size_t len;
+
+	if ((len = cn_msg_enc(t, m, h->h_buf, sizeof(h->h_buf))) == 0 ||
+	    msg_ep_send(h->h_dc.dc_ep, &w->w_addr, MSG_SCHEME_USER, t,
+	    h->h_buf, len) == -1)
+		log_debug("%s: to worker %u failed", __func__, w->w_id);
+}
+
+static void
+reply(struct chouse *h, const struct msg_in *in, enum cn_handler t,
+    const struct cn_msg *m)
+{
+	size_t len;
+
+	if ((len = cn_msg_enc(t, m, h->h_buf, sizeof(h->h_buf))) > 0)
+		(void)msg_ep_reply(h->h_dc.dc_ep, in, t, h->h_buf, len);
+}
+
+static void
+msg_zero(struct cn_msg *m)
+{
+	memset(m, 0, offsetof(struct cn_msg, cm_frames));
+}
+
+/*
+ * The sender, decoded: the same user as us, a known worker id at the
+ * address it joined from.  NULL (and dropped) otherwise.
+ */
+static struct ch_worker *
+sender(struct chouse *h, const struct msg_in *in, enum cn_handler t)
+{
+	struct ch_worker *w;
+
+	if (!msg_verify_sender(in, MSG_SCHEME_USER,
+	    h->h_dc.dc_keys->kr_user.ks_key[0].k_name, NULL) ||
+	    cn_msg_dec(t, &h->h_msg, in->mi_data, in->mi_len) == -1)
+		return NULL;
+	if (t == CN_H_REGISTER)
+		return &h->h_w[0];	/* a placeholder: not yet a worker */
+	if (h->h_msg.cm_worker == 0 || h->h_msg.cm_worker >= h->h_nw)
+		goto gone;
+	w = &h->h_w[h->h_msg.cm_worker];
+	if (!msg_addr_eq(&w->w_addr, &in->mi_from))
+		return NULL;
+	if (w->w_gone)
+		goto gone;
+	w->w_last = now_mono();
+	return w;
+ gone:
+	/* Given up for lost, or from before a restart: tell it. */
+	msg_zero(&h->h_msg);
+	reply(h, in, CN_H_GONE, &h->h_msg);
+	return NULL;
+}
+
+static void
+send_assign(struct chouse *h, struct ch_worker *w, uint32_t id)
+{
+	struct cn_unit *u = cn_tree_unit(&h->h_tree, id);
+	struct cn_msg *m = &h->h_msg;
+
+	msg_zero(m);
+	m->cm_unit = id;
+	m->cm_attempt = u->u_attempt;
+	m->cm_nframes = 1;
+	m->cm_frames[0] = u->u_frame;
+	send_to(h, w, CN_H_ASSIGN, m);
+}
+
+static void
+on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct cn_msg *m = &h->h_msg;
+	struct ch_worker *w, *nw;
+	uint32_t i, cap;
+
+	(void)ep;
+	if (sender(h, in, CN_H_REGISTER) == NULL)
+		return;
+	for (i = 1; i < h->h_nw; i++)	/* a repeat: same answer */
+		if (!h->h_w[i].w_gone &&
+		    msg_addr_eq(&h->h_w[i].w_addr, &in->mi_from))
+			goto welcome;
+	for (i = 1; i < h->h_nw && m->cm_root; i++)
+		if (h->h_w[i].w_root)
+			return;		/* one root per job */
+	if (m->cm_root && h->h_recover_path == NULL && h->h_tree.t_n > 1)
+		return;
+	if (!m->cm_root && h->h_tree.t_n == 1)
+		return;			/* the root first */
+	if (h->h_nw == h->h_capw) {
+		cap = h->h_capw * 2;
+		if ((nw = reallocarray(h->h_w, cap, sizeof(*nw))) == NULL)
+			return;
+		memset(nw + h->h_capw, 0, (cap - h->h_capw) * sizeof(*nw));
+		h->h_w = nw;
+		h->h_capw = cap;
+	}
+	i = h->h_nw++;
+	w = &h->h_w[i];
+	memset(w, 0, sizeof(*w));
+	w->w_id = i;
+	w->w_addr = in->mi_from;
+	strlcpy(w->w_node, m->cm_node, sizeof(w->w_node));
+	w->w_pid = m->cm_seq;
+	w->w_root = m->cm_root;
+	w->w_next_seq = 1;
+	w->w_last = now_mono();
+	/* A recovered job's root comes without work: the books have it. */
+	if (w->w_root && h->h_recover_path == NULL &&
+	    cn_tree_root(&h->h_tree, i, &m->cm_frames[0]) == -1) {
+		h->h_nw--;
+		return;
+	}
+	if (w->w_root && h->h_recover_path == NULL)
+		w->w_unit = 1;
+	if (++h->h_live > h->h_live_max)
+		h->h_live_max = h->h_live;
+	log_info("worker %u joined from %s (pid %llu)%s; %u workers", i,
+	    w->w_node, (unsigned long long)w->w_pid,
+	    w->w_root ? ", the root" : "", h->h_live);
+ welcome:
+	msg_zero(m);
+	m->cm_worker = i;
+	reply(h, in, CN_H_WELCOME, m);
+}
+
+static void
+on_heartbeat(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct ch_worker *w;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_HEARTBEAT)) != NULL)
+		w->w_tasks = h->h_msg.cm_stat[0];
+}
+
+static void
+on_steal(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct ch_worker *w;
+	struct cn_unit *u;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_STEAL)) == NULL)
+		return;
+	/* Still running a unit we gave it?  The ASSIGN was lost. */
+	u = cn_tree_unit(&h->h_tree, w->w_unit);
+	if (u != NULL && u->u_state == CN_U_RUNNING &&
+	    u->u_worker == w->w_id) {
+		send_assign(h, w, w->w_unit);
+		return;
+	}
+	w->w_idle = 1;
+	schedule(h);
+}
+
+static void
+on_export(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct cn_msg *m = &h->h_msg;
+	struct ch_worker *w;
+	uint64_t seq;
+	int r;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_EXPORT)) == NULL)
+		return;
+	w->w_give_sent = 0;
+	if (m->cm_seq == 0) {		/* nothing to give */
+		w->w_empty_until = now_mono() + CH_EMPTY_PAUSE;
+		schedule(h);
+		return;
+	}
+	seq = m->cm_seq;
+	if (seq > w->w_next_seq)
+		return;			/* cannot be: one batch at a time */
+	if (seq == w->w_next_seq) {
+		r = cn_tree_export(&h->h_tree, w->w_id, m->cm_unit,
+		    m->cm_attempt, m->cm_frames, m->cm_nframes);
+		if (r == -1) {
+			log_warnx("%s: out of memory", __func__);
+			return;		/* not acked: it comes again */
+		}
+		w->w_next_seq++;
+		log_debug("worker %u exported %u frames of unit %u%s",
+		    w->w_id, m->cm_nframes, m->cm_unit,
+		    r == 1 ? " (stale, dropped)" : "");
+	}
+	msg_zero(m);
+	m->cm_seq = seq;
+	reply(h, in, CN_H_EXPORT_ACK, m);
+	schedule(h);
+}
+
+static void
+on_done(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct cn_msg *m = &h->h_msg;
+	struct ch_worker *w;
+	uint32_t unit, attempt;
+	int r;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_DONE)) == NULL)
+		return;
+	unit = m->cm_unit;
+	attempt = m->cm_attempt;
+	w->w_tasks = m->cm_stat[0];
+	r = cn_tree_done(&h->h_tree, w->w_id, unit, attempt, m->cm_count,
+	    m->cm_sum, m->cm_data, m->cm_len);
+	if (r == -1 || r == 2)
+		return;			/* not acked: it comes again */
+	h->h_ckpt_dirty = 1;
+	msg_zero(m);
+	m->cm_unit = unit;
+	m->cm_attempt = attempt;
+	reply(h, in, CN_H_DONE_ACK, m);
+	if (cn_tree_finished(&h->h_tree) && !h->h_finishing) {
+		log_info("every unit is final: %u units, %llu migrated, "
+		    "%llu redone", h->h_tree.t_n - 1,
+		    (unsigned long long)h->h_tree.t_migrated,
+		    (unsigned long long)h->h_tree.t_reissued);
+		h->h_finishing = 1;
+		if (h->h_nresults == 0)
+			finish(h);
+	}
+}
+
+static void
+on_result_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct ch_worker *w;
+	struct cn_unit *u;
+	uint32_t i;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_RESULT_ACK)) == NULL || !w->w_root)
+		return;
+	for (i = 0; i < h->h_nresults; i++)
+		if (h->h_results[i] == h->h_msg.cm_unit) {
+			h->h_results[i] = h->h_results[--h->h_nresults];
+			if ((u = cn_tree_unit(&h->h_tree,
+			    h->h_msg.cm_unit)) != NULL) {
+				free(u->u_records);
+				u->u_records = NULL;
+				u->u_nrecords = 0;
+			}
+			if (h->h_finishing && h->h_nresults == 0)
+				finish(h);
+			return;
+		}
+}
+
+static void
+on_finish_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct ch_worker *w;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_FINISH_ACK)) != NULL && w->w_root &&
+	    h->h_finishing && !h->h_root_acked) {
+		h->h_root_acked = 1;
+		finish(h);	/* a second copy to the others, and go */
+	}
+}
+
+static void
+worker_gone(struct chouse *h, struct ch_worker *w, const char *why)
+{
+	if (w->w_gone)
+		return;
+	w->w_gone = 1;
+	w->w_idle = 0;
+	h->h_live--;
+	if (cn_tree_lost(&h->h_tree, w->w_id) == -1)
+		log_warnx("%s: out of memory", __func__);
+	log_info("worker %u on %s %s; %u workers", w->w_id, w->w_node, why,
+	    h->h_live);
+}
+
+static void
+on_leave(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct ch_worker *w;
+
+	(void)ep;
+	if ((w = sender(h, in, CN_H_LEAVE)) == NULL)
+		return;
+	worker_gone(h, w, "handed its work back and left");
+	msg_zero(&h->h_msg);
+	reply(h, in, CN_H_GONE, &h->h_msg);
+	schedule(h);
+}
+
+static void
+on_final(struct cn_tree *t, uint32_t id, void *arg)
+{
+	struct chouse *h = arg;
+	uint32_t *nr, cap;
+
+	(void)t;
+	h->h_ckpt_dirty = 1;
+	if (h->h_ckpt_path != NULL) {
+		struct cn_unit *u = cn_tree_unit(&h->h_tree, id);
+		uint8_t *nb;
+		size_t need = h->h_ckpt_nrec + u->u_nrecords;
+
+		if (need > h->h_ckpt_caprec) {
+			if ((nb = realloc(h->h_ckpt_rec, need * 2)) == NULL) {
+				log_warnx("%s: out of memory: checkpoints "
+				    "stop", __func__);
+				h->h_ckpt_path = NULL;
+			} else {
+				h->h_ckpt_rec = nb;
+				h->h_ckpt_caprec = need * 2;
+			}
+		}
+		if (h->h_ckpt_path != NULL) {
+			memcpy(h->h_ckpt_rec + h->h_ckpt_nrec, u->u_records,
+			    u->u_nrecords);
+			h->h_ckpt_nrec = need;
+		}
+	}
+	if (h->h_nresults == h->h_capresults) {
+		cap = h->h_capresults ? h->h_capresults * 2 : 64;
+		if ((nr = reallocarray(h->h_results, cap,
+		    sizeof(*nr))) == NULL) {
+			log_warnx("%s: out of memory: unit %u's records "
+			    "are lost", __func__, id);
+			return;
+		}
+		h->h_results = nr;
+		h->h_capresults = cap;
+	}
+	h->h_results[h->h_nresults++] = id;
+}
+
+/* Idle workers get pooled units; if none, busy ones are asked. */
+static void
+schedule(struct chouse *h)
+{
+	struct ch_worker *w, *v;
+	struct cn_msg *m = &h->h_msg;
+	uint32_t i, id, idle = 0, asked = 0, start, k;
+	double now = now_mono();
+
+	for (i = 1; i < h->h_nw; i++) {
+		w = &h->h_w[i];
+		if (w->w_gone || !w->w_idle)
+			continue;
+		if ((id = cn_tree_assign(&h->h_tree, w->w_id)) == 0) {
+			idle++;
+			continue;
+		}
+		w->w_idle = 0;
+		w->w_unit = id;
+		send_assign(h, w, id);
+	}
+	if (idle == 0 || h->h_nw <= 1)
+		return;
+	/* Random victims, one GIVE each at a time. */
+	start = randombytes_uniform(h->h_nw - 1) + 1;
+	for (k = 0; k < h->h_nw - 1 && asked < idle; k++) {
+		v = &h->h_w[1 + (start - 1 + k) % (h->h_nw - 1)];
+		if (v->w_gone || v->w_idle || now < v->w_empty_until ||
+		    (v->w_give_sent > 0 && now - v->w_give_sent <
+		    CH_GIVE_WAIT))
+			continue;
+		msg_zero(m);
+		m->cm_count = 1;
+		send_to(h, v, CN_H_GIVE, m);
+		v->w_give_sent = now;
+		asked++;
+	}
+}
+
+/*
+ * The job is over: FINISH to everyone, the root with the answer.  We
+ * go once the root has it (workers that miss theirs are stopped by
+ * their node managers when the job manager unregisters), or after
+ * CH_FINISH_TRIES rounds without an answer.
+ */
+static void
+finish(struct chouse *h)
+{
+	struct cn_msg *m = &h->h_msg;
+	uint32_t i;
+
+	msg_zero(m);
+	m->cm_sum = h->h_tree.t_sum;
+	m->cm_stat[0] = h->h_tree.t_n - 1;
+	m->cm_stat[1] = h->h_tree.t_migrated;
+	m->cm_stat[2] = h->h_tree.t_reissued;
+	m->cm_stat[3] = h->h_live_max;
+	for (i = 1; i < h->h_nw; i++)
+		if (!h->h_w[i].w_gone && (i > 1 || !h->h_root_acked))
+			send_to(h, &h->h_w[i], CN_H_FINISH, m);
+	if (h->h_root_acked || ++h->h_finish_tries >= CH_FINISH_TRIES) {
+		/* The root has the answer: nothing left to recover. */
+		if (h->h_root_acked && h->h_ckpt_path != NULL &&
+		    unlink(h->h_ckpt_path) == -1)
+			log_warn("unlink %s", h->h_ckpt_path);
+		evloop_break(h->h_dc.dc_loop);
+	}
+	log_debug("%s: FINISH sent (round %d)", __func__,
+	    h->h_finish_tries);
+}
+
+/*
+ * The job's useful parallelism changed: tell the job manager, whose
+ * registrations carry it to the broker as the most useful workers.
+ */
+static void
+useful(struct chouse *h)
+{
+	uint32_t i, busy = 0, idle = 0;
+	char line[32];
+	int n;
+
+	for (i = 1; i < h->h_nw; i++) {
+		if (h->h_w[i].w_gone)
+			continue;
+		if (h->h_w[i].w_idle)
+			idle++;
+		else
+			busy++;
+	}
+	if (!cn_useful_tick(&h->h_useful, busy, idle,
+	    h->h_tree.t_pool_head != 0) || h->h_jm_fd == -1)
+		return;
+	if (h->h_useful.uw_cap > 0)
+		log_info("workers starve: the job can use about %u",
+		    h->h_useful.uw_cap);
+	else
+		log_info("workers are busy: the job can use more");
+	n = snprintf(line, sizeof(line), "max %u\n", h->h_useful.uw_cap);
+	if (write(h->h_jm_fd, line, (size_t)n) != n)
+		log_debug("%s: to the job manager: %s", __func__,
+		    strerror(errno));
+}
+
+static void
+on_tick(struct evloop *loop, void *arg)
+{
+	struct chouse *h = arg;
+	struct cn_msg *m = &h->h_msg;
+	struct cn_unit *u;
+	struct ch_worker *w;
+	double now = now_mono();
+	uint32_t i;
+
+	evloop_timer_add(loop, CH_TICK, on_tick, h);
+	ch_jobmgr_reap(h, 0);
+	for (i = 1; i < h->h_nw; i++) {
+		w = &h->h_w[i];
+		/*
+		 * The root may run a long task without a word: its death
+		 * reaches us as SIGTERM (PR_SET_PDEATHSIG), not silence.
+		 */
+		if (w->w_gone || w->w_root || now - w->w_last <= h->h_timeout)
+			continue;
+		worker_gone(h, w, "is lost; its work is redone");
+	}
+	if (!h->h_finishing) {
+		useful(h);
+		ch_checkpoint(h, 0);
+	}
+	/* Records of final units to the root, until acknowledged. */
+	for (i = 0; i < h->h_nresults && i < 32; i++) {
+		if ((u = cn_tree_unit(&h->h_tree, h->h_results[i])) == NULL)
+			continue;
+		msg_zero(m);
+		m->cm_unit = h->h_results[i];
+		m->cm_data = u->u_records;
+		m->cm_len = u->u_nrecords;
+		send_to(h, &h->h_w[1], CN_H_RESULT, m);
+	}
+	if (h->h_finishing && h->h_nresults == 0)
+		finish(h);
+	else
+		schedule(h);
+}
+
+static const struct msg_handler ch_handlers[CN_H_MAX] = {
+	[CN_H_REGISTER] = { "register", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_register },
+	[CN_H_HEARTBEAT] = { "heartbeat", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_heartbeat },
+	[CN_H_STEAL] = { "steal", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_steal },
+	[CN_H_EXPORT] = { "export", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_export },
+	[CN_H_DONE] = { "done", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_done },
+	[CN_H_RESULT_ACK] = { "result-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_result_ack },
+	[CN_H_FINISH_ACK] = { "finish-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_finish_ack },
+	[CN_H_LEAVE] = { "leave", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_leave },
+};
+
+const struct msg_handler *
+ch_table(void)
+{
+	return ch_handlers;
+}
+
+void
+ch_start(struct chouse *h)
+{
+	h->h_tree.t_on_final = on_final;
+	h->h_tree.t_arg = h;
+	evloop_timer_add(h->h_dc.dc_loop, CH_TICK, on_tick, h);
+}
+
+void
+ch_checkpoint(struct chouse *h, int force)
+{
+	uint8_t *img;
+	size_t len;
+	double now = now_mono();
+
+	if (h->h_ckpt_path == NULL || (!force && (!h->h_ckpt_dirty ||
+	    now - h->h_ckpt_last < CH_CKPT_EVERY)))
+		return;
+	if ((img = cn_ckpt_enc(&h->h_tree, h->h_ckpt_rec, h->h_ckpt_nrec,
+	    &len)) == NULL || cn_ckpt_write(h->h_ckpt_path, img, len) == -1)
+		log_warn("checkpoint %s", h->h_ckpt_path);
+	else
+		log_debug("checkpoint: sum %lld, %zu bytes",
+		    (long long)h->h_tree.t_sum, len);
+	free(img);
+	h->h_ckpt_dirty = 0;
+	h->h_ckpt_last = now;
+}
+
+/* -R: the books as the checkpoint left them. */
+int
+ch_recover(struct chouse *h)
+{
+	struct cn_frame *frames;
+	const uint8_t *rec;
+	uint8_t *img;
+	int64_t sum;
+	uint32_t n;
+	size_t len, nrec;
+
+	if ((img = cn_ckpt_read(h->h_recover_path, &len)) == NULL)
+		return -1;
+	if (cn_ckpt_dec(img, len, &sum, &frames, &n, &rec, &nrec) == -1 ||
+	    cn_tree_recover(&h->h_tree, sum, frames, n) == -1) {
+		free(img);
+		free(frames);
+		return -1;
+	}
+	if (nrec > 0 && (h->h_ckpt_rec = malloc(nrec)) != NULL) {
+		memcpy(h->h_ckpt_rec, rec, nrec);
+		h->h_ckpt_nrec = h->h_ckpt_caprec = nrec;
+	}
+	log_info("recovered from %s: sum %lld so far, %u pieces left",
+	    h->h_recover_path, (long long)sum, n);
+	free(img);
+	free(frames);
+	h->h_ckpt_dirty = 1;
+	return 0;
+}

@@ -1,0 +1,73 @@
+/* CilkChouse's parts: the workers, the book-keeping, the job manager. */
+#ifndef CILKCHOUSE_H
+#define CILKCHOUSE_H
+
+#include <sys/types.h>
+
+#include "cn.h"
+#include "dctx.h"
+
+#define CH_TICK		0.1	/* seconds between housekeeping rounds */
+#define CH_GIVE_WAIT	0.5	/* an unanswered GIVE is given up */
+#define CH_EMPTY_PAUSE	0.05	/* a victim with nothing is left alone */
+#define CH_FINISH_TRIES	30	/* FINISH sent to the root at most */
+#define CH_CKPT_EVERY	1.0	/* seconds between checkpoints */
+
+struct ch_worker {
+	uint32_t	 w_id;
+	struct msg_addr	 w_addr;
+	char		 w_node[64];
+	uint64_t	 w_pid;
+	int		 w_root;
+	int		 w_gone;
+	int		 w_idle;	/* asked for work */
+	uint32_t	 w_unit;	/* last unit assigned */
+	uint64_t	 w_next_seq;	/* next EXPORT batch expected */
+	double		 w_last;	/* last heard */
+	double		 w_give_sent;	/* 0: no GIVE outstanding */
+	double		 w_empty_until;
+	uint64_t	 w_tasks;
+};
+
+struct chouse {
+	struct dctx	 h_dc;
+	struct cn_tree	 h_tree;
+	struct ch_worker *h_w;		/* by id; 0 unused */
+	uint32_t	 h_nw, h_capw;
+	uint32_t	 h_live, h_live_max;
+	double		 h_timeout;	/* silence before a worker is lost */
+	int		 h_report_fd;	/* -r: our port goes here */
+	/* The job manager: started by us, ends when its stdin closes. */
+	pid_t		 h_jm_pid;
+	int		 h_jm_fd;
+	char		 h_host[256];	/* where workers find us */
+	int		 h_argc;
+	char		**h_argv;	/* the program and its arguments */
+	/* Records of final units, until the root has them. */
+	uint32_t	*h_results;
+	uint32_t	 h_nresults, h_capresults;
+	int		 h_finishing;
+	int		 h_finish_tries;
+	int		 h_root_acked;
+	int		 h_exit;
+	struct cn_useful h_useful;
+	/* Checkpoints (-k) and recovery (-R). */
+	const char	*h_ckpt_path;
+	const char	*h_recover_path;
+	uint8_t		*h_ckpt_rec;	/* records of every final unit */
+	size_t		 h_ckpt_nrec, h_ckpt_caprec;
+	int		 h_ckpt_dirty;
+	double		 h_ckpt_last;
+	uint8_t		 h_buf[MSG_PAYLOAD_MAX];
+	struct cn_msg	 h_msg;
+};
+
+const struct msg_handler *ch_table(void);
+void	ch_start(struct chouse *);
+int	ch_jobmgr_start(struct chouse *);
+void	ch_jobmgr_reap(struct chouse *, int wait);
+int	ch_host(struct chouse *);
+int	ch_recover(struct chouse *);
+void	ch_checkpoint(struct chouse *, int force);
+
+#endif

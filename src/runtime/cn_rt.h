@@ -1,0 +1,100 @@
+/*
+ * cn_rt — the runtime's process state, shared by its files (not
+ * installed): the local deque (cn_local.c), the link to the
+ * clearinghouse (cn_link.c), the start of a root (cn_start.c).
+ */
+#ifndef CILKNOW_CN_RT_H
+#define CILKNOW_CN_RT_H
+
+#include <sys/types.h>
+
+#include "cn.h"
+#include "conf.h"
+#include "evloop.h"
+#include "msg.h"
+
+#define CN_LAZY		8	/* frames kept waiting for thieves */
+#define CN_BUDGET	64	/* plain-call spawns between checks */
+#define CN_POLL_GAP	0.002	/* seconds between looks at the network */
+#define CN_TICK		0.1	/* retransmission and heartbeat timer */
+#define CN_RESEND	0.25	/* an unanswered message goes again */
+#define CN_HEARTBEAT	0.5
+#define CN_SILENCE	30.0	/* no word from the clearinghouse: give up */
+#define CN_QUIT_GRACE	10.0	/* longest hand-back on SIGQUIT */
+#define CN_CKPT_FLUSH	1.0	/* root, checkpointing: hand back this often */
+
+struct cn_ctx {
+	struct cn_ctx_pub c_pub;	/* first: cilknow.h's CN_SPAWN */
+	const struct cn_program	*c_prog;
+	/* Local work. */
+	struct cn_frame	*c_frames;
+	size_t		 c_lo, c_hi, c_cap;
+	uint8_t		*c_rec;
+	size_t		 c_nrec, c_caprec;
+	uint64_t	 c_tasks;
+	void		(*c_poll)(struct cn_ctx *);	/* NULL: alone */
+	int		 c_stop;	/* hand-back: push, run nothing */
+	unsigned	 c_slow;	/* calls of cn_spawn */
+	int		 c_running;	/* inside cn_local_run */
+	double		 c_next_poll;
+	int		 c_alone;
+	int		 c_worker;
+	/* The link. */
+	struct conf	*c_conf;
+	struct msg_keyring *c_keys;
+	struct evloop	*c_loop;
+	struct msg_ep	*c_ep;
+	struct msg_addr	 c_chouse;
+	pid_t		 c_chouse_pid;
+	char		 c_user[MSG_NAME_MAX + 1];
+	uint32_t	 c_id;		/* 0 until welcomed */
+	int		 c_have_unit;
+	uint32_t	 c_unit, c_attempt, c_nexports;
+	struct cn_frame	 c_root_frame;
+	/* Frames on their way out; one batch in flight. */
+	struct cn_frame	*c_outq;
+	size_t		 c_noutq, c_capoutq;
+	uint16_t	 c_inflight;
+	uint64_t	 c_seq;
+	int		 c_done_sent;
+	int		 c_flush;	/* hand back, then steal again */
+	int		 c_quit;	/* SIGQUIT: hand back, then leave */
+	double		 c_quit_by;
+	int		 c_leave_sent;
+	int		 c_finished;
+	int		 c_failed;	/* root: the clearinghouse died */
+	int		 c_ckpt;	/* root: checkpoints are kept */
+	double		 c_last_flush;
+	double		 c_last_heard, c_last_sent_hb, c_last_steal;
+	double		 c_last_out, c_last_done, c_last_reg;
+	uint8_t		*c_seen;	/* root: units whose records came */
+	size_t		 c_nseen;
+	struct cn_stats	 c_st;
+	uint8_t		 c_buf[MSG_PAYLOAD_MAX];
+	uint8_t		 c_out[MSG_PAYLOAD_MAX]; /* last EXPORT, for resending */
+	size_t		 c_outlen;
+	uint8_t		 c_done[MSG_PAYLOAD_MAX]; /* last DONE */
+	size_t		 c_donelen;
+	struct cn_msg	 c_msg;
+};
+
+int	cn_local_push(struct cn_ctx *, const struct cn_frame *);
+int	cn_local_take_oldest(struct cn_ctx *, struct cn_frame *);
+size_t	cn_local_pending(const struct cn_ctx *);
+int	cn_local_run(struct cn_ctx *);
+void	cn_local_stop(struct cn_ctx *);
+
+/*
+ * Starts CilkChouse for this program (its own path and arguments), which
+ * starts the job manager; 0 with its pid and port, or -1 with why.
+ */
+int	cn_start_chouse(const char *conf, const char *ckpt,
+	    const char *recover, int argc, char **argv, pid_t *pid,
+	    uint16_t *port, char *why, size_t whylen);
+
+/* The link: set up, run until finished (root) or exit (worker). */
+int	cn_link_open(struct cn_ctx *, const char *conf, char *why, size_t);
+int	cn_link_run(struct cn_ctx *);
+void	cn_link_close(struct cn_ctx *);
+
+#endif
