@@ -90,7 +90,7 @@ testprogs: $(UNIT) $(TOOLS)
 
 # The whole suite, built with AddressSanitizer and UBSan, then the unit
 # tests and a ping exchange under valgrind on the plain build; ends with
-# the line "N passed, N failed".
+# the line "N passed, N failed, N skipped".
 check: check-deps
 	$(MAKE) BUILD=build/check SANITIZE=1 all testprogs
 	$(MAKE) BUILD=build/fuzz fuzz-build

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the whole suite and ends with "N passed, N failed".
+# Runs the whole suite and ends with "N passed, N failed, N skipped".
 #   tests/run.sh BUILD [FUZZBUILD [PLAINBUILD]]
 # PLAINBUILD, an unsanitized build, is run under valgrind.
 # Unit tests and integration scripts speak TAP; every "ok" line is a pass,
@@ -12,6 +12,7 @@ fuzzbuild=${2:-}
 plainbuild=${3:-}
 passed=0
 failed=0
+skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
 export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
@@ -24,16 +25,19 @@ run() {
 	start=$(date +%s)
 	timeout -k 5 "$limit" "$@" >"$out" 2>&1
 	rc=$?
-	p=$(grep -c '^ok ' "$out")
+	# "ok N # SKIP why" is TAP's skip: neither a pass nor a failure
+	s=$(grep -Ec '^ok [0-9]* *-? *# *SKIP' "$out")
+	p=$(( $(grep -c '^ok ' "$out") - s ))
 	f=$(grep -c '^not ok ' "$out")
 	extra=0
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		extra=1
 	fi
-	if [ "$rc" -eq 0 ] && [ "$p" -eq 0 ]; then
+	if [ "$rc" -eq 0 ] && [ "$p" -eq 0 ] && [ "$s" -eq 0 ]; then
 		extra=1		# a test that ran nothing is a failure
 	fi
 	passed=$((passed + p))
+	skipped=$((skipped + s))
 	failed=$((failed + f + extra))
 	secs=$(( $(date +%s) - start ))
 	if [ $((f + extra)) -ne 0 ]; then
@@ -43,7 +47,10 @@ run() {
 			tail -20 "$out" | sed 's/^/    | /'
 		fi
 	else
-		echo "ok   $name ($p passed, ${secs}s)"
+		sk=
+		[ "$s" -eq 0 ] || sk=", $s skipped"
+		echo "ok   $name ($p passed$sk, ${secs}s)"
+		grep -E '^ok .*# *SKIP' "$out" | sed 's/^/    /'
 	fi
 }
 
@@ -68,5 +75,5 @@ fi
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
 
 rm -rf "$log"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

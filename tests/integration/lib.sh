@@ -95,7 +95,8 @@ wait_for() {
 }
 
 # keys_and_conf DIR : a cluster key, user keys for ann and bob (bob's
-# public key is not installed), and DIR/cilknow.conf naming them.
+# public key is not installed), and DIR/cilknow.conf naming them, with
+# state and run folders in DIR so that no test writes to the system's.
 keys_and_conf() {
 	d=$1
 	mkdir -p "$d/users"
@@ -108,6 +109,8 @@ cluster_key = $d/cluster.key
 cluster_pub = $d/cluster.pub
 user_key = $d/ann.id
 user_keys = $d/users
+state_dir = $d/state
+run_dir = $d/run
 timeout = 1
 EOC
 	chmod 644 "$d/cilknow.conf"
