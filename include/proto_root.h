@@ -7,7 +7,8 @@
  * ROOT_BACKUP: u32 pid, u64 start (the pid's start time in clock ticks
  * since boot, /proc/PID/stat field 22: a pid reused is another
  * process), u32 length, a signed job description (proto_desc_sign)
- * whose argv is the recovery command: PROG -Recover=CHECKPOINT ARGS.
+ * whose argv is the recovery command: PROG -Recover=CHECKPOINT ARGS,
+ * and whose job number is the pid (so the signature covers it).
  * ROOT_DONE: u32 pid, u64 start, str checkpoint: the job ended.
  */
 #ifndef CILKNOW_PROTO_ROOT_H
@@ -47,5 +48,10 @@ int	proto_root_done_dec(struct proto_root_done *, const uint8_t *,
  * command.
  */
 int	proto_root_ckpt(const struct proto_desc *, char *, size_t);
+/*
+ * The start time of process pid on this machine (clock ticks since
+ * boot, /proc/PID/stat field 22): 0, or -1 if there is no such process.
+ */
+int	proto_root_pid_start(long pid, uint64_t *);
 
 #endif

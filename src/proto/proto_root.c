@@ -1,5 +1,8 @@
 /* proto_root — ROOT_BACKUP and ROOT_DONE codecs (see proto_root.h). */
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto_root.h"
 #include "wire.h"
@@ -80,5 +83,36 @@ proto_root_ckpt(const struct proto_desc *d, char *buf, size_t cap)
 	    d->de_argv[1][n] != '/' ||
 	    strlcpy(buf, d->de_argv[1] + n, cap) >= cap)
 		return -1;
+	return 0;
+}
+
+int
+proto_root_pid_start(long pid, uint64_t *start)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The name (field 2) may hold anything: skip past its last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	p++;
+	for (i = 3; i < 22; i++) {	/* to field 22, starttime */
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return -1;
+	}
+	if (sscanf(p, " %llu", &v) != 1)
+		return -1;
+	*start = v;
 	return 0;
 }

@@ -62,6 +62,8 @@ main(void)
 	memset(&de, 0, sizeof(de));
 	strlcpy(de.de_user, "ann", sizeof(de.de_user));
 	strlcpy(de.de_cwd, "/tmp", sizeof(de.de_cwd));
+	de.de_job = 4242;
+	de.de_pri = 1;
 	de.de_argc = 3;
 	memcpy(de.de_argv, argv, sizeof(argv));
 	ok(proto_root_ckpt(&de, ckpt, sizeof(ckpt)) == 0 &&
