@@ -131,5 +131,39 @@ wait_for 10 no_records
 ok $? "no record is left in state_dir/roots"
 [ ! -e "$T/q.ckpt" ]
 ok $? "a finished job leaves no checkpoint"
+
+# 4. The machine crashed: the node manager goes down with the root, and
+# when it comes back its record in state_dir/roots restarts the job.
+wait_for 30 nodes_are idle 4
+CILKNOW_HOME=$HOME_NODE CILKNOW_CHECKPOINT=$T/m.ckpt "$BIN/queens" \
+    -d 1000 12 >"$T/m1.out" 2>&1 &
+M=$!
+PIDS="$PIDS $M"
+wait_for 30 ckpt_counts "$T/m.ckpt"
+ok $? "a second job checkpoints"
+wait_for 10 logged "root of .* \(pid $M\) backed up: it recovers from $T/m.ckpt"
+ok $? "and is backed up on its home node"
+NM=$(awk '$1 == "node" && $3 == "'"$HOME_NODE"'" { print $2 }' "$D/pids")
+kill -KILL "$NM"
+crash $M
+ok $? "the home node manager, the root, its clearinghouse and its job manager die"
+CILKNOW_SBIN=$SBIN "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
+    -o listen=$HOME_NODE -o state_dir="$NSTATE" \
+    -o run_dir="$D/nodes/127.0.0.2/run" \
+    -o sensors=file:"$D/nodes/127.0.0.2/sensors" >>"$NLOG" 2>&1 &
+PIDS="$PIDS $!"
+wait_for 10 logged "root of .* \(pid $M\): backup kept, recovers from $T/m.ckpt"
+ok $? "the restarted node manager reads its record back"
+wait_for 15 logged "root of .* \(pid $M\) is gone: restarted .*-Recover=$T/m.ckpt"
+ok $? "and restarts the root with -Recover"
+R=$(restarted_id "$T/m.ckpt")
+wait_for 180 answer_in "$(out_of "$R")"
+ok $? "the restarted root prints an answer"
+[ "$(grep -E '^[0-9]+$' "$(out_of "$R")" | tail -1)" = 14200 ]
+ok $? "and it is 14200"
+wait_for 15 logged ", $T/m.ckpt\): forgotten: (the job ended|the restarted root exited 0)"
+ok $? "the record is forgotten when it ends"
+[ ! -e "$T/m.ckpt" ]
+ok $? "and its checkpoint is gone"
 [ "$TAP_FAILED" -gt 0 ] && grep -E 'root|ROOT' "$NLOG" | sed 's/^/#   nm | /' | tail -30
 finish
