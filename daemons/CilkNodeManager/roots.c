@@ -32,6 +32,7 @@
 
 #define ROOTS_TICK	1.0	/* seconds between looks at the roots */
 #define ROOTS_TRIES	3	/* restarts of one job, at most */
+#define ROOTS_MAX	256	/* records kept, all users together */
 #define ROOTS_MAGIC	"CNRB"
 #define ROOTS_BOOT	40	/* bytes of a boot id */
 
@@ -56,6 +57,7 @@ struct root {
 };
 
 static TAILQ_HEAD(, root) roots = TAILQ_HEAD_INITIALIZER(roots);
+static size_t nroots;
 static char boot_id[ROOTS_BOOT];
 
 static void
@@ -169,6 +171,7 @@ root_forget(struct node *n, struct root *r, const char *why)
 	    unlink(path) == -1 && errno != ENOENT)
 		log_warn("unlink %s", path);
 	TAILQ_REMOVE(&roots, r, r_entry);
+	nroots--;
 	root_free(r);
 }
 
@@ -261,6 +264,11 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		proto_desc_free(&d);
 		return;		/* known: a repeat */
 	}
+	if (r == NULL && nroots >= ROOTS_MAX) {
+		snprintf(why, sizeof(why), "%d roots kept already", ROOTS_MAX);
+		proto_desc_free(&d);
+		goto refuse;
+	}
 	if (r == NULL) {
 		if ((r = calloc(1, sizeof(*r))) == NULL) {
 			proto_desc_free(&d);
@@ -277,8 +285,10 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	free(r->r_msg);
 	if ((r->r_msg = malloc(in->mi_len)) == NULL) {
 		log_warn("%s", __func__);
-		if (!fresh)
+		if (!fresh) {
 			TAILQ_REMOVE(&roots, r, r_entry);
+			nroots--;
+		}
 		root_free(r);
 		return;
 	}
@@ -287,8 +297,10 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	r->r_pid = b.rb_pid;
 	r->r_start = b.rb_start;
 	strlcpy(r->r_hdr.rh_boot, boot_id, sizeof(r->r_hdr.rh_boot));
-	if (fresh)
+	if (fresh) {
 		TAILQ_INSERT_TAIL(&roots, r, r_entry);
+		nroots++;
+	}
 	(void)root_save(n, r);
 	log_info("root of %s (pid %u) backed up: it recovers from %s",
 	    r->r_user, r->r_pid, r->r_ckpt);
@@ -490,6 +502,7 @@ root_load(struct node *n, const char *name)
 	}
 	close(fd);
 	TAILQ_INSERT_TAIL(&roots, r, r_entry);
+	nroots++;
 	log_info("root of %s (pid %u): backup kept, recovers from %s",
 	    r->r_user, r->r_pid, r->r_ckpt);
 	return;
@@ -528,6 +541,7 @@ node_roots_stop(void)
 
 	while ((r = TAILQ_FIRST(&roots)) != NULL) {
 		TAILQ_REMOVE(&roots, r, r_entry);
+		nroots--;
 		root_free(r);
 	}
 }

@@ -11,6 +11,7 @@
 #include "cn_rt.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,38 @@ home_say(const struct cn_ctx *c, const char *what)
 {
 	fprintf(stderr, "%s: cilknow: CILKNOW_HOME: %s; the job will not "
 	    "be restarted automatically\n", c->c_prog->cp_name, what);
+}
+
+/*
+ * Interrupted (^C, kill): the user ended the job, whose restart would
+ * surprise them; the home forgets it, the checkpoint stays for a
+ * recovery by hand.  Then the signal does what it did before.
+ */
+static void
+on_end_signal(struct evloop *loop, int signo, void *arg)
+{
+	struct cn_ctx *c = arg;
+	sigset_t set;
+
+	(void)loop;
+	cn_home_done(c);
+	(void)signal(signo, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+	(void)raise(signo);
+}
+
+/* Catches signo unless it is ignored (as ^C is for a shell's '&'). */
+static void
+catch_end(struct cn_ctx *c, int signo)
+{
+	struct sigaction sa;
+
+	if (sigaction(signo, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+	    evloop_signal(c->c_loop, signo, on_end_signal, c) == -1)
+		fprintf(stderr, "%s: cilknow: cannot catch signal %d: %s\n",
+		    c->c_prog->cp_name, signo, strerror(errno));
 }
 
 int
@@ -107,6 +140,9 @@ cn_home_open(struct cn_ctx *c, const char *ckpt, const char *self,
 	c->c_home_done.rd_start = start;
 	strlcpy(c->c_home_done.rd_ckpt, path + strlen(PROTO_RECOVER_FLAG),
 	    sizeof(c->c_home_done.rd_ckpt));
+	catch_end(c, SIGINT);
+	catch_end(c, SIGTERM);
+	catch_end(c, SIGHUP);
 	cn_home_tick(c, now_mono());
 	return 0;
 }

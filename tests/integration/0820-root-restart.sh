@@ -97,6 +97,29 @@ sleep 2.5	# two looks at the roots: a wrong restart would show
 logged "restarted .*-Recover=$T/n.ckpt"
 ok $((1 - $?)) "it was not restarted"
 
+# 2b. A job the user ends (SIGTERM, as ^C): forgotten, not restarted;
+# its checkpoint stays for a recovery by hand.
+wait_for 30 nodes_are idle 4
+CILKNOW_HOME=$HOME_NODE CILKNOW_CHECKPOINT=$T/i.ckpt "$BIN/queens" \
+    -d 1000 12 >"$T/i.out" 2>&1 &
+I=$!
+PIDS="$PIDS $I"
+wait_for 30 ckpt_counts "$T/i.ckpt"
+ok $? "an interrupted job had checkpointed"
+wait_for 10 logged "root of .* \(pid $I\) backed up: it recovers from $T/i.ckpt"
+ok $? "and was backed up"
+kill -TERM "$I"
+wait "$I" 2>/dev/null
+exit_is $? 143 "SIGTERM ends its root as before"
+wait_for 10 logged ", $T/i.ckpt\): forgotten: the job ended"
+ok $? "the home node forgets it"
+sleep 2.5	# two looks at the roots
+logged "restarted .*-Recover=$T/i.ckpt"
+ok $((1 - $?)) "and does not restart it"
+[ -s "$T/i.ckpt" ]
+ok $? "its checkpoint stays"
+rm -f "$T/i.ckpt"
+
 # 3. The crash: the node manager restarts the root by itself.
 wait_for 30 nodes_are idle 4
 CILKNOW_HOME=$HOME_NODE CILKNOW_CHECKPOINT=$T/q.ckpt "$BIN/queens" \
