@@ -35,6 +35,8 @@ enum proto_handler {
 	PROTO_H_PRED_ANSWER,			/* broker/node -> tool */
 	PROTO_H_PRED_PUSH,			/* broker -> node, cluster */
 	PROTO_H_PRED_USERS,			/* node -> broker, cluster */
+	PROTO_H_ROOT_BACKUP,			/* root -> home node, user */
+	PROTO_H_ROOT_DONE,			/* root -> home node, user */
 	PROTO_H_MAX
 };
 

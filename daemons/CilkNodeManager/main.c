@@ -44,6 +44,10 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    node_on_pred_req },
 	[PROTO_H_PRED_PUSH] = { "pred-push",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_pred_push },
+	[PROTO_H_ROOT_BACKUP] = { "root-backup",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_root_backup },
+	[PROTO_H_ROOT_DONE] = { "root-done",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_root_done },
 };
 
 static int
@@ -145,6 +149,7 @@ main(int argc, char *argv[])
 	node_register_start(&n);
 	node_workers_start(&n);
 	node_pair_start(&n);
+	node_roots_start(&n);
 	if (n.n_current != NULL && !n.n_owner_away)
 		node_stop_current(&n, "the owner is here");
 	dctx_ready(&n.n_dc);
@@ -154,6 +159,7 @@ main(int argc, char *argv[])
 	proto_push_free(&n.n_push);
 	node_pred_fini(&n);
 	node_input_stop(&n);
+	node_roots_stop();
 	while (!TAILQ_EMPTY(&n.n_workers)) {
 		struct worker *w = TAILQ_FIRST(&n.n_workers);
 

@@ -164,6 +164,11 @@ void	node_set_state(struct node *, enum proto_node_state);
 void	node_take_job(struct node *, uint32_t, const struct msg_addr *,
 	    const char *user, const char *why);
 int	node_may_take(struct node *, uint32_t job, const char *user);
+/* roots.c */
+void	node_roots_start(struct node *);
+void	node_roots_stop(void);
+void	node_on_root_backup(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_root_done(struct msg_ep *, const struct msg_in *, void *);
 /* pair.c */
 void	node_pair_start(struct node *);
 void	node_on_pair_req(struct msg_ep *, const struct msg_in *, void *);

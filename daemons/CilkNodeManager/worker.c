@@ -439,6 +439,8 @@ adopt_one(const char *worker, void *arg)
 	FILE *f;
 	int fd;
 
+	if (worker[0] == 'r')	/* a restarted root's (roots.c) */
+		return 0;
 	if ((fd = lpad_connect(n->n_run_dir, worker)) == -1)
 		return 0;
 	if (lpad_status(fd, &st) == -1) {

@@ -249,6 +249,7 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	}
 	c->c_ckpt = ckpt != NULL;
 	c->c_last_flush = now_mono();
+	(void)cn_home_open(c, ckpt, self, cn_opt.o_argc, cn_opt.o_argv);
 	if (recover != NULL)
 		c->c_lo = c->c_hi = 0;	/* the books hold the work */
 	else {
@@ -258,6 +259,8 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	rc = cn_link_run(c);
 	*st = c->c_st;
 	chouse_reap(c);
+	if (rc == 0)
+		cn_home_done(c);	/* the checkpoint is gone too */
 	cn_link_close(c);
 	return rc;
 }

@@ -446,6 +446,8 @@ on_tick(struct evloop *loop, void *arg)
 		cn_local_stop(c);
 		return;
 	}
+	if (!c->c_worker)
+		cn_home_tick(c, now);
 	if (c->c_worker && now - c->c_last_heard > CN_SILENCE) {
 		say(c, "cilknow: %s", "no word from the clearinghouse; "
 		    "giving up");
@@ -611,4 +613,6 @@ cn_link_close(struct cn_ctx *c)
 	c->c_conf = NULL;
 	free(c->c_outq);
 	free(c->c_seen);
+	free(c->c_home_msg);
+	c->c_home_msg = NULL;
 }

@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "evloop.h"
 #include "msg.h"
+#include "proto_root.h"
 
 #define CN_LAZY		8	/* frames kept waiting for thieves */
 #define CN_BUDGET	64	/* plain-call spawns between checks */
@@ -70,6 +71,12 @@ struct cn_ctx {
 	uint8_t		*c_seen;	/* root: units whose records came */
 	size_t		 c_nseen;
 	struct cn_stats	 c_st;
+	/* Root: the home node manager's backup (cn_home.c). */
+	struct msg_addr	 c_home;
+	uint8_t		*c_home_msg;	/* ROOT_BACKUP; NULL: none */
+	size_t		 c_home_len;
+	double		 c_home_at;
+	struct proto_root_done c_home_done;
 	uint8_t		 c_buf[MSG_PAYLOAD_MAX];
 	uint8_t		 c_out[MSG_PAYLOAD_MAX]; /* last EXPORT, for resending */
 	size_t		 c_outlen;
@@ -96,5 +103,15 @@ int	cn_start_chouse(const char *conf, const char *ckpt,
 int	cn_link_open(struct cn_ctx *, const char *conf, char *why, size_t);
 int	cn_link_run(struct cn_ctx *);
 void	cn_link_close(struct cn_ctx *);
+
+/*
+ * CILKNOW_HOME: the job's recovery command (self -Recover=ckpt argv)
+ * to the home node manager now and every few seconds (tick), and a
+ * ROOT_DONE when it ends (done).  open: 0 also when there is no home.
+ */
+int	cn_home_open(struct cn_ctx *, const char *ckpt, const char *self,
+	    int argc, char **argv);
+void	cn_home_tick(struct cn_ctx *, double now);
+void	cn_home_done(struct cn_ctx *);
 
 #endif

@@ -4,8 +4,8 @@
 # 4-node CilkLocal cluster: the root, its clearinghouse and its job
 # manager are SIGKILLed together in the middle; the job run again with
 # -Recover keeps what had counted and still gives the right answer,
-# sums and records alike.  (Started by hand: the node manager does not
-# restart it yet.)
+# sums and records alike, recovered by hand (0820 has the node manager
+# restart it by itself, CILKNOW_HOME).
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -1,0 +1,547 @@
+/*
+ * CilkNodeManager: the roots whose jobs it backs up (the home node of
+ * a checkpointing root, cilknow(3) CILKNOW_HOME).  A root sends a
+ * ROOT_BACKUP every few seconds: its pid and a job description signed
+ * by its user, whose argv is the recovery command (PROG -Recover=CKPT
+ * ARGS).  We keep it in state_dir/roots/KEY, KEY naming the user and
+ * the checkpoint, and watch the pid.  When the root is gone without a
+ * ROOT_DONE, and its checkpoint is still there, we start the recovery
+ * command as the user through a launch pad, as a worker is started;
+ * after our own restart (the machine crashed) every recorded root is
+ * gone and is restarted.  The record is forgotten after ROOT_DONE,
+ * once the restarted root ends, or after ROOTS_TRIES restarts.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "log.h"
+#include "lpad.h"
+#include "mono.h"
+#include "node.h"
+#include "proto_root.h"
+
+#define ROOTS_TICK	1.0	/* seconds between looks at the roots */
+#define ROOTS_TRIES	3	/* restarts of one job, at most */
+#define ROOTS_MAX	256	/* records kept, all users together */
+#define ROOTS_MAGIC	"CNRB"
+#define ROOTS_BOOT	40	/* bytes of a boot id */
+
+/* The record file: magic, u32 tries, boot id, launch pad id, message. */
+struct root_hdr {
+	char		rh_magic[4];
+	uint32_t	rh_tries;
+	char		rh_boot[ROOTS_BOOT];
+	char		rh_lpad[WORKER_ID_MAX];
+};
+
+struct root {
+	TAILQ_ENTRY(root) r_entry;
+	char		 r_key[20];
+	char		 r_user[MSG_NAME_MAX + 1];
+	char		 r_ckpt[PROTO_PATH_MAX];
+	uint32_t	 r_pid;
+	uint64_t	 r_start;
+	struct root_hdr	 r_hdr;
+	uint8_t		*r_msg;		/* the ROOT_BACKUP payload */
+	size_t		 r_len;
+};
+
+static TAILQ_HEAD(, root) roots = TAILQ_HEAD_INITIALIZER(roots);
+static size_t nroots;
+static char boot_id[ROOTS_BOOT];
+
+static void
+read_boot_id(void)
+{
+	int fd;
+	ssize_t n;
+
+	memset(boot_id, 0, sizeof(boot_id));
+	if ((fd = open("/proc/sys/kernel/random/boot_id",
+	    O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	n = read(fd, boot_id, sizeof(boot_id) - 1);
+	close(fd);
+	if (n > 0)
+		boot_id[strcspn(boot_id, "\n")] = '\0';
+}
+
+/* A file name for (user, checkpoint): one record per job. */
+static void
+root_key(const char *user, const char *ckpt, char *key, size_t cap)
+{
+	crypto_generichash_state st;
+	uint8_t h[8];
+
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	crypto_generichash_update(&st, (const uint8_t *)user,
+	    strlen(user) + 1);
+	crypto_generichash_update(&st, (const uint8_t *)ckpt, strlen(ckpt));
+	crypto_generichash_final(&st, h, sizeof(h));
+	snprintf(key, cap, "r%02x%02x%02x%02x%02x%02x%02x%02x", h[0], h[1],
+	    h[2], h[3], h[4], h[5], h[6], h[7]);
+}
+
+static struct root *
+root_find(const char *key)
+{
+	struct root *r;
+
+	TAILQ_FOREACH(r, &roots, r_entry)
+		if (strcmp(r->r_key, key) == 0)
+			return r;
+	return NULL;
+}
+
+/* Keys are short: a name that does not fit is no key of ours. */
+static int
+root_path(const struct node *n, const char *key, char *buf, size_t cap)
+{
+	int len = snprintf(buf, cap, "%s/roots/%.19s", n->n_state_dir, key);
+
+	return len < 0 || (size_t)len >= cap ? -1 : 0;
+}
+
+/* Atomically: a crash leaves the old record or the new, whole. */
+static int
+root_save(struct node *n, const struct root *r)
+{
+	char dir[PATH_MAX + 8], path[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/roots", n->n_state_dir);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		goto fail;
+	if (root_path(n, r->r_key, path, sizeof(path)) == -1) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600)) == -1)
+		goto fail;
+	if (write(fd, &r->r_hdr, sizeof(r->r_hdr)) !=
+	    (ssize_t)sizeof(r->r_hdr) ||
+	    write(fd, r->r_msg, r->r_len) != (ssize_t)r->r_len ||
+	    fsync(fd) == -1) {
+		close(fd);
+		(void)unlink(tmp);
+		goto fail;
+	}
+	if (close(fd) == -1 || rename(tmp, path) == -1)
+		goto fail;
+	return 0;
+ fail:
+	log_warn("%s: root %s", __func__, r->r_key);
+	return -1;
+}
+
+static void
+root_free(struct root *r)
+{
+	free(r->r_msg);
+	free(r);
+}
+
+/* Forgets r: its file, its launch pad (which may leave when done). */
+static void
+root_forget(struct node *n, struct root *r, const char *why)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+
+	log_info("root of %s (pid %u, %s): forgotten: %s", r->r_user,
+	    r->r_pid, r->r_ckpt, why);
+	if (r->r_hdr.rh_lpad[0] != '\0' &&
+	    (fd = lpad_connect(n->n_run_dir, r->r_hdr.rh_lpad)) != -1) {
+		(void)lpad_quit(fd);
+		close(fd);
+	}
+	if (root_path(n, r->r_key, path, sizeof(path)) == 0 &&
+	    unlink(path) == -1 && errno != ENOENT)
+		log_warn("unlink %s", path);
+	TAILQ_REMOVE(&roots, r, r_entry);
+	nroots--;
+	root_free(r);
+}
+
+/*
+ * Checks a ROOT_BACKUP: the description's signature by its user (never
+ * trust anyone else), sent by that same user, a user we may run jobs
+ * for, a recovery command.  On success d is open (proto_desc_free it).
+ */
+static int
+root_check(struct node *n, const char *sender, const uint8_t *p,
+    size_t len, struct proto_root_backup *b, struct proto_desc *d,
+    char *ckpt, size_t ckptlen, char *why, size_t whylen)
+{
+	if (proto_root_backup_dec(b, p, len) == -1) {
+		snprintf(why, whylen, "malformed");
+		return -1;
+	}
+	if (proto_desc_open(d, n->n_dc.dc_keys, now_mono(), b->rb_desc,
+	    b->rb_desclen, why, whylen) == -1)
+		return -1;
+	if (sender != NULL && strcmp(d->de_user, sender) != 0)
+		snprintf(why, whylen, "sent by %s for user %s", sender,
+		    d->de_user);
+	else if (!n->n_root && strcmp(d->de_user, n->n_self) != 0)
+		snprintf(why, whylen, "user %s: this node manager runs as "
+		    "%s, not root", d->de_user, n->n_self);
+	else if (d->de_job != b->rb_pid)
+		snprintf(why, whylen, "signed for pid %u, not %u", d->de_job,
+		    b->rb_pid);
+	else if (proto_root_ckpt(d, ckpt, ckptlen) == -1)
+		snprintf(why, whylen, "not a recovery command");
+	else if (d->de_cwd[0] != '/')
+		snprintf(why, whylen, "no absolute working folder");
+	else
+		return 0;
+	proto_desc_free(d);
+	return -1;
+}
+
+/* 1 while the root's process is alive: same boot, pid, start time. */
+static int
+root_alive(const struct root *r)
+{
+	uint64_t start;
+
+	return strcmp(r->r_hdr.rh_boot, boot_id) == 0 &&
+	    proto_root_pid_start((long)r->r_pid, &start) == 0 &&
+	    start == r->r_start;
+}
+
+/* The pid is a process of user on this machine, started at start. */
+static int
+pid_is_users(uint32_t pid, uint64_t start, const char *user)
+{
+	struct passwd *pw;
+	struct stat sb;
+	char path[64];
+	uint64_t s;
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	return (pw = getpwnam(user)) != NULL && stat(path, &sb) == 0 &&
+	    sb.st_uid == pw->pw_uid &&
+	    proto_root_pid_start((long)pid, &s) == 0 && s == start;
+}
+
+void
+node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	static uint64_t refused;
+	struct node *n = arg;
+	struct proto_root_backup b;
+	struct proto_desc d;
+	struct root *r;
+	char ckpt[PROTO_PATH_MAX], key[20], why[256];
+	int fresh = 0;
+
+	(void)ep;
+	if (root_check(n, in->mi_name, in->mi_data, in->mi_len, &b, &d,
+	    ckpt, sizeof(ckpt), why, sizeof(why)) == -1)
+		goto refuse;
+	if (!pid_is_users(b.rb_pid, b.rb_start, d.de_user)) {
+		snprintf(why, sizeof(why), "pid %u is no process of %s on "
+		    "this machine", b.rb_pid, d.de_user);
+		proto_desc_free(&d);
+		goto refuse;
+	}
+	root_key(d.de_user, ckpt, key, sizeof(key));
+	if ((r = root_find(key)) != NULL && r->r_pid == b.rb_pid &&
+	    r->r_start == b.rb_start) {
+		proto_desc_free(&d);
+		return;		/* known: a repeat */
+	}
+	if (r == NULL && nroots >= ROOTS_MAX) {
+		snprintf(why, sizeof(why), "%d roots kept already", ROOTS_MAX);
+		proto_desc_free(&d);
+		goto refuse;
+	}
+	if (r == NULL) {
+		if ((r = calloc(1, sizeof(*r))) == NULL) {
+			proto_desc_free(&d);
+			log_warn("%s", __func__);
+			return;
+		}
+		fresh = 1;
+		memcpy(r->r_hdr.rh_magic, ROOTS_MAGIC, 4);
+		strlcpy(r->r_key, key, sizeof(r->r_key));
+		strlcpy(r->r_user, d.de_user, sizeof(r->r_user));
+		strlcpy(r->r_ckpt, ckpt, sizeof(r->r_ckpt));
+	}
+	proto_desc_free(&d);
+	free(r->r_msg);
+	if ((r->r_msg = malloc(in->mi_len)) == NULL) {
+		log_warn("%s", __func__);
+		if (!fresh) {
+			TAILQ_REMOVE(&roots, r, r_entry);
+			nroots--;
+		}
+		root_free(r);
+		return;
+	}
+	memcpy(r->r_msg, in->mi_data, in->mi_len);
+	r->r_len = in->mi_len;
+	r->r_pid = b.rb_pid;
+	r->r_start = b.rb_start;
+	strlcpy(r->r_hdr.rh_boot, boot_id, sizeof(r->r_hdr.rh_boot));
+	if (fresh) {
+		TAILQ_INSERT_TAIL(&roots, r, r_entry);
+		nroots++;
+	}
+	(void)root_save(n, r);
+	log_info("root of %s (pid %u) backed up: it recovers from %s",
+	    r->r_user, r->r_pid, r->r_ckpt);
+	return;
+ refuse:
+	if (++refused <= 10 || refused % 100 == 0)
+		log_warnx("ROOT_BACKUP from %s refused: %s (%llu refused so "
+		    "far)", in->mi_name, why, (unsigned long long)refused);
+}
+
+void
+node_on_root_done(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_root_done m;
+	struct root *r;
+	char key[20];
+
+	(void)ep;
+	if (proto_root_done_dec(&m, in->mi_data, in->mi_len) == -1)
+		return;
+	/* The user's own job only: the key is the sender's. */
+	root_key(in->mi_name, m.rd_ckpt, key, sizeof(key));
+	if ((r = root_find(key)) != NULL)
+		root_forget(n, r, "the job ended");
+}
+
+/* Starts the recovery command as the user, like a worker. */
+static int
+root_restart(struct node *n, struct root *r)
+{
+	struct proto_root_backup b;
+	struct proto_desc d;
+	struct lpad_spec sp;
+	struct lpad_paths pp;
+	char ckpt[PROTO_PATH_MAX], why[512];
+	pid_t lpad;
+	uint16_t i;
+	int rc = -1, bad = 1;
+
+	/* Checked again: the file is ours, but the key may be revoked. */
+	if (root_check(n, NULL, r->r_msg, r->r_len, &b, &d, ckpt,
+	    sizeof(ckpt), why, sizeof(why)) == -1) {
+		log_warnx("root of %s: backup refused now: %s", r->r_user,
+		    why);
+		return -1;
+	}
+	lpad_spec_init(&sp);
+	snprintf(sp.ls_worker, sizeof(sp.ls_worker), "%s-%u", r->r_key,
+	    r->r_hdr.rh_tries + 1);
+	strlcpy(sp.ls_node, n->n_name, sizeof(sp.ls_node));
+	strlcpy(sp.ls_user, d.de_user, sizeof(sp.ls_user));
+	strlcpy(sp.ls_cwd, d.de_cwd, sizeof(sp.ls_cwd));
+	/* A root is the user's own job, not a guest: normal priority. */
+	sp.ls_nice = 0;
+	sp.ls_sched = LPAD_SCHED_NICE;
+	sp.ls_allow_root = strcmp(conf_get(n->n_dc.dc_conf,
+	    "allow_root_jobs"), "yes") == 0;
+	for (i = 0; i < d.de_argc; i++)
+		if (lpad_spec_add_arg(&sp, d.de_argv[i]) == -1)
+			goto out;
+	for (i = 0; i < d.de_envc; i++)
+		if (lpad_spec_add_env(&sp, d.de_env[i]) == -1)
+			goto out;
+	bad = 0;
+	memset(&pp, 0, sizeof(pp));
+	pp.lpp_run_dir = n->n_run_dir;
+	pp.lpp_state_dir = n->n_state_dir;
+	pp.lpp_conf = n->n_dc.dc_args.da_cc.cc_conf_path;
+	pp.lpp_linger = -1;
+	pp.lpp_verbose = n->n_dc.dc_args.da_cc.cc_verbose;
+	if (lpad_spawn(&sp, &pp, n->n_lpad_bin, &lpad, why,
+	    sizeof(why)) == -1) {
+		log_warnx("root of %s: the launch pad failed: %s", r->r_user,
+		    why);
+		goto out;
+	}
+	strlcpy(r->r_hdr.rh_lpad, sp.ls_worker, sizeof(r->r_hdr.rh_lpad));
+	log_info("root of %s (pid %u) is gone: restarted `%s %s` in %s "
+	    "(launch pad %d, worker %s, output in %s/workers/%s)", r->r_user,
+	    r->r_pid, d.de_argv[0], d.de_argv[1], d.de_cwd, (int)lpad,
+	    sp.ls_worker, n->n_state_dir, sp.ls_worker);
+	rc = 0;
+ out:
+	if (bad)
+		log_warnx("root of %s: argv or environment refused",
+		    r->r_user);
+	lpad_spec_clear(&sp);
+	proto_desc_free(&d);
+	return rc;
+}
+
+/* 1 while the launch pad of a restarted root still runs it. */
+static int
+restarted_running(struct node *n, struct root *r, char *why, size_t len)
+{
+	struct lpad_status st;
+	char text[64];
+	int fd;
+
+	if (r->r_hdr.rh_lpad[0] == '\0')
+		return 0;
+	memset(&st, 0, sizeof(st));
+	if (lpad_read_exit(n->n_state_dir, r->r_hdr.rh_lpad, &st) == 0) {
+		snprintf(why, len, "the restarted root %s",
+		    lpad_status_str(&st, text, sizeof(text)));
+		return -1;
+	}
+	if ((fd = lpad_connect(n->n_run_dir, r->r_hdr.rh_lpad)) == -1)
+		return 0;	/* gone with the machine */
+	close(fd);
+	return 1;
+}
+
+static void
+on_roots_tick(struct evloop *loop, void *arg)
+{
+	struct node *n = arg;
+	struct root *r, *next;
+	char why[128];
+	int rs;
+
+	TAILQ_FOREACH_SAFE(r, &roots, r_entry, next) {
+		if ((rs = restarted_running(n, r, why, sizeof(why))) == -1) {
+			root_forget(n, r, why);
+			continue;
+		}
+		if (rs == 1 || root_alive(r))
+			continue;
+		/* The job ended, its ROOT_DONE lost: nothing to recover. */
+		if (access(r->r_ckpt, F_OK) == -1 && errno == ENOENT) {
+			root_forget(n, r, "its checkpoint is gone");
+			continue;
+		}
+		if (r->r_hdr.rh_tries >= ROOTS_TRIES) {
+			root_forget(n, r, "restarted too often");
+			continue;
+		}
+		if (root_restart(n, r) == -1) {
+			root_forget(n, r, "cannot restart it");
+			continue;
+		}
+		r->r_hdr.rh_tries++;
+		(void)root_save(n, r);
+	}
+	evloop_timer_add(loop, ROOTS_TICK, on_roots_tick, n);
+}
+
+/* Reads one record back; a bad one is logged and removed. */
+static void
+root_load(struct node *n, const char *name)
+{
+	struct proto_root_backup b;
+	struct proto_desc d;
+	struct root *r;
+	struct stat sb;
+	char path[PATH_MAX + 32], ckpt[PROTO_PATH_MAX], why[256];
+	ssize_t got;
+	int fd = -1;
+
+	if (strlen(name) >= sizeof(r->r_key) ||
+	    root_path(n, name, path, sizeof(path)) == -1 ||
+	    (r = calloc(1, sizeof(*r))) == NULL)
+		return;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
+	    fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size <= (off_t)sizeof(r->r_hdr) ||
+	    sb.st_size > (off_t)(sizeof(r->r_hdr) + MSG_PAYLOAD_MAX)) {
+		snprintf(why, sizeof(why), "not a record");
+		goto bad;
+	}
+	r->r_len = (size_t)sb.st_size - sizeof(r->r_hdr);
+	if ((r->r_msg = malloc(r->r_len)) == NULL ||
+	    read(fd, &r->r_hdr, sizeof(r->r_hdr)) !=
+	    (ssize_t)sizeof(r->r_hdr) ||
+	    (got = read(fd, r->r_msg, r->r_len)) != (ssize_t)r->r_len ||
+	    memcmp(r->r_hdr.rh_magic, ROOTS_MAGIC, 4) != 0) {
+		snprintf(why, sizeof(why), "short or not a record");
+		goto bad;
+	}
+	r->r_hdr.rh_boot[sizeof(r->r_hdr.rh_boot) - 1] = '\0';
+	r->r_hdr.rh_lpad[sizeof(r->r_hdr.rh_lpad) - 1] = '\0';
+	if (r->r_hdr.rh_lpad[0] != '\0' && !lpad_worker_ok(r->r_hdr.rh_lpad)) {
+		snprintf(why, sizeof(why), "bad launch pad id");
+		goto bad;
+	}
+	if (root_check(n, NULL, r->r_msg, r->r_len, &b, &d, ckpt,
+	    sizeof(ckpt), why, sizeof(why)) == -1)
+		goto bad;
+	strlcpy(r->r_user, d.de_user, sizeof(r->r_user));
+	strlcpy(r->r_ckpt, ckpt, sizeof(r->r_ckpt));
+	proto_desc_free(&d);
+	r->r_pid = b.rb_pid;
+	r->r_start = b.rb_start;
+	root_key(r->r_user, r->r_ckpt, r->r_key, sizeof(r->r_key));
+	if (strcmp(r->r_key, name) != 0 || root_find(r->r_key) != NULL) {
+		snprintf(why, sizeof(why), "misnamed");
+		goto bad;
+	}
+	close(fd);
+	TAILQ_INSERT_TAIL(&roots, r, r_entry);
+	nroots++;
+	log_info("root of %s (pid %u): backup kept, recovers from %s",
+	    r->r_user, r->r_pid, r->r_ckpt);
+	return;
+ bad:
+	log_warnx("%s: %s; removed", path, why);
+	if (fd != -1)
+		close(fd);
+	(void)unlink(path);
+	root_free(r);
+}
+
+void
+node_roots_start(struct node *n)
+{
+	char dir[PATH_MAX + 8];
+	struct dirent *e;
+	DIR *dp;
+
+	read_boot_id();
+	snprintf(dir, sizeof(dir), "%s/roots", n->n_state_dir);
+	if ((dp = opendir(dir)) != NULL) {
+		while ((e = readdir(dp)) != NULL)
+			if (e->d_name[0] == 'r' && strchr(e->d_name, '.') ==
+			    NULL)
+				root_load(n, e->d_name);
+		closedir(dp);
+	} else if (errno != ENOENT)
+		log_warn("%s", dir);
+	evloop_timer_add(n->n_dc.dc_loop, ROOTS_TICK, on_roots_tick, n);
+}
+
+void
+node_roots_stop(void)
+{
+	struct root *r;
+
+	while ((r = TAILQ_FIRST(&roots)) != NULL) {
+		TAILQ_REMOVE(&roots, r, r_entry);
+		nroots--;
+		root_free(r);
+	}
+}
