@@ -8,6 +8,7 @@
 #include "msg_keys.h"
 #include "proto_root.h"
 #include "tap.h"
+#include "codec_robust.h"
 
 static int
 dec_backup(const uint8_t *b, size_t n)
@@ -23,25 +24,6 @@ dec_done(const uint8_t *b, size_t n)
 	struct proto_root_done m;
 
 	return proto_root_done_dec(&m, b, n);
-}
-
-/* Every strict prefix and one extra byte must be refused. */
-static void
-robust(const char *what, int (*dec)(const uint8_t *, size_t),
-    const uint8_t *buf, size_t len)
-{
-	static uint8_t tmp[MSG_PAYLOAD_MAX + 1];
-	size_t i;
-	int bad = 0;
-
-	for (i = 0; i < len; i++)
-		if (dec(buf, i) == 0)
-			bad++;
-	ok(bad == 0, "%s: every truncation (%zu) refused", what, len);
-	memcpy(tmp, buf, len);
-	tmp[len] = 0;
-	ok(dec(tmp, len + 1) == -1, "%s: a trailing byte refused", what);
-	ok(dec(buf, len) == 0, "%s: the whole message decodes", what);
 }
 
 int
