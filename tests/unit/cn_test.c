@@ -390,7 +390,7 @@ sim_run(uint32_t N, int nw, int losses, uint64_t *reissued)
 static void
 test_simulation(void)
 {
-	uint64_t reissued, total = 0;
+	uint64_t reissued = 0, total = 0;
 	int run, bad = 0;
 
 	for (run = 0; run < 50; run++) {
