@@ -294,9 +294,10 @@ spec_put(struct spec_buf *sb, const char *key, const char *val)
 		sb->sb_err = E2BIG;
 		return;
 	}
-	if (sb->sb_len + need > sb->sb_cap) {
+	/* snprintf() needs room for its NUL too, or it cuts the newline */
+	if (sb->sb_len + need + 1 > sb->sb_cap) {
 		cap = sb->sb_cap ? sb->sb_cap : 1024;
-		while (cap < sb->sb_len + need)
+		while (cap < sb->sb_len + need + 1)
 			cap *= 2;
 		if ((p = realloc(sb->sb_buf, cap)) == NULL) {
 			sb->sb_err = ENOMEM;

@@ -58,6 +58,7 @@ static void	test_parse_defaults(void);
 static void	test_malformed(void);
 static void	test_files(void);
 static void	test_builders(void);
+static void	test_every_size(void);
 static void	make_status(struct lpad_msg *);
 static void	sample_msgs(struct lpad_msg *, size_t *);
 static void	test_names(void);
@@ -337,6 +338,42 @@ test_malformed(void)
 		ok(strstr(why, "line 8") != NULL, "and names the line (%s)",
 		    why);
 	}
+}
+
+/*
+ * Specs of every length across the encoder's buffer sizes (1024, 2048,
+ * 4096): each must parse back.  A buffer exactly full once lost its
+ * last newline to snprintf's NUL.
+ */
+static void
+test_every_size(void)
+{
+	struct lpad_spec sp, back;
+	char arg[LPAD_ARG_MAX + 1], why[256], *t;
+	size_t len, n, bad = 0;
+
+	for (n = 0; n < 4200; n += n < 4000 ? 1 : 50) {
+		make_spec(&sp);
+		memset(arg, 'a', n % LPAD_ARG_MAX);
+		arg[n % LPAD_ARG_MAX] = '\0';
+		if (lpad_spec_add_arg(&sp, arg) == -1 ||
+		    (t = lpad_spec_encode(&sp, &len)) == NULL) {
+			bad++;
+			lpad_spec_clear(&sp);
+			continue;
+		}
+		lpad_spec_init(&back);
+		if (memchr(t, '\0', len) != NULL ||
+		    lpad_spec_parse(&back, t, len, why, sizeof(why)) == -1 ||
+		    !spec_equal(&sp, &back)) {
+			if (bad++ == 0)
+				printf("# size %zu: %s\n", len, why);
+		}
+		free(t);
+		lpad_spec_clear(&back);
+		lpad_spec_clear(&sp);
+	}
+	is_int(bad, 0, "specs of every size up to 4 KiB round-trip");
 }
 
 static void
@@ -753,6 +790,7 @@ main(void)
 	test_parse_defaults();
 	test_malformed();
 	test_builders();
+	test_every_size();
 	test_files();
 	test_msg_roundtrip();
 	test_msg_truncation();
