@@ -11,8 +11,11 @@ arch=$(dpkg --print-architecture)
 stage=$build/deb/root
 rm -rf "$build/deb"
 mkdir -p "$stage" "$out"
+# Libraries and cilknow.pc go to the multiarch folder, as lintian wants.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null ||
+    gcc -print-multiarch)
 make -s -C "$top" -o all BUILD="$build" PREFIX=/usr DESTDIR="$stage" \
-    VERSION="$version" install >/dev/null
+    LIBDIR="/usr/lib/$multiarch" VERSION="$version" install >/dev/null
 ex=$stage/usr/share/doc/cilknow/examples
 install -D -m 0644 "$ex/systemd/cilknow-broker.service" \
     "$stage/lib/systemd/system/cilknow-broker.service"
@@ -29,6 +32,12 @@ for f in "$stage"/usr/sbin/* "$stage"/usr/bin/*; do
 	    --remove-section=.note "$f"
 done
 find "$stage/usr/share/man" -type f -exec gzip -9n {} +
+# A page that is a link to another (fib.1 -> queens.1) follows it.
+find "$stage/usr/share/man" -type l | while read -r l; do
+	t=$(readlink "$l")
+	rm "$l"
+	ln -s "$t.gz" "$l.gz"
+done
 doc=$stage/usr/share/doc/cilknow
 install -m 0644 "$top/conf/debian/copyright" "$doc/copyright"
 date=$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$top" log -1 --format=%ct 2>/dev/null || date +%s)}")
