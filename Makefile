@@ -9,6 +9,8 @@ SANITIZE ?= 0
 VERSION	:= 0.1.0
 
 CC	?= cc
+# make check builds with this many jobs at once
+JOBS	?= $(shell nproc 2>/dev/null || echo 1)
 PKGS	:= libsodium libbsd-overlay
 WARN	:= -Wall -Wextra -Wmissing-prototypes -Wshadow -Wcast-qual \
 	   -Wsign-compare -Wstrict-prototypes -Wpointer-arith
@@ -92,9 +94,9 @@ testprogs: $(UNIT) $(TOOLS)
 # tests and a ping exchange under valgrind on the plain build; ends with
 # the line "N passed, N failed, N skipped".
 check: check-deps
-	$(MAKE) BUILD=build/check SANITIZE=1 all testprogs
-	$(MAKE) BUILD=build/fuzz fuzz-build
-	$(MAKE) BUILD=build all testprogs
+	$(MAKE) -j$(JOBS) BUILD=build/check SANITIZE=1 all testprogs
+	$(MAKE) -j$(JOBS) BUILD=build/fuzz fuzz-build
+	$(MAKE) -j$(JOBS) BUILD=build all testprogs
 	sh tests/run.sh build/check build/fuzz build
 
 # Unit tests and a ping exchange under valgrind, on the plain build.
@@ -104,16 +106,25 @@ check-valgrind: check-deps all testprogs
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 FUZZ	:= $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -DCILKNOW_VERSION='"$(VERSION)"' \
-	-Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \
-	$(shell pkg-config --cflags $(PKGS))
+	-Iinclude -g -O1 $(shell pkg-config --cflags $(PKGS))
+# The library once, instrumented for coverage; each target links it.
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fobj/%.o)
 fuzz-build: $(FUZZ)
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC)
+$(BUILD)/fobj/%.o: %.c
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $^ $(LIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
+	    -MMD -MP -c $< -o $@
+$(BUILD)/libfuzz.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libfuzz.a
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ \
+	    $(LIBS)
 # A longer fuzzing session than the one make check runs.
 FUZZ_SECONDS ?= 300
 fuzz: check-deps
-	$(MAKE) BUILD=build/fuzz fuzz-build
+	$(MAKE) -j$(JOBS) BUILD=build/fuzz fuzz-build
 	sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
 
 bench: deps all

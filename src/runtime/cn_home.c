@@ -23,6 +23,7 @@
 
 #define CN_HOME_EVERY	2.0	/* seconds between backups */
 #define CN_HOME_DONES	3	/* ROOT_DONE copies */
+#define CN_HOME_DEFAULT	"127.0.0.1:7411"
 
 extern char **environ;
 
@@ -78,8 +79,11 @@ cn_home_open(struct cn_ctx *c, const char *ckpt, const char *self,
 	size_t sn;
 	int i, n = 0;
 
-	if (home == NULL || *home == '\0' || ckpt == NULL)
+	if (ckpt == NULL || (home != NULL && strcmp(home, "none") == 0))
 		return 0;
+	/* By default the node manager of this workstation, its default port. */
+	if (home == NULL || *home == '\0')
+		home = CN_HOME_DEFAULT;
 	if (msg_addr_parse(&c->c_home, home, 7411) == -1) {
 		home_say(c, "bad or unknown address");
 		return -1;

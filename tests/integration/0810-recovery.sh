@@ -47,7 +47,7 @@ wait_for 15 nodes_are idle 4
 ok $? "4 idle nodes"
 
 # 1. queens: a sum.
-CILKNOW_CHECKPOINT=$T/q.ckpt "$BIN/queens" -d 1000 12 >"$T/q1.out" 2>&1 &
+CILKNOW_HOME=none CILKNOW_CHECKPOINT=$T/q.ckpt "$BIN/queens" -d 1000 12 >"$T/q1.out" 2>&1 &
 Q=$!
 PIDS="$PIDS $Q"
 wait_for 30 ckpt_counts "$T/q.ckpt"
@@ -58,7 +58,7 @@ grep -Eq '^[0-9]+$' "$T/q1.out"
 ok $((1 - $?)) "the crashed root printed no answer"
 [ -s "$T/q.ckpt" ]
 ok $? "the checkpoint survives"
-timeout 120 "$BIN/queens" -Recover="$T/q.ckpt" -d 1000 12 >"$T/q2.out" 2>&1
+CILKNOW_HOME=none timeout 120 "$BIN/queens" -Recover="$T/q.ckpt" -d 1000 12 >"$T/q2.out" 2>&1
 exit_is $? 0 "queens -Recover exits 0"
 has_sum "$T/q2.out"
 ok $? "it resumed with work already counted"
@@ -71,7 +71,7 @@ ok $? "the nodes are idle again"
 # 2. mandelbrot: records, each once, across the crash.
 "$BIN/mandelbrot" -Alone -s 400x300 -i 100000 -o "$T/alone.ppm" >/dev/null 2>&1
 exit_is $? 0 "mandelbrot alone"
-CILKNOW_CHECKPOINT=$T/m.ckpt "$BIN/mandelbrot" -s 400x300 -i 100000 \
+CILKNOW_HOME=none CILKNOW_CHECKPOINT=$T/m.ckpt "$BIN/mandelbrot" -s 400x300 -i 100000 \
     -o "$T/cluster.ppm" >"$T/m1.out" 2>&1 &
 M=$!
 PIDS="$PIDS $M"
@@ -80,7 +80,7 @@ ok $? "its checkpoint holds rows"
 crash $M
 ok $? "mandelbrot's root crashes"
 if [ -e "$T/m.ckpt" ]; then
-	timeout 120 "$BIN/mandelbrot" -Recover="$T/m.ckpt" -s 400x300 \
+	CILKNOW_HOME=none timeout 120 "$BIN/mandelbrot" -Recover="$T/m.ckpt" -s 400x300 \
 	    -i 100000 -o "$T/cluster.ppm" >"$T/m2.out" 2>&1
 	exit_is $? 0 "mandelbrot -Recover exits 0"
 	cmp -s "$T/alone.ppm" "$T/cluster.ppm"
