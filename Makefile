@@ -11,7 +11,7 @@ VERSION	:= 0.1.0
 CC	?= cc
 # make check builds with this many jobs at once
 JOBS	?= $(shell nproc 2>/dev/null || echo 1)
-PKGS	:= libsodium libbsd-overlay
+PKGS	:= libsodium libbsd-overlay libsystemd
 WARN	:= -Wall -Wextra -Wmissing-prototypes -Wshadow -Wcast-qual \
 	   -Wsign-compare -Wstrict-prototypes -Wpointer-arith
 CFLAGS	?= -O2 -g
@@ -25,8 +25,10 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCILKNOW_VERSION='"$(VERSION)"' \
 LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
 
 # Build dependencies, as Debian package names (see README).
-BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev mandoc
-CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd
+BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev \
+	libsystemd-dev mandoc
+CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd \
+	dbus-daemon
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -140,4 +140,26 @@ int	sensors_input_read(struct sensors_input *, double now);
 double	sensors_input_idle(const struct sensors_input *, double now);
 void	sensors_input_close(struct sensors_input *);
 
+/*
+ * logind's idle hint, for where no input device can be read (a node
+ * manager that is not root, a graphical session): IdleHint and
+ * IdleSinceHintMonotonic of org.freedesktop.login1.Manager over D-Bus
+ * (sd-bus).  Each call is bounded by SENSORS_LOGIND_TIMEOUT_US.
+ */
+#define SENSORS_LOGIND_TIMEOUT_US	200000
+
+struct sensors_logind {
+	void	*sl_bus;	/* sd_bus *, NULL until opened */
+};
+
+/* address: a D-Bus address, or NULL for the system bus.  0 or -1. */
+int	sensors_logind_open(struct sensors_logind *, const char *address);
+/*
+ * Seconds since the session manager last saw its users active, into
+ * *idle (0 while they are active): 0, or -1 with errno when logind
+ * does not answer.
+ */
+int	sensors_logind_idle(struct sensors_logind *, double *idle);
+void	sensors_logind_close(struct sensors_logind *);
+
 #endif

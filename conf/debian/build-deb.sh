@@ -52,8 +52,9 @@ size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 depends=$(dpkg-query -W -f='libc6 (>= ${Version}), ' libc6 | sed 's/[-+].*)/)/')
 sodium=$(dpkg-query -W -f='${Version}' libsodium23 | sed 's/-.*//')
 bsd=$(dpkg-query -W -f='${Version}' libbsd0 | sed 's/-.*//')
+systemd=$(dpkg-query -W -f='${Version}' libsystemd0 | sed 's/-.*//')
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
-    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd)|" \
+    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd)|" \
     "$top/conf/debian/control.in" >"$stage/DEBIAN/control"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -print |
     sed 's|^\./||' | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"

@@ -13,6 +13,43 @@
 #define SESSIONS_MAX	256
 #define POLL_IDLE	5.0	/* seconds between looks, no worker */
 #define POLL_WORKING	1.0	/* with a worker: retreat within a second */
+#define LOGIND_RETRY	60.0	/* seconds before connecting again */
+
+/*
+ * No input device to read: logind's idle hint stands in (the logind
+ * key: the system bus, a D-Bus address, or none).  A bus that is not
+ * there is tried again a minute later, and said once.
+ */
+static int
+logind_idle(struct node *nd, double *idle)
+{
+	const char *where = conf_get(nd->n_dc.dc_conf, "logind");
+	double now = now_mono();
+
+	if (strcmp(where, "none") == 0)
+		return -1;
+	if (nd->n_logind.sl_bus == NULL) {
+		if (now < nd->n_logind_retry)
+			return -1;
+		if (sensors_logind_open(&nd->n_logind,
+		    strcmp(where, "system") == 0 ? NULL : where) == -1) {
+			if (nd->n_logind_retry == 0)
+				log_info("logind (%s): %s; idleness from "
+				    "terminals only", where, strerror(errno));
+			nd->n_logind_retry = now + LOGIND_RETRY;
+			return -1;
+		}
+		log_info("logind (%s): reading its idle hint", where);
+	}
+	if (sensors_logind_idle(&nd->n_logind, idle) == -1) {
+		log_info("logind (%s): %s; connecting again later", where,
+		    strerror(errno));
+		sensors_logind_close(&nd->n_logind);
+		nd->n_logind_retry = now + LOGIND_RETRY;
+		return -1;
+	}
+	return 0;
+}
 
 /* The system's own measurements. */
 static int
@@ -34,7 +71,8 @@ sense_system(struct node *nd, struct pred_meas *m)
 	    sensors_tod(now.tv_sec, &m->pm_tod) == -1)
 		m->pm_tod = -1;
 	/* Terminals without their own measure count as the devices say. */
-	(void)node_input_idle(nd, &m->pm_idle);
+	if (!node_input_idle(nd, &m->pm_idle))
+		(void)logind_idle(nd, &m->pm_idle);
 	if (sensors_read_utmp("/var/run/utmp", s, SESSIONS_MAX, &n) == -1 &&
 	    errno != ENOENT)
 		return -1;

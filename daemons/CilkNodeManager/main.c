@@ -159,6 +159,7 @@ main(int argc, char *argv[])
 	proto_push_free(&n.n_push);
 	node_pred_fini(&n);
 	node_input_stop(&n);
+	sensors_logind_close(&n.n_logind);
 	node_roots_stop();
 	while (!TAILQ_EMPTY(&n.n_workers)) {
 		struct worker *w = TAILQ_FIRST(&n.n_workers);

@@ -90,6 +90,8 @@ struct node {
 	struct loadmodel n_loadmodel;	/* own workers' load */
 	struct node_input n_input[NODE_INPUT_MAX];
 	int		 n_input_scanned;	/* node_input_scan() ran */
+	struct sensors_logind n_logind;	/* idle hint, without devices */
+	double		 n_logind_retry;	/* next try to connect */
 	size_t		 n_ninput;
 	struct evtimer	*n_sense_timer;
 

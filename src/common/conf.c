@@ -72,6 +72,7 @@ static const struct conf_key conf_keys[] = {
 	{ "cluster_pub",	CONF_T_PATH,	0, "/etc/cilknow/cluster.pub" },
 	{ "input_devices",	CONF_T_PATH,	CONF_F_EMPTY, "" },
 	{ "listen",		CONF_T_HOSTPORT, CONF_F_EMPTY, "" },
+	{ "logind",		CONF_T_PATH,	0, "system" },
 	{ "owners",		CONF_T_USERS,	0, "" },
 	{ "policy",		CONF_T_POLICY,	0, "targeted" },
 	{ "quantum",		CONF_T_SECONDS,	0, "5" },

@@ -202,6 +202,7 @@ main(void)
 		{ "cluster_pub",	"/etc/cilknow/cluster.pub" },
 		{ "input_devices",	"" },
 		{ "listen",		"" },
+		{ "logind",		"system" },
 		{ "owners",		"" },
 		{ "policy",		"targeted" },
 		{ "quantum",		"5" },
