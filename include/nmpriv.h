@@ -1,0 +1,101 @@
+/*
+ * nmpriv — the messages between CilkNodeManager's privileged parent and
+ * its unprivileged engine (DESIGN.md §9), one per SOCK_SEQPACKET packet
+ * of a socketpair, every field big-endian (wire.h): u8 version, u8
+ * type, then the body.  The decoder takes exactly the bytes of one
+ * body; anything else (short, long, unknown type, a bad worker id or
+ * user name, a value out of range) is refused, and the parent treats
+ * a refused message from the engine as the engine's end, never as a
+ * request to obey.
+ *
+ * Engine to parent (requests):
+ *	SPAWN	u32 req, u8 kind, str tag, u32 desc length, the signed
+ *		description (proto_desc_sign's bytes: the user's own
+ *		signature, which the parent checks itself)
+ *	STOP	str worker, u32 grace in ms
+ *	FREEZE	str worker, u8 1 to freeze, 0 to thaw
+ *	FORGET	str worker: its output is relayed; the launch pad may go
+ *		and take the worker's folder with it
+ *	READY	(empty): the engine is up; the parent tells systemd
+ * Parent to engine (answers and news):
+ *	HELLO	str cgroup base of the workers ("" for the process-tree
+ *		fallback), so the engine can tell a worker's process
+ *	SPAWNED	u32 req, u8 ok, str worker, u32 launch pad pid,
+ *		str why (when not ok)
+ *	WORKER	str worker, u8 kind, u32 job, u32 task, str user,
+ *		u32 launch pad pid, u8 state, u8 how, u32 code: what the
+ *		parent knows of one worker, sent for every launch pad found
+ *		at start and whenever a worker's state changes
+ */
+#ifndef CILKNOW_NMPRIV_H
+#define CILKNOW_NMPRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lpad.h"
+
+#define NMPRIV_VERSION		1
+#define NMPRIV_DESC_MAX		65536	/* a signed description */
+#define NMPRIV_MSG_MAX		(NMPRIV_DESC_MAX + 512)
+#define NMPRIV_WHY_MAX		256
+#define NMPRIV_TAG_MAX		32	/* a root's record name */
+#define NMPRIV_PATH_MAX		1024
+
+enum nmpriv_type {
+	NMPRIV_UNDEF = 0,
+	NMPRIV_SPAWN,
+	NMPRIV_STOP,
+	NMPRIV_FREEZE,
+	NMPRIV_FORGET,
+	NMPRIV_READY,
+	NMPRIV_HELLO,
+	NMPRIV_SPAWNED,
+	NMPRIV_WORKER,
+	NMPRIV_TYPE_MAX
+};
+
+enum nmpriv_kind {
+	NMPRIV_KIND_UNDEF = 0,
+	NMPRIV_KIND_WORKER,	/* a guest worker of a job */
+	NMPRIV_KIND_ROOT,	/* a restarted root (roots.c) */
+	NMPRIV_KIND_MAX
+};
+
+enum nmpriv_wstate {
+	NMPRIV_W_UNDEF = 0,
+	NMPRIV_W_RUNNING,
+	NMPRIV_W_FROZEN,
+	NMPRIV_W_EXITED,	/* how and code say how */
+	NMPRIV_W_MAX
+};
+
+struct nmpriv_msg {
+	uint8_t		 nm_type;		/* enum nmpriv_type */
+	uint32_t	 nm_req;		/* SPAWN, SPAWNED */
+	uint8_t		 nm_kind;		/* SPAWN, WORKER */
+	char		 nm_tag[NMPRIV_TAG_MAX + 1];	/* SPAWN */
+	const uint8_t	*nm_desc;		/* SPAWN: points into the
+						   decoded buffer */
+	uint32_t	 nm_desclen;
+	char		 nm_worker[LPAD_WORKER_MAX + 1];
+	uint32_t	 nm_grace_ms;		/* STOP */
+	uint8_t		 nm_flag;		/* FREEZE: 1/0; SPAWNED: ok */
+	char		 nm_why[NMPRIV_WHY_MAX];	/* SPAWNED */
+	char		 nm_path[NMPRIV_PATH_MAX];	/* HELLO */
+	uint32_t	 nm_job, nm_task;	/* WORKER */
+	char		 nm_user[LPAD_USER_MAX + 1];
+	uint32_t	 nm_lpad;		/* SPAWNED, WORKER */
+	uint8_t		 nm_state;		/* WORKER: enum nmpriv_wstate */
+	uint8_t		 nm_how;		/* WORKER: enum lpad_how */
+	uint32_t	 nm_code;
+};
+
+/* Encodes into buf; -1 (EINVAL) for an invalid message or no room. */
+int	nmpriv_encode(const struct nmpriv_msg *, uint8_t *buf, size_t bufsz,
+	    size_t *lenp);
+/* Validates and decodes exactly len bytes; -1 (EBADMSG) if malformed. */
+int	nmpriv_decode(struct nmpriv_msg *, const uint8_t *buf, size_t len);
+const char *nmpriv_type_name(uint8_t);
+
+#endif

@@ -1,0 +1,200 @@
+/* nmpriv — the node manager's parent/engine messages (nmpriv.h). */
+#include "nmpriv.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "wire.h"
+
+static const char *const names[NMPRIV_TYPE_MAX] = {
+	[NMPRIV_SPAWN] = "SPAWN",
+	[NMPRIV_STOP] = "STOP",
+	[NMPRIV_FREEZE] = "FREEZE",
+	[NMPRIV_FORGET] = "FORGET",
+	[NMPRIV_READY] = "READY",
+	[NMPRIV_HELLO] = "HELLO",
+	[NMPRIV_SPAWNED] = "SPAWNED",
+	[NMPRIV_WORKER] = "WORKER",
+};
+
+const char *
+nmpriv_type_name(uint8_t t)
+{
+	return t > NMPRIV_UNDEF && t < NMPRIV_TYPE_MAX ? names[t] : "?";
+}
+
+/* The fields each type must hold valid values in, both ways. */
+static int
+valid(const struct nmpriv_msg *m)
+{
+	switch (m->nm_type) {
+	case NMPRIV_SPAWN:
+		return m->nm_kind > NMPRIV_KIND_UNDEF &&
+		    m->nm_kind < NMPRIV_KIND_MAX &&
+		    (m->nm_tag[0] == '\0' || lpad_worker_ok(m->nm_tag)) &&
+		    m->nm_desclen > 0 && m->nm_desclen <= NMPRIV_DESC_MAX &&
+		    m->nm_desc != NULL;
+	case NMPRIV_STOP:
+		return lpad_worker_ok(m->nm_worker) &&
+		    m->nm_grace_ms <= LPAD_GRACE_MAX_MS;
+	case NMPRIV_FREEZE:
+		return lpad_worker_ok(m->nm_worker) && m->nm_flag <= 1;
+	case NMPRIV_FORGET:
+		return lpad_worker_ok(m->nm_worker);
+	case NMPRIV_READY:
+		return 1;
+	case NMPRIV_HELLO:
+		return m->nm_path[0] == '\0' || m->nm_path[0] == '/';
+	case NMPRIV_SPAWNED:
+		return m->nm_flag <= 1 && (m->nm_flag == 0 ||
+		    lpad_worker_ok(m->nm_worker));
+	case NMPRIV_WORKER:
+		return lpad_worker_ok(m->nm_worker) &&
+		    m->nm_kind > NMPRIV_KIND_UNDEF &&
+		    m->nm_kind < NMPRIV_KIND_MAX &&
+		    lpad_user_ok(m->nm_user) &&
+		    m->nm_state > NMPRIV_W_UNDEF &&
+		    m->nm_state < NMPRIV_W_MAX &&
+		    m->nm_how < LPAD_HOW_MAX &&
+		    (m->nm_state != NMPRIV_W_EXITED ||
+		    m->nm_how != LPAD_HOW_UNDEF);
+	default:
+		return 0;
+	}
+}
+
+int
+nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
+    size_t *lenp)
+{
+	struct wire_w w;
+
+	if (!valid(m)) {
+		errno = EINVAL;
+		return -1;
+	}
+	wire_w_init(&w, buf, bufsz);
+	wire_put_u8(&w, NMPRIV_VERSION);
+	wire_put_u8(&w, m->nm_type);
+	switch (m->nm_type) {
+	case NMPRIV_SPAWN:
+		wire_put_u32(&w, m->nm_req);
+		wire_put_u8(&w, m->nm_kind);
+		wire_put_str(&w, m->nm_tag);
+		wire_put_u32(&w, m->nm_desclen);
+		wire_put_bytes(&w, m->nm_desc, m->nm_desclen);
+		break;
+	case NMPRIV_STOP:
+		wire_put_str(&w, m->nm_worker);
+		wire_put_u32(&w, m->nm_grace_ms);
+		break;
+	case NMPRIV_FREEZE:
+		wire_put_str(&w, m->nm_worker);
+		wire_put_u8(&w, m->nm_flag);
+		break;
+	case NMPRIV_FORGET:
+		wire_put_str(&w, m->nm_worker);
+		break;
+	case NMPRIV_HELLO:
+		wire_put_str(&w, m->nm_path);
+		break;
+	case NMPRIV_SPAWNED:
+		wire_put_u32(&w, m->nm_req);
+		wire_put_u8(&w, m->nm_flag);
+		wire_put_str(&w, m->nm_worker);
+		wire_put_u32(&w, m->nm_lpad);
+		wire_put_str(&w, m->nm_why);
+		break;
+	case NMPRIV_WORKER:
+		wire_put_str(&w, m->nm_worker);
+		wire_put_u8(&w, m->nm_kind);
+		wire_put_u32(&w, m->nm_job);
+		wire_put_u32(&w, m->nm_task);
+		wire_put_str(&w, m->nm_user);
+		wire_put_u32(&w, m->nm_lpad);
+		wire_put_u8(&w, m->nm_state);
+		wire_put_u8(&w, m->nm_how);
+		wire_put_u32(&w, m->nm_code);
+		break;
+	default:
+		break;
+	}
+	if (wire_w_ok(&w) == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	*lenp = w.ww_len;
+	return 0;
+}
+
+int
+nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
+{
+	struct wire_r r;
+	uint8_t version;
+	int bad = 0;
+
+	memset(m, 0, sizeof(*m));
+	wire_r_init(&r, buf, len);
+	if (len > NMPRIV_MSG_MAX || wire_get_u8(&r, &version) == -1 ||
+	    version != NMPRIV_VERSION || wire_get_u8(&r, &m->nm_type) == -1)
+		goto bad;
+	switch (m->nm_type) {
+	case NMPRIV_SPAWN:
+		bad = wire_get_u32(&r, &m->nm_req) == -1 ||
+		    wire_get_u8(&r, &m->nm_kind) == -1 ||
+		    wire_get_str(&r, m->nm_tag, sizeof(m->nm_tag)) == -1 ||
+		    wire_get_u32(&r, &m->nm_desclen) == -1 ||
+		    m->nm_desclen > NMPRIV_DESC_MAX ||
+		    wire_get_ref(&r, &m->nm_desc, m->nm_desclen) == -1;
+		break;
+	case NMPRIV_STOP:
+		bad = wire_get_str(&r, m->nm_worker,
+		    sizeof(m->nm_worker)) == -1 ||
+		    wire_get_u32(&r, &m->nm_grace_ms) == -1;
+		break;
+	case NMPRIV_FREEZE:
+		bad = wire_get_str(&r, m->nm_worker,
+		    sizeof(m->nm_worker)) == -1 ||
+		    wire_get_u8(&r, &m->nm_flag) == -1;
+		break;
+	case NMPRIV_FORGET:
+		bad = wire_get_str(&r, m->nm_worker,
+		    sizeof(m->nm_worker)) == -1;
+		break;
+	case NMPRIV_READY:
+		break;
+	case NMPRIV_HELLO:
+		bad = wire_get_str(&r, m->nm_path, sizeof(m->nm_path)) == -1;
+		break;
+	case NMPRIV_SPAWNED:
+		bad = wire_get_u32(&r, &m->nm_req) == -1 ||
+		    wire_get_u8(&r, &m->nm_flag) == -1 ||
+		    wire_get_str(&r, m->nm_worker,
+		    sizeof(m->nm_worker)) == -1 ||
+		    wire_get_u32(&r, &m->nm_lpad) == -1 ||
+		    wire_get_str(&r, m->nm_why, sizeof(m->nm_why)) == -1;
+		break;
+	case NMPRIV_WORKER:
+		bad = wire_get_str(&r, m->nm_worker,
+		    sizeof(m->nm_worker)) == -1 ||
+		    wire_get_u8(&r, &m->nm_kind) == -1 ||
+		    wire_get_u32(&r, &m->nm_job) == -1 ||
+		    wire_get_u32(&r, &m->nm_task) == -1 ||
+		    wire_get_str(&r, m->nm_user, sizeof(m->nm_user)) == -1 ||
+		    wire_get_u32(&r, &m->nm_lpad) == -1 ||
+		    wire_get_u8(&r, &m->nm_state) == -1 ||
+		    wire_get_u8(&r, &m->nm_how) == -1 ||
+		    wire_get_u32(&r, &m->nm_code) == -1;
+		break;
+	default:
+		goto bad;
+	}
+	if (bad || wire_get_end(&r) == -1 || !valid(m))
+		goto bad;
+	return 0;
+ bad:
+	memset(m, 0, sizeof(*m));
+	errno = EBADMSG;
+	return -1;
+}

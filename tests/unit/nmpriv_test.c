@@ -1,0 +1,181 @@
+/* nmpriv_test — the node manager's parent/engine messages. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tap.h"
+#include "codec_robust.h"
+#include "nmpriv.h"
+
+static uint8_t buf[NMPRIV_MSG_MAX + 16];
+
+static int
+dec(const uint8_t *p, size_t len)
+{
+	struct nmpriv_msg m;
+
+	return nmpriv_decode(&m, p, len);
+}
+
+/* Encodes, checks robustness, decodes back; returns the length. */
+static size_t
+roundtrip(const char *what, const struct nmpriv_msg *in,
+    struct nmpriv_msg *out)
+{
+	size_t len = 0;
+
+	ok(nmpriv_encode(in, buf, sizeof(buf), &len) == 0, "%s: encodes",
+	    what);
+	if (len <= MSG_PAYLOAD_MAX)
+		robust(what, dec, buf, len);
+	ok(nmpriv_decode(out, buf, len) == 0 &&
+	    out->nm_type == in->nm_type, "%s: decodes to its type", what);
+	return len;
+}
+
+static void
+test_each(void)
+{
+	static uint8_t desc[NMPRIV_DESC_MAX];
+	struct nmpriv_msg m, o;
+	size_t len;
+
+	memset(desc, 0xa5, sizeof(desc));
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_SPAWN;
+	m.nm_req = 7;
+	m.nm_kind = NMPRIV_KIND_ROOT;
+	strlcpy(m.nm_tag, "r0011223344556677", sizeof(m.nm_tag));
+	m.nm_desc = desc;
+	m.nm_desclen = 300;
+	roundtrip("SPAWN", &m, &o);
+	ok(o.nm_req == 7 && o.nm_kind == NMPRIV_KIND_ROOT &&
+	    strcmp(o.nm_tag, m.nm_tag) == 0 && o.nm_desclen == 300 &&
+	    memcmp(o.nm_desc, desc, 300) == 0, "SPAWN: fields survive");
+	m.nm_desclen = NMPRIV_DESC_MAX;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    nmpriv_decode(&o, buf, len) == 0 &&
+	    o.nm_desclen == NMPRIV_DESC_MAX, "SPAWN: a 64 KiB description");
+	m.nm_desclen = NMPRIV_DESC_MAX + 1;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "SPAWN: an oversized description is not encoded");
+	m.nm_desclen = 300;
+	m.nm_kind = NMPRIV_KIND_MAX;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "SPAWN: an unknown kind is not encoded");
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_STOP;
+	strlcpy(m.nm_worker, "j3-00aabbccddee", sizeof(m.nm_worker));
+	m.nm_grace_ms = 1500;
+	roundtrip("STOP", &m, &o);
+	ok(strcmp(o.nm_worker, m.nm_worker) == 0 && o.nm_grace_ms == 1500,
+	    "STOP: fields survive");
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_FREEZE;
+	strlcpy(m.nm_worker, "j3-00aabbccddee", sizeof(m.nm_worker));
+	m.nm_flag = 1;
+	roundtrip("FREEZE", &m, &o);
+	m.nm_type = NMPRIV_FORGET;
+	roundtrip("FORGET", &m, &o);
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_READY;
+	roundtrip("READY", &m, &o);
+	m.nm_type = NMPRIV_HELLO;
+	strlcpy(m.nm_path, "/sys/fs/cgroup/cilknow", sizeof(m.nm_path));
+	roundtrip("HELLO", &m, &o);
+	ok(strcmp(o.nm_path, m.nm_path) == 0, "HELLO: the base survives");
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_SPAWNED;
+	m.nm_req = 9;
+	m.nm_flag = 1;
+	strlcpy(m.nm_worker, "j3-00aabbccddee", sizeof(m.nm_worker));
+	m.nm_lpad = 4242;
+	roundtrip("SPAWNED", &m, &o);
+	m.nm_flag = 0;
+	m.nm_worker[0] = '\0';
+	strlcpy(m.nm_why, "bad signature for user alice", sizeof(m.nm_why));
+	roundtrip("SPAWNED (refused)", &m, &o);
+	ok(strcmp(o.nm_why, m.nm_why) == 0, "SPAWNED: the reason survives");
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_WORKER;
+	strlcpy(m.nm_worker, "j3-00aabbccddee", sizeof(m.nm_worker));
+	m.nm_kind = NMPRIV_KIND_WORKER;
+	m.nm_job = 3;
+	m.nm_task = 4;
+	strlcpy(m.nm_user, "alice", sizeof(m.nm_user));
+	m.nm_lpad = 77;
+	m.nm_state = NMPRIV_W_EXITED;
+	m.nm_how = LPAD_HOW_SIGNAL;
+	m.nm_code = 9;
+	roundtrip("WORKER", &m, &o);
+	ok(o.nm_job == 3 && o.nm_task == 4 && o.nm_how == LPAD_HOW_SIGNAL &&
+	    o.nm_code == 9 && strcmp(o.nm_user, "alice") == 0,
+	    "WORKER: fields survive");
+	m.nm_how = LPAD_HOW_UNDEF;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "WORKER: exited without how is not encoded");
+}
+
+/* What a compromised engine might send instead. */
+static void
+test_forged(void)
+{
+	static const uint8_t wrong_version[] = { 2, NMPRIV_READY };
+	static const uint8_t unknown_type[] = { 1, 200 };
+	static const uint8_t bad_worker[] = { 1, NMPRIV_STOP, 0, 4,
+	    '.', '.', '/', 'x', 0, 0, 0, 1 };
+	static const uint8_t long_grace[] = { 1, NMPRIV_STOP, 0, 2, 'w', '1',
+	    0xff, 0xff, 0xff, 0xff };
+	static const uint8_t huge_desc[] = { 1, NMPRIV_SPAWN, 0, 0, 0, 1, 1,
+	    0, 0, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t nul_in_name[] = { 1, NMPRIV_FORGET, 0, 3, 'w',
+	    0, 'x' };
+	struct nmpriv_msg m;
+	unsigned i, refused = 0;
+	uint32_t x = 12345;
+
+	ok(dec(wrong_version, sizeof(wrong_version)) == -1 && errno == EBADMSG,
+	    "another version refused");
+	ok(dec(unknown_type, sizeof(unknown_type)) == -1,
+	    "an unknown type refused");
+	ok(dec(bad_worker, sizeof(bad_worker)) == -1,
+	    "a worker id with a path in it refused");
+	ok(dec(long_grace, sizeof(long_grace)) == -1,
+	    "a grace beyond the maximum refused");
+	ok(dec(huge_desc, sizeof(huge_desc)) == -1,
+	    "a description length beyond the maximum refused");
+	ok(dec(nul_in_name, sizeof(nul_in_name)) == -1,
+	    "a NUL inside a name refused");
+	ok(dec(buf, 0) == -1, "an empty message refused");
+	/* Random bytes behind a valid header decode only if well-formed. */
+	for (i = 0; i < 20000; i++) {
+		size_t j, len = 2 + i % 40;
+
+		buf[0] = NMPRIV_VERSION;
+		buf[1] = (uint8_t)(1 + i % (NMPRIV_TYPE_MAX - 1));
+		for (j = 2; j < len; j++) {
+			x = x * 1103515245 + 12345;
+			buf[j] = (uint8_t)(x >> 16);
+		}
+		if (nmpriv_decode(&m, buf, len) == -1)
+			refused++;
+		else if (m.nm_type == NMPRIV_STOP && !lpad_worker_ok(
+		    m.nm_worker))
+			break;
+	}
+	ok(i == 20000 && refused > 19000,
+	    "20000 random bodies: none accepted with a bad worker id "
+	    "(%u refused)", refused);
+}
+
+int
+main(void)
+{
+	test_each();
+	test_forged();
+	return tap_done();
+}
