@@ -33,6 +33,11 @@
  *	rlimit_as N	address space in MB (0: not limited)
  *	rlimit_nofile N	open files (0: not limited)
  *	allow_root 0|1	may the worker run as uid 0 (default 0)
+ *	cgroup PATH	the worker's own cgroup v2 folder, made by the node
+ *			manager; absent: the launch pad is a subreaper and
+ *			the worker is its tree of descendants (contain.h)
+ *	log_gid N	the group that may read the worker's folder and
+ *			logs (the node manager's engine); absent: none
  *	env NAME=VALUE	one environment entry, repeatable, in order
  *	argv ARG	one argument, repeatable, in order; at least one
  *	argvx ARG	the same for an argument holding a newline, with
@@ -113,6 +118,8 @@ struct lpad_spec {
 	uint64_t	 ls_rlim_as;	/* MB; 0: not limited */
 	uint64_t	 ls_rlim_nofile;	/* 0: not limited */
 	int		 ls_allow_root;
+	char		 ls_cgroup[LPAD_PATH_MAX]; /* "": process tree */
+	long long	 ls_log_gid;	/* may read the logs; -1: none */
 	size_t		 ls_argc;
 	char		*ls_argv[LPAD_ARGS_MAX + 1]; /* NULL-terminated */
 	size_t		 ls_envc;

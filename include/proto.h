@@ -56,6 +56,7 @@ enum proto_node_state {
 	PROTO_NS_RUNNING,	/* a worker runs */
 	PROTO_NS_SWITCHING,	/* fetching and starting a job */
 	PROTO_NS_STOPPING,	/* worker signalled, not gone yet */
+	PROTO_NS_SUSPENDED,	/* worker frozen: the owner is back */
 	PROTO_NS_MAX
 };
 
@@ -166,6 +167,16 @@ struct proto_push {
 	uint32_t		 pu_nnodes;
 	struct proto_push_node	*pu_nodes;
 };
+
+/*
+ * What a job asks of a node whose owner returns, in its signed
+ * environment (CilkRun --owner-return): "vacate" (stop the worker, the
+ * default) or "suspend=SECONDS" (freeze it, thaw it if the node is idle
+ * again within SECONDS, else stop it).  0 for vacate, else the seconds.
+ */
+#define PROTO_OWNER_RETURN_ENV	"CILKNOW_OWNER_RETURN"
+struct proto_desc;
+double	proto_owner_return(const struct proto_desc *);
 
 /* DESC_REQ: the description of this job, for a worker on this node. */
 struct proto_desc_req {

@@ -114,10 +114,15 @@ describe(struct jobmgr *j, int argc, char **argv)
 		if (off >= sizeof(j->j_command))
 			off = sizeof(j->j_command) - 1;
 	}
-	/* The user's environment travels with the job, as rsh's would. */
+	/*
+	 * The user's environment travels with the job, as rsh's would; of
+	 * ours only the owner-return policy, which the user signs with it.
+	 */
 	for (i = 0; environ[i] != NULL; i++) {
 		if (strchr(environ[i], '=') == NULL || environ[i][0] == '=' ||
-		    strncmp(environ[i], "CILKNOW_", 8) == 0)
+		    (strncmp(environ[i], "CILKNOW_", 8) == 0 &&
+		    strncmp(environ[i], PROTO_OWNER_RETURN_ENV "=",
+		    sizeof(PROTO_OWNER_RETURN_ENV)) != 0))
 			continue;
 		if (n == PROTO_ARGS_MAX || strlen(environ[i]) >= PROTO_ARG_MAX) {
 			log_warnx("environment entry %.20s... not passed on "

@@ -1,8 +1,11 @@
 /*
  * CilkLaunchPad — the per-worker job-control daemon: options, config,
- * spec, detach with a reporting pipe, set up, fork the worker, drop to
- * the job's user, serve the control socket until done.  The work is in
- * src/lpad/lpad_pad.c.
+ * spec, detach with a reporting pipe, set up, fork the worker, serve the
+ * control socket until done.  The work is in src/lpad/lpad_pad.c.
+ *
+ * It keeps the privileges it was started with: only the worker becomes
+ * the job's user, so nothing the job runs can signal, stop or trace
+ * the process that polices it (DESIGN.md §9).
  */
 #include <sys/types.h>
 
@@ -34,7 +37,6 @@ static void	usage(int) __attribute__((noreturn));
 static void	detach(void);
 static void	ready(void);
 static void	startup_fail(const char *) __attribute__((noreturn));
-static void	drop_privileges(struct lpad_pad *);
 
 static void
 usage(int status)
@@ -138,43 +140,6 @@ startup_fail(const char *msg)
 	} else if (!foreground)
 		fprintf(stderr, "CilkLaunchPad: %s\n", msg);
 	exit(1);
-}
-
-/*
- * Root becomes the job's user for good.  Any failure is fatal, and
- * takes the worker, already running as that user, down with us.
- */
-static void
-drop_privileges(struct lpad_pad *pd)
-{
-	uid_t uid = lpad_pad_uid(pd), ru, eu, su;
-	gid_t gid = lpad_pad_gid(pd), rg, eg, sg;
-	const char *what = NULL;
-
-	if (geteuid() != 0)
-		return;
-	if (uid == 0) {
-		log_info("the worker runs as root (allow_root): staying root");
-		return;
-	}
-	if (setgroups(1, &gid) == -1)
-		what = "setgroups";
-	else if (setresgid(gid, gid, gid) == -1)
-		what = "setresgid";
-	else if (setresuid(uid, uid, uid) == -1)
-		what = "setresuid";
-	if (what != NULL) {
-		lpad_pad_abort(pd);
-		fatal("%s", what);
-	}
-	if (getresuid(&ru, &eu, &su) == -1 || getresgid(&rg, &eg, &sg) ==
-	    -1 || ru != uid || eu != uid || su != uid || rg != gid ||
-	    eg != gid || sg != gid) {
-		lpad_pad_abort(pd);
-		fatalx("privileges not dropped");
-	}
-	log_debug("now running as %s (uid %lu)", lpad_pad_user(pd),
-	    (unsigned long)uid);
 }
 
 int
@@ -290,7 +255,6 @@ main(int argc, char *argv[])
 		lpad_pad_cleanup(pd);
 		startup_fail(why);
 	}
-	drop_privileges(pd);
 	ready();
 
 	rc = evloop_run(el);

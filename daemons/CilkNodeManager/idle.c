@@ -129,11 +129,17 @@ node_idle_update(struct node *n)
 		n->n_owner_away = away;
 		if (!away) {
 			log_info("the owner is back");
+			n->n_want_job = 0;
+			if (node_suspend_current(n))
+				return;
 			if (n->n_current != NULL)
 				node_stop_current(n, "the owner is back");
-			n->n_want_job = 0;
 			node_set_state(n, n->n_current != NULL ?
 			    PROTO_NS_STOPPING : PROTO_NS_BUSY);
+		} else if (n->n_state == PROTO_NS_SUSPENDED) {
+			log_info("the owner is away again within the "
+			    "suspension");
+			node_resume_current(n);
 		} else {
 			log_info("the owner is away: lending this node");
 			node_set_state(n, PROTO_NS_IDLE);

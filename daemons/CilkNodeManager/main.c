@@ -1,4 +1,5 @@
 /* CilkNodeManager — one per workstation: lends it while its owner is away. */
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <err.h>
@@ -13,6 +14,7 @@
 #include "mono.h"
 #include "msg_keyring.h"
 #include "node.h"
+#include "priv.h"
 
 static void
 usage(int status)
@@ -50,6 +52,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_root_done },
 };
 
+static int	node_limits(struct node *, char *, size_t);
+
 static int
 check(struct dctx *dc, char *err, size_t errlen)
 {
@@ -63,13 +67,25 @@ check(struct dctx *dc, char *err, size_t errlen)
 		snprintf(err, errlen, "state_dir or run_dir: bad path");
 		return -1;
 	}
-	/* Our own folders; the launch pads make theirs inside. */
-	if ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
-	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST)) {
-		snprintf(err, errlen, "%s or %s: %s", n->n_state_dir,
-		    n->n_run_dir, strerror(errno));
+	/*
+	 * Our own folders; the launch pads make theirs inside, and the
+	 * engine keeps its files in state_dir/engine, the one folder the
+	 * service user may write.
+	 */
+	if (snprintf(n->n_engine_dir, sizeof(n->n_engine_dir), "%s/engine",
+	    n->n_state_dir) >= (int)sizeof(n->n_engine_dir)) {
+		snprintf(err, errlen, "state_dir: path too long");
 		return -1;
 	}
+	if ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
+	    (mkdir(n->n_engine_dir, 0700) == -1 && errno != EEXIST) ||
+	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST)) {
+		snprintf(err, errlen, "%s, %s or %s: %s", n->n_state_dir,
+		    n->n_engine_dir, n->n_run_dir, strerror(errno));
+		return -1;
+	}
+	if (node_limits(n, err, errlen) == -1)
+		return -1;
 	if (strncmp(sensors, "file:", 5) == 0)
 		strlcpy(n->n_sensor_path, sensors + 5,
 		    sizeof(n->n_sensor_path));
@@ -88,6 +104,86 @@ check(struct dctx *dc, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* The limits of every worker's cgroup (cilknow.conf(5)). */
+static int
+node_limits(struct node *n, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "worker_memory_high",
+	    "worker_memory_max", "worker_pids_max", "worker_cpu_weight",
+	    "worker_io_weight" };
+	struct contain_limits *l = &n->n_limits;
+	uint64_t v[5];
+	const char *text;
+	char *end;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		text = conf_get(n->n_dc.dc_conf, keys[i]);
+		if (i < 2) {
+			if (contain_parse_size(text, &v[i]) == 0)
+				continue;
+		} else if (strcmp(text, "none") == 0) {
+			v[i] = 0;
+			continue;
+		} else {
+			errno = 0;
+			v[i] = strtoull(text, &end, 10);
+			if (errno == 0 && *end == '\0' && text[0] != '-' &&
+			    (i == 2 || (v[i] >= 1 && v[i] <= 10000)))
+				continue;
+		}
+		snprintf(err, errlen, "%s = %s: not a valid limit", keys[i],
+		    text);
+		return -1;
+	}
+	memset(l, 0, sizeof(*l));
+	l->cl_memory_high = v[0];
+	l->cl_memory_max = v[1];
+	l->cl_pids_max = v[2];
+	l->cl_cpu_weight = (uint32_t)v[3];
+	l->cl_io_weight = (uint32_t)v[4];
+	l->cl_cpu_idle = strcmp(conf_get(n->n_dc.dc_conf, "worker_cpu_idle"),
+	    "yes") == 0;
+	return 0;
+}
+
+/*
+ * What needs root and comes before the engine exists: the workers'
+ * cgroups, the engine's folder and who the engine will be.
+ */
+static void
+node_privileged_setup(struct node *n, struct priv_user *pu)
+{
+	static const char *const extra[] = { "input" };
+	char err[512], name[PATH_MAX + 16], text[PATH_MAX + 64], *p;
+
+	snprintf(name, sizeof(name), "node-%s-%u", n->n_name,
+	    (unsigned)msg_ep_addr(n->n_dc.dc_ep)->ma_port);
+	for (p = name; *p != '\0'; p++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+		    "VWXYZ0123456789._-", *p) == NULL)
+			*p = '_';
+	if (contain_base_init(&n->n_cb, conf_get(n->n_dc.dc_conf, "cgroup"),
+	    name, err, sizeof(err)) == -1)
+		fatalx("cgroup: %s", err);
+	if (n->n_cb.cb_mech == CONTAIN_TREE)
+		log_warnx("workers are contained as process trees, which is "
+		    "weaker than cgroups: %s", n->n_cb.cb_why);
+	log_info("workers: %s", contain_base_describe(&n->n_cb, text,
+	    sizeof(text)));
+	n->n_log_gid = -1;
+	memset(pu, 0, sizeof(*pu));
+	if (!n->n_root)
+		return;
+	if (priv_lookup(pu, conf_get(n->n_dc.dc_conf, "service_user"), extra,
+	    1, err, sizeof(err)) == -1)
+		fatalx("%s", err);
+	n->n_log_gid = pu->pu_gid;
+	if (chown(n->n_engine_dir, pu->pu_uid, pu->pu_gid) == -1 ||
+	    chmod(n->n_engine_dir, 0700) == -1)
+		fatal("%s", n->n_engine_dir);
 }
 
 /* The node's name: the address it listens on, else the host name. */
@@ -113,6 +209,10 @@ main(int argc, char *argv[])
 	static struct node n;
 	struct daemon_args da;
 	struct passwd *pw;
+	struct priv_user pu;
+	char err[512];
+	pid_t engine;
+	int sp[2], rc;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
 		.ds_keys = MSG_KR_CLUSTER,
@@ -141,18 +241,29 @@ main(int argc, char *argv[])
 	n.n_quantum = dctx_seconds(&n.n_dc, "quantum", 5);
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
 	node_name(&n);
-	node_adopt(&n);
+	node_privileged_setup(&n, &pu);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1 ||
+	    (engine = fork()) == -1)
+		fatal("socketpair or fork");
+	if (engine > 0) {
+		/* The parent reads no network input: the socket goes. */
+		close(sp[1]);
+		msg_ep_free(n.n_dc.dc_ep);
+		n.n_dc.dc_ep = NULL;
+		rc = node_parent_run(&n, sp[0], engine);
+		dctx_stop(&n.n_dc);
+		return rc;
+	}
+	close(sp[0]);
+	if (priv_drop(&pu, err, sizeof(err)) == -1)
+		fatalx("engine: %s", err);
+	node_chan_start(&n, sp[1]);
 	node_idle_start(&n);
-	if (n.n_current != NULL)
-		n.n_state = n.n_owner_away ? PROTO_NS_RUNNING :
-		    PROTO_NS_STOPPING;
 	node_register_start(&n);
 	node_workers_start(&n);
 	node_pair_start(&n);
 	node_roots_start(&n);
-	if (n.n_current != NULL && !n.n_owner_away)
-		node_stop_current(&n, "the owner is here");
-	dctx_ready(&n.n_dc);
+	node_chan_ready(&n);
 	if (dctx_run(&n.n_dc) == -1)
 		log_warn("event loop");
 	/* Workers go on without us; a restarted node manager adopts them. */
@@ -167,6 +278,8 @@ main(int argc, char *argv[])
 		TAILQ_REMOVE(&n.n_workers, w, w_entry);
 		free(w);
 	}
+	/* The parent's loop is not ours: no pid file, no notify. */
+	n.n_dc.dc_pidfile[0] = '\0';
 	dctx_stop(&n.n_dc);
 	return 0;
 }

@@ -6,8 +6,10 @@
 
 #include <limits.h>
 
+#include "contain.h"
 #include "dctx.h"
 #include "loadmodel.h"
+#include "nmpriv.h"
 #include "pred.h"
 #include "proto.h"
 #include "proto_pred.h"
@@ -23,6 +25,7 @@
 
 enum worker_state {
 	WORKER_UNDEF = 0,
+	WORKER_STARTING,	/* asked the parent to start it */
 	WORKER_RUNNING,
 	WORKER_STOPPING,	/* stop sent: SIGQUIT, grace, SIGKILL */
 	WORKER_EXITED,		/* gone; output and exit being relayed */
@@ -45,6 +48,10 @@ struct worker {
 	char		 w_user[MSG_NAME_MAX + 1];
 	struct msg_addr	 w_jobmgr;
 	pid_t		 w_lpad;
+	uint32_t	 w_req;		/* STARTING: our SPAWN request */
+	int		 w_stop_pending;	/* STARTING: stop once up */
+	double		 w_suspend;	/* its job's owner_return: 0 vacate */
+	double		 w_thaw_by;	/* frozen until then; 0: not */
 	int32_t		 w_status;	/* when EXITED */
 	int		 w_exit_acked;
 	struct relay_stream w_out[PROTO_STREAM_MAX];
@@ -70,6 +77,17 @@ struct node {
 	char		 n_state_dir[PATH_MAX];
 	char		 n_run_dir[PATH_MAX];
 	char		 n_lpad_bin[PATH_MAX];
+	char		 n_engine_dir[PATH_MAX];	/* the engine's files */
+
+	/* The privileged parent's (parent.c). */
+	struct contain_base n_cb;
+	struct contain_limits n_limits;
+	long long	 n_log_gid;	/* the engine's group; -1: ours */
+
+	/* The engine's end of the channel to the parent (chan.c). */
+	int		 n_chan;
+	uint32_t	 n_chan_req;
+	char		 n_cg_base[PATH_MAX];	/* "": process trees */
 	int		 n_root;	/* may run jobs as other users */
 	char		 n_self[MSG_NAME_MAX + 1];	/* our login */
 
@@ -134,6 +152,17 @@ struct node {
 	uint8_t		 n_buf[MSG_PAYLOAD_MAX];
 };
 
+/* parent.c: the privileged parent's loop; returns its exit status. */
+void	node_parent_adopt(struct node *);
+int	node_parent_run(struct node *, int chan, pid_t engine);
+/* chan.c: the engine's requests to the parent. */
+void	node_chan_start(struct node *, int chan);
+uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
+	    const uint8_t *desc, size_t len);
+void	node_chan_stop(struct node *, const char *worker, double grace);
+void	node_chan_freeze(struct node *, const char *worker, int freeze);
+void	node_chan_forget(struct node *, const char *worker);
+void	node_chan_ready(struct node *);
 /* register.c */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
@@ -160,8 +189,11 @@ void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
 void	node_stop_current(struct node *, const char *why);
+int	node_suspend_current(struct node *);
+void	node_resume_current(struct node *);
 void	node_workers_start(struct node *);
-void	node_adopt(struct node *);
+void	node_on_spawned(struct node *, const struct nmpriv_msg *);
+void	node_on_worker(struct node *, const struct nmpriv_msg *);
 void	node_set_state(struct node *, enum proto_node_state);
 void	node_take_job(struct node *, uint32_t, const struct msg_addr *,
 	    const char *user, const char *why);
@@ -171,6 +203,8 @@ void	node_roots_start(struct node *);
 void	node_roots_stop(void);
 void	node_on_root_backup(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_root_done(struct msg_ep *, const struct msg_in *, void *);
+int	node_roots_on_spawned(struct node *, const struct nmpriv_msg *);
+int	node_roots_on_worker(struct node *, const struct nmpriv_msg *);
 /* pair.c */
 void	node_pair_start(struct node *);
 void	node_on_pair_req(struct msg_ep *, const struct msg_in *, void *);

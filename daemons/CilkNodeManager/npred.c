@@ -95,9 +95,9 @@ node_pred_init(struct node *n, char *err, size_t errlen)
 	int found;
 
 	if (snprintf(n->n_pred_path, sizeof(n->n_pred_path), "%s/%s",
-	    n->n_state_dir, NPRED_FILE) >= (int)sizeof(n->n_pred_path) ||
+	    n->n_engine_dir, NPRED_FILE) >= (int)sizeof(n->n_pred_path) ||
 	    snprintf(n->n_pred_cache, sizeof(n->n_pred_cache), "%s/%s",
-	    n->n_state_dir, NPRED_CACHE) >= (int)sizeof(n->n_pred_cache)) {
+	    n->n_engine_dir, NPRED_CACHE) >= (int)sizeof(n->n_pred_cache)) {
 		snprintf(err, errlen, "state_dir: path too long");
 		return -1;
 	}

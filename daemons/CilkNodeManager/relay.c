@@ -75,12 +75,15 @@ relay_stream(struct node *n, struct worker *w, uint8_t stream, double now)
 void
 node_worker_free(struct node *n, struct worker *w)
 {
-	int fd;
+	char path[PATH_MAX + 64];
 
-	/* The launch pad may go now; its logs stay for the owner to read. */
-	if ((fd = lpad_connect(n->n_run_dir, w->w_id)) != -1) {
-		(void)lpad_quit(fd);
-		close(fd);
+	/* The launch pad may go now, and take the worker's folder along. */
+	if (w->w_id[0] != '\0') {
+		node_chan_forget(n, w->w_id);
+		snprintf(path, sizeof(path), "%s/nm/%s", n->n_engine_dir,
+		    w->w_id);
+		if (unlink(path) == -1 && errno != ENOENT)
+			log_warn("%s: %s", __func__, path);
 	}
 	if (n->n_current == w)
 		n->n_current = NULL;

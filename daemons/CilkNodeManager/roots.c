@@ -28,11 +28,14 @@
 #include "lpad.h"
 #include "mono.h"
 #include "node.h"
+#include "pred_auth.h"
 #include "proto_root.h"
 
 #define ROOTS_TICK	1.0	/* seconds between looks at the roots */
 #define ROOTS_TRIES	3	/* restarts of one job, at most */
 #define ROOTS_MAX	256	/* records kept, all users together */
+#define ROOTS_PER_USER	4	/* records one user may have here */
+#define ROOTS_ADOPT	5.0	/* s for the parent to name live ones */
 #define ROOTS_MAGIC	"CNRB"
 #define ROOTS_BOOT	40	/* bytes of a boot id */
 
@@ -54,10 +57,14 @@ struct root {
 	struct root_hdr	 r_hdr;
 	uint8_t		*r_msg;		/* the ROOT_BACKUP payload */
 	size_t		 r_len;
+	uint32_t	 r_req;		/* our SPAWN, while unanswered */
+	int		 r_seen;	/* the parent named its worker */
+	int		 r_owner_stop;	/* we stopped it: the owner came */
 };
 
 static TAILQ_HEAD(, root) roots = TAILQ_HEAD_INITIALIZER(roots);
 static size_t nroots;
+static double roots_started;
 static char boot_id[ROOTS_BOOT];
 
 static void
@@ -107,7 +114,7 @@ root_find(const char *key)
 static int
 root_path(const struct node *n, const char *key, char *buf, size_t cap)
 {
-	int len = snprintf(buf, cap, "%s/roots/%.19s", n->n_state_dir, key);
+	int len = snprintf(buf, cap, "%s/roots/%.19s", n->n_engine_dir, key);
 
 	return len < 0 || (size_t)len >= cap ? -1 : 0;
 }
@@ -119,7 +126,7 @@ root_save(struct node *n, const struct root *r)
 	char dir[PATH_MAX + 8], path[PATH_MAX + 32], tmp[PATH_MAX + 40];
 	int fd;
 
-	snprintf(dir, sizeof(dir), "%s/roots", n->n_state_dir);
+	snprintf(dir, sizeof(dir), "%s/roots", n->n_engine_dir);
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
 		goto fail;
 	if (root_path(n, r->r_key, path, sizeof(path)) == -1) {
@@ -158,15 +165,11 @@ static void
 root_forget(struct node *n, struct root *r, const char *why)
 {
 	char path[PATH_MAX + 32];
-	int fd;
 
 	log_info("root of %s (pid %u, %s): forgotten: %s", r->r_user,
 	    r->r_pid, r->r_ckpt, why);
-	if (r->r_hdr.rh_lpad[0] != '\0' &&
-	    (fd = lpad_connect(n->n_run_dir, r->r_hdr.rh_lpad)) != -1) {
-		(void)lpad_quit(fd);
-		close(fd);
-	}
+	if (r->r_hdr.rh_lpad[0] != '\0' && r->r_seen)
+		node_chan_forget(n, r->r_hdr.rh_lpad);
 	if (root_path(n, r->r_key, path, sizeof(path)) == 0 &&
 	    unlink(path) == -1 && errno != ENOENT)
 		log_warn("unlink %s", path);
@@ -237,6 +240,47 @@ pid_is_users(uint32_t pid, uint64_t start, const char *user)
 	    proto_root_pid_start((long)pid, &s) == 0 && s == start;
 }
 
+static size_t
+roots_of(const char *user)
+{
+	const struct root *r;
+	size_t k = 0;
+
+	TAILQ_FOREACH(r, &roots, r_entry)
+		if (strcmp(r->r_user, user) == 0)
+			k++;
+	return k;
+}
+
+/*
+ * 1 if pid is (part of) a worker here: a guest job may not leave a
+ * root of its own for us to restart.  The kernel's word: the worker
+ * cgroups, or without them the launch pads' trees.
+ */
+static int
+pid_is_worker(struct node *n, uint32_t pid)
+{
+	struct contain_base cb;
+	const struct worker *w;
+	pid_t lpads[64];
+	size_t k = 0;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.cb_mech = n->n_cg_base[0] != '\0' ? CONTAIN_CGROUP : CONTAIN_TREE;
+	strlcpy(cb.cb_path, n->n_cg_base, sizeof(cb.cb_path));
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (w->w_lpad > 1 && k < sizeof(lpads) / sizeof(lpads[0]))
+			lpads[k++] = w->w_lpad;
+	/* Cannot tell: fail closed. */
+	return contain_pid_is_worker(&cb, (pid_t)pid, lpads, k) != 0;
+}
+
+static int
+is_owner(struct node *n, const char *user)
+{
+	return pred_auth_listed(conf_get(n->n_dc.dc_conf, "owners"), user);
+}
+
 void
 node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -258,6 +302,12 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		proto_desc_free(&d);
 		goto refuse;
 	}
+	if (pid_is_worker(n, b.rb_pid)) {
+		snprintf(why, sizeof(why), "pid %u is a guest worker on this "
+		    "node, not a root of its own", b.rb_pid);
+		proto_desc_free(&d);
+		goto refuse;
+	}
 	root_key(d.de_user, ckpt, key, sizeof(key));
 	if ((r = root_find(key)) != NULL && r->r_pid == b.rb_pid &&
 	    r->r_start == b.rb_start) {
@@ -266,6 +316,12 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	if (r == NULL && nroots >= ROOTS_MAX) {
 		snprintf(why, sizeof(why), "%d roots kept already", ROOTS_MAX);
+		proto_desc_free(&d);
+		goto refuse;
+	}
+	if (r == NULL && roots_of(d.de_user) >= ROOTS_PER_USER) {
+		snprintf(why, sizeof(why), "%s has %d roots kept here already",
+		    d.de_user, ROOTS_PER_USER);
 		proto_desc_free(&d);
 		goto refuse;
 	}
@@ -328,18 +384,17 @@ node_on_root_done(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		root_forget(n, r, "the job ended");
 }
 
-/* Starts the recovery command as the user, like a worker. */
+/*
+ * Asks the parent to start the recovery command as the user, like a
+ * worker: the parent checks the user's signature itself, and runs it
+ * as a guest unless the user owns this node.
+ */
 static int
 root_restart(struct node *n, struct root *r)
 {
 	struct proto_root_backup b;
 	struct proto_desc d;
-	struct lpad_spec sp;
-	struct lpad_paths pp;
 	char ckpt[PROTO_PATH_MAX], why[512];
-	pid_t lpad;
-	uint16_t i;
-	int rc = -1, bad = 1;
 
 	/* Checked again: the file is ours, but the key may be revoked. */
 	if (root_check(n, NULL, r->r_msg, r->r_len, &b, &d, ckpt,
@@ -348,70 +403,71 @@ root_restart(struct node *n, struct root *r)
 		    why);
 		return -1;
 	}
-	lpad_spec_init(&sp);
-	snprintf(sp.ls_worker, sizeof(sp.ls_worker), "%s-%u", r->r_key,
-	    r->r_hdr.rh_tries + 1);
-	strlcpy(sp.ls_node, n->n_name, sizeof(sp.ls_node));
-	strlcpy(sp.ls_user, d.de_user, sizeof(sp.ls_user));
-	strlcpy(sp.ls_cwd, d.de_cwd, sizeof(sp.ls_cwd));
-	/* A root is the user's own job, not a guest: normal priority. */
-	sp.ls_nice = 0;
-	sp.ls_sched = LPAD_SCHED_NICE;
-	sp.ls_allow_root = strcmp(conf_get(n->n_dc.dc_conf,
-	    "allow_root_jobs"), "yes") == 0;
-	for (i = 0; i < d.de_argc; i++)
-		if (lpad_spec_add_arg(&sp, d.de_argv[i]) == -1)
-			goto out;
-	for (i = 0; i < d.de_envc; i++)
-		if (lpad_spec_add_env(&sp, d.de_env[i]) == -1)
-			goto out;
-	bad = 0;
-	memset(&pp, 0, sizeof(pp));
-	pp.lpp_run_dir = n->n_run_dir;
-	pp.lpp_state_dir = n->n_state_dir;
-	pp.lpp_conf = n->n_dc.dc_args.da_cc.cc_conf_path;
-	pp.lpp_linger = -1;
-	pp.lpp_verbose = n->n_dc.dc_args.da_cc.cc_verbose;
-	if (lpad_spawn(&sp, &pp, n->n_lpad_bin, &lpad, why,
-	    sizeof(why)) == -1) {
-		log_warnx("root of %s: the launch pad failed: %s", r->r_user,
-		    why);
-		goto out;
-	}
-	strlcpy(r->r_hdr.rh_lpad, sp.ls_worker, sizeof(r->r_hdr.rh_lpad));
-	log_info("root of %s (pid %u) is gone: restarted `%s %s` in %s "
-	    "(launch pad %d, worker %s, output in %s/workers/%s)", r->r_user,
-	    r->r_pid, d.de_argv[0], d.de_argv[1], d.de_cwd, (int)lpad,
-	    sp.ls_worker, n->n_state_dir, sp.ls_worker);
-	rc = 0;
- out:
-	if (bad)
-		log_warnx("root of %s: argv or environment refused",
-		    r->r_user);
-	lpad_spec_clear(&sp);
 	proto_desc_free(&d);
-	return rc;
+	r->r_req = node_chan_spawn(n, NMPRIV_KIND_ROOT, r->r_key, b.rb_desc,
+	    b.rb_desclen);
+	r->r_hdr.rh_lpad[0] = '\0';
+	r->r_owner_stop = 0;
+	log_info("root of %s (pid %u) is gone: restarting it", r->r_user,
+	    r->r_pid);
+	return 0;
 }
 
-/* 1 while the launch pad of a restarted root still runs it. */
-static int
-restarted_running(struct node *n, struct root *r, char *why, size_t len)
+int
+node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 {
-	struct lpad_status st;
-	char text[64];
-	int fd;
+	struct root *r;
 
-	if (r->r_hdr.rh_lpad[0] == '\0')
+	TAILQ_FOREACH(r, &roots, r_entry)
+		if (r->r_req != 0 && r->r_req == m->nm_req)
+			break;
+	if (r == NULL)
 		return 0;
-	memset(&st, 0, sizeof(st));
-	if (lpad_read_exit(n->n_state_dir, r->r_hdr.rh_lpad, &st) == 0) {
-		snprintf(why, len, "the restarted root %s",
-		    lpad_status_str(&st, text, sizeof(text)));
-		return -1;
+	r->r_req = 0;
+	if (!m->nm_flag) {
+		root_forget(n, r, m->nm_why);
+		return 1;
 	}
-	if ((fd = lpad_connect(n->n_run_dir, r->r_hdr.rh_lpad)) == -1)
-		return 0;	/* gone with the machine */
-	close(fd);
+	strlcpy(r->r_hdr.rh_lpad, m->nm_worker, sizeof(r->r_hdr.rh_lpad));
+	r->r_seen = 1;
+	(void)root_save(n, r);
+	log_info("root of %s restarted as worker %s (launch pad %u)",
+	    r->r_user, m->nm_worker, m->nm_lpad);
+	return 1;
+}
+
+int
+node_roots_on_worker(struct node *n, const struct nmpriv_msg *m)
+{
+	struct root *r;
+	char why[64];
+
+	TAILQ_FOREACH(r, &roots, r_entry)
+		if (strcmp(r->r_hdr.rh_lpad, m->nm_worker) == 0)
+			break;
+	if (r == NULL) {
+		/* A restarted root whose record is gone: it ends. */
+		if (m->nm_state != NMPRIV_W_EXITED)
+			node_chan_stop(n, m->nm_worker, n->n_grace);
+		else
+			node_chan_forget(n, m->nm_worker);
+		return 1;
+	}
+	r->r_seen = 1;
+	if (m->nm_state != NMPRIV_W_EXITED)
+		return 1;
+	node_chan_forget(n, m->nm_worker);
+	if (r->r_owner_stop) {
+		/* Stopped for the owner: again once the node is lent. */
+		r->r_hdr.rh_lpad[0] = '\0';
+		(void)root_save(n, r);
+		return 1;
+	}
+	snprintf(why, sizeof(why), "the restarted root %s %u",
+	    m->nm_how == LPAD_HOW_SIGNAL ? "was killed by signal" : "exited",
+	    m->nm_code);
+	r->r_hdr.rh_lpad[0] = '\0';
+	root_forget(n, r, why);
 	return 1;
 }
 
@@ -420,21 +476,26 @@ on_roots_tick(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 	struct root *r, *next;
-	char why[128];
-	int rs;
+	int owner;
 
 	TAILQ_FOREACH_SAFE(r, &roots, r_entry, next) {
-		if ((rs = restarted_running(n, r, why, sizeof(why))) == -1) {
-			root_forget(n, r, why);
+		owner = is_owner(n, r->r_user);
+		if (r->r_req != 0)
+			continue;		/* being started */
+		if (r->r_hdr.rh_lpad[0] != '\0') {
+			/* A guest root goes when the owner comes back. */
+			if (r->r_seen && !n->n_owner_away && !owner &&
+			    !r->r_owner_stop) {
+				r->r_owner_stop = 1;
+				node_chan_stop(n, r->r_hdr.rh_lpad,
+				    n->n_grace);
+			} else if (!r->r_seen &&
+			    now_mono() - roots_started > ROOTS_ADOPT)
+				r->r_hdr.rh_lpad[0] = '\0';	/* gone */
 			continue;
 		}
-		if (rs == 1 || root_alive(r))
+		if (root_alive(r) || (!n->n_owner_away && !owner))
 			continue;
-		/* The job ended, its ROOT_DONE lost: nothing to recover. */
-		if (access(r->r_ckpt, F_OK) == -1 && errno == ENOENT) {
-			root_forget(n, r, "its checkpoint is gone");
-			continue;
-		}
 		if (r->r_hdr.rh_tries >= ROOTS_TRIES) {
 			root_forget(n, r, "restarted too often");
 			continue;
@@ -522,7 +583,8 @@ node_roots_start(struct node *n)
 	DIR *dp;
 
 	read_boot_id();
-	snprintf(dir, sizeof(dir), "%s/roots", n->n_state_dir);
+	roots_started = now_mono();
+	snprintf(dir, sizeof(dir), "%s/roots", n->n_engine_dir);
 	if ((dp = opendir(dir)) != NULL) {
 		while ((e = readdir(dp)) != NULL)
 			if (e->d_name[0] == 'r' && strchr(e->d_name, '.') ==

@@ -163,32 +163,6 @@ node_may_take(struct node *n, uint32_t job, const char *user)
 	    now_mono() - n->n_failed_at < FAILED_PAUSE);
 }
 
-/* Keeps the signed description: the job's backup on this node. */
-static void
-backup(struct node *n, uint32_t job, const uint8_t *p, size_t len)
-{
-	char dir[PATH_MAX + 8], path[PATH_MAX + 32], tmp[PATH_MAX + 40];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s/jobs", n->n_state_dir);
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		goto fail;
-	snprintf(path, sizeof(path), "%s/%u.desc", dir, job);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600)) == -1)
-		goto fail;
-	if (write(fd, p, len) != (ssize_t)len || fsync(fd) == -1) {
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) == -1 || rename(tmp, path) == -1)
-		goto fail;
-	return;
- fail:
-	log_warn("%s: job %u", __func__, job);
-}
-
 /* Our own record of a worker, for re-adoption after a restart. */
 static void
 record(struct node *n, const struct worker *w)
@@ -196,10 +170,10 @@ record(struct node *n, const struct worker *w)
 	char path[PATH_MAX + 64], text[64];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/nm", n->n_state_dir);
+	snprintf(path, sizeof(path), "%s/nm", n->n_engine_dir);
 	if (mkdir(path, 0700) == -1 && errno != EEXIST)
 		return;
-	snprintf(path, sizeof(path), "%s/nm/%s", n->n_state_dir, w->w_id);
+	snprintf(path, sizeof(path), "%s/nm/%s", n->n_engine_dir, w->w_id);
 	msg_addr_text(&w->w_jobmgr, text, sizeof(text));
 	if ((f = fopen(path, "w")) == NULL) {
 		log_warn("%s: %s", __func__, path);
@@ -208,56 +182,6 @@ record(struct node *n, const struct worker *w)
 	fprintf(f, "%s\n", text);
 	if (fclose(f) == EOF)
 		log_warn("%s: %s", __func__, path);
-}
-
-static int
-spawn(struct node *n, const struct proto_desc *d, struct worker *w)
-{
-	struct lpad_spec sp;
-	struct lpad_paths pp;
-	char why[512];
-	uint16_t i;
-	int rc = -1;
-
-	lpad_spec_init(&sp);
-	strlcpy(sp.ls_worker, w->w_id, sizeof(sp.ls_worker));
-	sp.ls_job = d->de_job;
-	sp.ls_task = d->de_task;
-	strlcpy(sp.ls_node, n->n_name, sizeof(sp.ls_node));
-	strlcpy(sp.ls_user, d->de_user, sizeof(sp.ls_user));
-	strlcpy(sp.ls_cwd, d->de_cwd, sizeof(sp.ls_cwd));
-	/* The owner comes first: nice 19, and SCHED_IDLE unless told not. */
-	sp.ls_nice = 19;
-	sp.ls_sched = strcmp(conf_get(n->n_dc.dc_conf, "worker_sched_idle"),
-	    "no") == 0 ? LPAD_SCHED_NICE : LPAD_SCHED_IDLE;
-	sp.ls_allow_root = strcmp(conf_get(n->n_dc.dc_conf,
-	    "allow_root_jobs"), "yes") == 0;
-	for (i = 0; i < d->de_argc; i++)
-		if (lpad_spec_add_arg(&sp, d->de_argv[i]) == -1)
-			goto bad_entry;
-	for (i = 0; i < d->de_envc; i++)
-		if (lpad_spec_add_env(&sp, d->de_env[i]) == -1)
-			goto bad_entry;
-	memset(&pp, 0, sizeof(pp));
-	pp.lpp_run_dir = n->n_run_dir;
-	pp.lpp_state_dir = n->n_state_dir;
-	pp.lpp_conf = n->n_dc.dc_args.da_cc.cc_conf_path;
-	pp.lpp_linger = -1;
-	pp.lpp_verbose = n->n_dc.dc_args.da_cc.cc_verbose;
-	if (lpad_spawn(&sp, &pp, n->n_lpad_bin, &w->w_lpad, why,
-	    sizeof(why)) == -1) {
-		log_warnx("job %u task %u: the launch pad failed: %s",
-		    d->de_job, d->de_task, why);
-		goto out;
-	}
-	rc = 0;
-	goto out;
- bad_entry:
-	log_warn("job %u task %u: argv or environment entry %u refused",
-	    d->de_job, d->de_task, i);
- out:
-	lpad_spec_clear(&sp);
-	return rc;
 }
 
 void
@@ -286,37 +210,23 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    n->n_want_user);
 		goto refuse_free;
 	}
-	backup(n, d.de_job, in->mi_data, in->mi_len);
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		proto_desc_free(&d);
 		forget_assignment(n);
 		return;
 	}
-	snprintf(w->w_id, sizeof(w->w_id), "j%u-t%u-%llx", d.de_job,
-	    d.de_task, (unsigned long long)(n->n_boot & 0xffffff));
 	w->w_job = d.de_job;
 	w->w_task = d.de_task;
 	strlcpy(w->w_user, d.de_user, sizeof(w->w_user));
 	w->w_jobmgr = n->n_want_jobmgr;
-	if (spawn(n, &d, w) == -1) {
-		free(w);
-		proto_desc_free(&d);
-		forget_assignment(n);
-		return;
-	}
+	w->w_state = WORKER_STARTING;
+	w->w_suspend = proto_owner_return(&d);
 	proto_desc_free(&d);
-	record(n, w);
-	w->w_state = WORKER_RUNNING;
+	/* The parent checks the user's signature again, itself. */
+	w->w_req = node_chan_spawn(n, NMPRIV_KIND_WORKER, "", in->mi_data,
+	    in->mi_len);
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
 	n->n_current = w;
-	n->n_want_job = 0;
-	n->n_started++;
-	/* No pairing until the broker has counted us in the new job. */
-	n->n_pair_block_until = now_mono() + 3 * n->n_quantum;
-	n->n_jobmgr_seen = w->w_seen = now_mono();
-	log_info("job %u task %u: worker %s started (launch pad %d)",
-	    w->w_job, w->w_task, w->w_id, (int)w->w_lpad);
-	node_set_state(n, PROTO_NS_RUNNING);
 	return;
  refuse_free:
 	proto_desc_free(&d);
@@ -327,20 +237,92 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	forget_assignment(n);
 }
 
+/* The parent's answer to our SPAWN: the worker runs, or it does not. */
+void
+node_on_spawned(struct node *n, const struct nmpriv_msg *m)
+{
+	struct worker *w = n->n_current;
+
+	if (w == NULL || w->w_state != WORKER_STARTING || w->w_req != m->nm_req)
+		return;
+	if (!m->nm_flag) {
+		log_warnx("job %u task %u: not started: %s", w->w_job,
+		    w->w_task, m->nm_why);
+		n->n_current = NULL;
+		TAILQ_REMOVE(&n->n_workers, w, w_entry);
+		free(w);
+		n->n_refused++;
+		forget_assignment(n);
+		return;
+	}
+	strlcpy(w->w_id, m->nm_worker, sizeof(w->w_id));
+	w->w_lpad = (pid_t)m->nm_lpad;
+	w->w_state = WORKER_RUNNING;
+	record(n, w);
+	if (n->n_want_job == w->w_job)
+		n->n_want_job = 0;
+	n->n_started++;
+	/* No pairing until the broker has counted us in the new job. */
+	n->n_pair_block_until = now_mono() + 3 * n->n_quantum;
+	n->n_jobmgr_seen = w->w_seen = now_mono();
+	log_info("job %u task %u: worker %s started (launch pad %d)",
+	    w->w_job, w->w_task, w->w_id, (int)w->w_lpad);
+	node_set_state(n, PROTO_NS_RUNNING);
+	if (w->w_stop_pending || !n->n_owner_away)
+		node_stop_current(n, "the owner came back while it started");
+}
+
+/*
+ * The owner is back and the job asked to be suspended rather than
+ * vacated (and this node allows it): freeze the worker.  1 if frozen.
+ */
+int
+node_suspend_current(struct node *n)
+{
+	struct worker *w = n->n_current;
+	double most = dctx_seconds(&n->n_dc, "suspend_max", 600), s;
+
+	if (w == NULL || w->w_state != WORKER_RUNNING || w->w_suspend <= 0 ||
+	    strcmp(conf_get(n->n_dc.dc_conf, "allow_suspend"), "no") == 0)
+		return 0;
+	s = w->w_suspend < most ? w->w_suspend : most;
+	node_chan_freeze(n, w->w_id, 1);
+	w->w_thaw_by = now_mono() + s;
+	log_info("job %u: worker %s suspended for at most %.0f s", w->w_job,
+	    w->w_id, s);
+	node_set_state(n, PROTO_NS_SUSPENDED);
+	return 1;
+}
+
+/* The node is lent again in time: the frozen worker goes on. */
+void
+node_resume_current(struct node *n)
+{
+	struct worker *w = n->n_current;
+
+	if (w == NULL || w->w_thaw_by == 0)
+		return;
+	node_chan_freeze(n, w->w_id, 0);
+	w->w_thaw_by = 0;
+	log_info("job %u: worker %s resumed", w->w_job, w->w_id);
+	node_set_state(n, PROTO_NS_RUNNING);
+}
+
 void
 node_stop_current(struct node *n, const char *why)
 {
 	struct worker *w = n->n_current;
-	int fd;
 
+	if (w != NULL && w->w_state == WORKER_STARTING) {
+		w->w_stop_pending = 1;
+		node_set_state(n, PROTO_NS_STOPPING);
+		return;
+	}
 	if (w == NULL || w->w_state != WORKER_RUNNING)
 		return;
 	log_info("job %u: stopping worker %s: %s", w->w_job, w->w_id, why);
-	if ((fd = lpad_connect(n->n_run_dir, w->w_id)) == -1 ||
-	    lpad_stop(fd, n->n_grace) == -1)
-		log_warn("%s: launch pad of %s", __func__, w->w_id);
-	if (fd != -1)
-		close(fd);
+	w->w_thaw_by = 0;	/* the parent thaws it to stop it */
+	node_chan_stop(n, w->w_id, n->n_grace);
 	w->w_state = WORKER_STOPPING;
 	w->w_stop_at = now_mono();
 	node_set_state(n, PROTO_NS_STOPPING);
@@ -348,10 +330,10 @@ node_stop_current(struct node *n, const char *why)
 
 /* A worker is gone: the node is free for the next job, or its owner. */
 static void
-worker_exited(struct node *n, struct worker *w, const struct lpad_status *st)
+worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 {
-	w->w_status = st->st_how == LPAD_HOW_SIGNAL ? -(int32_t)st->st_code :
-	    (int32_t)st->st_code;
+	w->w_status = how == LPAD_HOW_SIGNAL ? -(int32_t)code :
+	    (int32_t)code;
 	w->w_state = WORKER_EXITED;
 	log_info("job %u: worker %s %s %d", w->w_job, w->w_id,
 	    w->w_status < 0 ? "killed by signal" : "exited",
@@ -405,16 +387,15 @@ on_tick(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 	struct worker *w, *next;
-	struct lpad_status st;
 
-	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next) {
-		if (w->w_state != WORKER_EXITED) {
-			memset(&st, 0, sizeof(st));
-			if (lpad_read_exit(n->n_state_dir, w->w_id, &st) == 0)
-				worker_exited(n, w, &st);
-		}
-		node_relay(n, w);	/* may free w */
+	if ((w = n->n_current) != NULL && w->w_thaw_by != 0 &&
+	    now_mono() > w->w_thaw_by) {
+		w->w_thaw_by = 0;
+		node_stop_current(n, "suspended for as long as it may be");
 	}
+	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next)
+		if (w->w_state != WORKER_STARTING)
+			node_relay(n, w);	/* may free w */
 	if (now_mono() - n->n_checked_at >= n->n_interval / 2) {
 		n->n_checked_at = now_mono();
 		on_jobmgr_check(n);
@@ -428,70 +409,65 @@ node_workers_start(struct node *n)
 	evloop_timer_add(n->n_dc.dc_loop, 0.2, on_tick, n);
 }
 
-/* After a restart: every launch pad still there is ours again. */
-static int
-adopt_one(const char *worker, void *arg)
+/*
+ * What the parent knows of a worker: its exit, or, after our restart,
+ * a worker still there, adopted with the job manager we recorded.
+ */
+void
+node_on_worker(struct node *n, const struct nmpriv_msg *m)
 {
-	struct node *n = arg;
-	struct lpad_status st;
 	struct worker *w;
 	char path[PATH_MAX + 64], text[80];
 	FILE *f;
-	int fd;
 
-	if (worker[0] == 'r')	/* a restarted root's (roots.c) */
-		return 0;
-	if ((fd = lpad_connect(n->n_run_dir, worker)) == -1)
-		return 0;
-	if (lpad_status(fd, &st) == -1) {
-		close(fd);
-		return 0;
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (strcmp(w->w_id, m->nm_worker) == 0)
+			break;
+	if (w != NULL) {
+		if (m->nm_state == NMPRIV_W_EXITED &&
+		    w->w_state != WORKER_EXITED)
+			worker_exited(n, w, m->nm_how, m->nm_code);
+		return;
 	}
-	close(fd);
 	if ((w = calloc(1, sizeof(*w))) == NULL)
-		return 0;
-	strlcpy(w->w_id, worker, sizeof(w->w_id));
-	w->w_job = st.st_job;
-	w->w_task = st.st_task;
-	strlcpy(w->w_user, st.st_user, sizeof(w->w_user));
-	w->w_lpad = (pid_t)st.st_lpad_pid;
-	snprintf(path, sizeof(path), "%s/nm/%s", n->n_state_dir, worker);
+		return;
+	strlcpy(w->w_id, m->nm_worker, sizeof(w->w_id));
+	w->w_job = m->nm_job;
+	w->w_task = m->nm_task;
+	strlcpy(w->w_user, m->nm_user, sizeof(w->w_user));
+	w->w_lpad = (pid_t)m->nm_lpad;
+	snprintf(path, sizeof(path), "%s/nm/%s", n->n_engine_dir, w->w_id);
 	if ((f = fopen(path, "r")) == NULL ||
 	    fgets(text, sizeof(text), f) == NULL ||
 	    (text[strcspn(text, "\n")] = '\0',
 	    msg_addr_parse(&w->w_jobmgr, text, 0)) == -1) {
-		log_warnx("adopt %s: no record of its job manager", worker);
+		log_warnx("adopt %s: no record of its job manager; stopping "
+		    "it", w->w_id);
 		if (f != NULL)
 			fclose(f);
+		if (m->nm_state != NMPRIV_W_EXITED)
+			node_chan_stop(n, w->w_id, n->n_grace);
+		node_chan_forget(n, w->w_id);
 		free(w);
-		return 0;
+		return;
 	}
 	fclose(f);
 	w->w_seen = now_mono();
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
-	if (st.st_state == LPAD_STATE_RUNNING && n->n_current == NULL) {
+	if (m->nm_state != NMPRIV_W_EXITED && n->n_current == NULL) {
 		w->w_state = WORKER_RUNNING;
 		n->n_current = w;
-		n->n_state = PROTO_NS_RUNNING;
+		n->n_state = n->n_owner_away ? PROTO_NS_RUNNING :
+		    PROTO_NS_STOPPING;
 		n->n_jobmgr_seen = now_mono();
-	} else if (st.st_state == LPAD_STATE_RUNNING) {
+		if (!n->n_owner_away)
+			node_stop_current(n, "the owner is here");
+	} else if (m->nm_state != NMPRIV_W_EXITED) {
 		/* One worker a node: any other is retired. */
 		w->w_state = WORKER_STOPPING;
-		if ((fd = lpad_connect(n->n_run_dir, worker)) != -1) {
-			if (lpad_stop(fd, n->n_grace) == -1)
-				log_warn("%s: stop %s", __func__, worker);
-			close(fd);
-		}
+		node_chan_stop(n, w->w_id, n->n_grace);
 	} else
-		worker_exited(n, w, &st);
-	log_info("adopted worker %s of job %u (%s)", worker, w->w_job,
-	    st.st_state == LPAD_STATE_RUNNING ? "running" : "exited");
-	return 0;
-}
-
-void
-node_adopt(struct node *n)
-{
-	if (lpad_list(n->n_run_dir, adopt_one, n) == -1 && errno != ENOENT)
-		log_warn("%s: %s", __func__, n->n_run_dir);
+		worker_exited(n, w, m->nm_how, m->nm_code);
+	log_info("adopted worker %s of job %u (%s)", w->w_id, w->w_job,
+	    m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
 }

@@ -67,7 +67,9 @@ struct conf_key {
 static const struct conf_key conf_keys[] = {
 	{ "admins",		CONF_T_USERS,	0, "root" },
 	{ "allow_root_jobs",	CONF_T_BOOL,	0, "no" },
+	{ "allow_suspend",	CONF_T_BOOL,	0, "yes" },
 	{ "broker",		CONF_T_HOSTPORT, 0, "localhost:7410" },
+	{ "cgroup",		CONF_T_PATH,	0, "auto" },
 	{ "cluster_key",	CONF_T_PATH,	0, "/etc/cilknow/cluster.key" },
 	{ "cluster_pub",	CONF_T_PATH,	0, "/etc/cilknow/cluster.pub" },
 	{ "input_devices",	CONF_T_PATH,	CONF_F_EMPTY, "" },
@@ -82,10 +84,17 @@ static const struct conf_key conf_keys[] = {
 	{ "sensors",		CONF_T_SENSORS,	0, "system" },
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },
 	{ "stop_grace",		CONF_T_SECONDS,	0, "60" },
+	{ "suspend_max",	CONF_T_SECONDS,	0, "600" },
 	{ "timeout",		CONF_T_SECONDS,	0, "3" },
 	{ "user",		CONF_T_USER,	CONF_F_EMPTY, "" },
 	{ "user_key",		CONF_T_PATH,	0, "~/.cilknow/id" },
 	{ "user_keys",		CONF_T_PATH,	0, "/etc/cilknow/users" },
+	{ "worker_cpu_idle",	CONF_T_BOOL,	0, "yes" },
+	{ "worker_cpu_weight",	CONF_T_PATH,	0, "1" },
+	{ "worker_io_weight",	CONF_T_PATH,	0, "1" },
+	{ "worker_memory_high",	CONF_T_PATH,	0, "40%" },
+	{ "worker_memory_max",	CONF_T_PATH,	0, "50%" },
+	{ "worker_pids_max",	CONF_T_PATH,	0, "4096" },
 	{ "worker_sched_idle",	CONF_T_BOOL,	0, "yes" },
 };
 

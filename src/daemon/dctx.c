@@ -236,7 +236,11 @@ dctx_ready(struct dctx *dc)
 {
 	char text[64];
 
-	msg_addr_text(msg_ep_addr(dc->dc_ep), text, sizeof(text));
+	/* A privileged parent has no endpoint: its engine listens. */
+	if (dc->dc_ep != NULL)
+		msg_addr_text(msg_ep_addr(dc->dc_ep), text, sizeof(text));
+	else
+		strlcpy(text, "(its engine's address)", sizeof(text));
 	log_info("listening on %s", text);
 	daemon_ready();
 	/* MAINPID: a detached daemon is not the process systemd started. */

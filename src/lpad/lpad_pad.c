@@ -14,6 +14,7 @@
  */
 #include "lpad.h"
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -41,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "evloop.h"
 #include "log.h"
 #include "mono.h"
@@ -48,6 +50,7 @@
 #define PAD_CLIENTS_MAX		16
 #define PAD_EXEC_WAIT		2	/* s to learn if exec worked */
 #define PAD_BAD_LOG_EVERY	60	/* s between malformed reports */
+#define PAD_GONE_WAIT		2	/* s for leftovers to die */
 #define PAD_SUN_PATH	sizeof(((struct sockaddr_un *)NULL)->sun_path)
 
 struct lpad_pad {
@@ -72,6 +75,7 @@ struct lpad_pad {
 	int			 pd_lfd;	/* listening socket */
 	int			 pd_sock_placed;
 	int			 pd_pidfile;	/* lpad.pid is ours */
+	int			 pd_wdir_made;	/* we made workers/W */
 	int			 pd_clients[PAD_CLIENTS_MAX];
 	int			 pd_nclients;
 	struct evloop		*pd_el;
@@ -123,6 +127,9 @@ static void	pad_stop_tick(struct evloop *, void *);
 static void	pad_exited(struct lpad_pad *, int);
 static void	pad_linger_over(struct evloop *, void *);
 static void	pad_fill_status(struct lpad_pad *, struct lpad_status *);
+static void	pad_reap_rest(struct lpad_pad *);
+static void	pad_tell_clients(struct lpad_pad *);
+static void	pad_remove_folder(struct lpad_pad *);
 
 static void
 pad_reason(char *why, size_t whysz, const char *fmt, ...)
@@ -354,7 +361,8 @@ pad_open_log(struct lpad_pad *pd, const char *name, char *why,
 		return -1;
 	}
 	if (fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) == -1 ||
-	    (pd->pd_root && fchown(fd, pd->pd_uid, pd->pd_gid) == -1)) {
+	    (pd->pd_spec.ls_log_gid >= 0 && (fchown(fd, (uid_t)-1,
+	    (gid_t)pd->pd_spec.ls_log_gid) == -1 || fchmod(fd, 0640) == -1))) {
 		pad_reason(why, whysz, "%s: %s", name, strerror(errno));
 		close(fd);
 		return -1;
@@ -448,23 +456,30 @@ pad_worker_dir(struct lpad_pad *pd, char *why, size_t whysz)
 	struct stat st;
 	int sfd = -1, wsfd = -1, saved_errno;
 
-	if (pad_mkdir(pd->pd_state_dir, 0700) == -1 ||
+	/*
+	 * A worker folder is never reused: an old one (a worker id seen
+	 * before) is refused, so nothing one job wrote reaches another.
+	 * It is ours, not the job's user's: the worker writes only through
+	 * the log descriptors it is given, and only the log group (the
+	 * node manager's engine) may read it.  workers/ is 0711 so that
+	 * group can reach its folders without listing them.
+	 */
+	if (pad_mkdir(pd->pd_state_dir, 0755) == -1 ||
 	    (sfd = open(pd->pd_state_dir, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1 ||
-	    (mkdirat(sfd, "workers", 0700) == -1 && errno != EEXIST) ||
+	    (mkdirat(sfd, "workers", 0711) == -1 && errno != EEXIST) ||
 	    (wsfd = openat(sfd, "workers", O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-	    (mkdirat(wsfd, w, 0700) == -1 && errno != EEXIST) ||
+	    fstat(wsfd, &st) == -1 || st.st_uid != pd->pd_manager ||
+	    (st.st_mode & 022) != 0 || fchmod(wsfd, 0711) == -1 ||
+	    mkdirat(wsfd, w, 0700) == -1 ||
 	    (pd->pd_wfd = openat(wsfd, w, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-	    fstat(pd->pd_wfd, &st) == -1)
+	    O_NOFOLLOW | O_CLOEXEC)) == -1)
 		goto fail;
-	if (!pd->pd_root && st.st_uid != pd->pd_manager) {
-		errno = EPERM;
-		goto fail;
-	}
-	if ((pd->pd_root && fchown(pd->pd_wfd, pd->pd_uid, pd->pd_gid) ==
-	    -1) || fchmod(pd->pd_wfd, 0700) == -1)
+	pd->pd_wdir_made = 1;
+	if (pd->pd_spec.ls_log_gid >= 0 && (fchown(pd->pd_wfd, (uid_t)-1,
+	    (gid_t)pd->pd_spec.ls_log_gid) == -1 ||
+	    fchmod(pd->pd_wfd, 0750) == -1))
 		goto fail;
 	close(wsfd);
 	close(sfd);
@@ -617,6 +632,9 @@ pad_child(struct lpad_pad *pd, int epfd)
 	size_t i;
 	int sig, saved_errno;
 
+	/* Into its cgroup before anything else: all it starts is in it. */
+	if (sp->ls_cgroup[0] != '\0' && contain_enter(sp->ls_cgroup) == -1)
+		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, sp->ls_cgroup);
 	if (setsid() == -1)
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "setsid");
 	memset(&sa, 0, sizeof(sa));
@@ -759,6 +777,18 @@ lpad_pad_start(struct lpad_pad *pd, char *why, size_t whysz)
 		pad_reason(why, whysz, "pipe: %s", strerror(errno));
 		return -1;
 	}
+	/*
+	 * Without a cgroup, orphans of the worker (setsid and a double
+	 * fork) become our children, so its tree can still be found.
+	 */
+	if (sp->ls_cgroup[0] == '\0' &&
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1) {
+		pad_reason(why, whysz, "PR_SET_CHILD_SUBREAPER: %s",
+		    strerror(errno));
+		close(ep[0]);
+		close(ep[1]);
+		return -1;
+	}
 	pd->pd_start_ms = now_real_ms();
 	if ((pid = fork()) == -1) {
 		pad_reason(why, whysz, "fork: %s", strerror(errno));
@@ -795,6 +825,8 @@ lpad_pad_cleanup(struct lpad_pad *pd)
 	if (pd->pd_pidfile)
 		(void)unlinkat(pd->pd_wfd, "lpad.pid", 0);
 	pd->pd_pidfile = 0;
+	if (pd->pd_state == LPAD_STATE_EXITED || pd->pd_pid <= 0)
+		pad_remove_folder(pd);
 }
 
 void
@@ -804,23 +836,70 @@ lpad_pad_abort(struct lpad_pad *pd)
 		(void)kill(-pd->pd_pid, SIGKILL);
 		(void)waitpid(pd->pd_pid, NULL, 0);
 		pd->pd_state = LPAD_STATE_EXITED;
+		pad_reap_rest(pd);
 	}
 	lpad_pad_cleanup(pd);
 }
 
+/*
+ * Every process of the worker gets signo: its cgroup, or our tree of
+ * descendants; its process group too, for a kernel that lost track.
+ */
 static int
 pad_kill(struct lpad_pad *pd, int signo)
 {
+	const char *cg = pd->pd_spec.ls_cgroup;
+	int n;
+
 	if (pd->pd_pid <= 0 || pd->pd_state != LPAD_STATE_RUNNING) {
 		errno = ESRCH;
 		return -1;
 	}
-	if (kill(-pd->pd_pid, signo) == -1) {
-		log_debug("%s: kill -%ld %d: %s", __func__, (long)pd->pd_pid,
-		    signo, strerror(errno));
+	if (signo == SIGCONT || signo == SIGQUIT || signo == SIGKILL)
+		(void)contain_freeze(cg, getpid(), 0);
+	(void)kill(-pd->pd_pid, signo);
+	n = signo == SIGKILL ? contain_kill(cg, getpid()) :
+	    contain_signal(cg, getpid(), signo);
+	if (n == -1) {
+		log_warn("%s: worker %s: signal %d", __func__,
+		    pd->pd_spec.ls_worker, signo);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The worker's main process is gone: what it left behind (a setsid()
+ * child, a daemon) goes with it, and its cgroup once empty.  Bounded;
+ * a process that will not die within PAD_GONE_WAIT is logged.
+ */
+static void
+pad_reap_rest(struct lpad_pad *pd)
+{
+	const char *cg = pd->pd_spec.ls_cgroup;
+	double deadline = now_mono() + PAD_GONE_WAIT;
+	int n, killed = 0;
+
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if ((n = contain_count(cg, getpid())) <= 0)
+			break;
+		if (!killed++)
+			log_info("worker %s: killing the %d process%s it left "
+			    "behind", pd->pd_spec.ls_worker, n,
+			    n == 1 ? "" : "es");
+		(void)contain_kill(cg, getpid());
+		if (now_mono() > deadline) {
+			log_warnx("worker %s: %d process%s still there after "
+			    "%d s", pd->pd_spec.ls_worker, n,
+			    n == 1 ? "" : "es", PAD_GONE_WAIT);
+			return;
+		}
+		usleep(2000);
+	}
+	if (cg[0] != '\0' && contain_remove(cg) == -1 && errno != ENOENT)
+		log_warn("%s: rmdir %s", __func__, cg);
 }
 
 /* SIGQUIT (and SIGCONT) now, SIGQUIT after grace, SIGKILL after 2x. */
@@ -841,7 +920,7 @@ pad_stop(struct lpad_pad *pd, double grace)
 	pd->pd_stop_end = end;
 	pd->pd_stop_grace_now = grace;
 	pd->pd_stop_stage = 1;
-	(void)pad_kill(pd, SIGQUIT);
+	(void)pad_kill(pd, SIGQUIT);	/* thaws it first */
 	(void)pad_kill(pd, SIGCONT);
 	if ((pd->pd_stop_tmr = evloop_timer_add(pd->pd_el, grace,
 	    pad_stop_tick, pd)) == NULL) {
@@ -900,15 +979,12 @@ pad_exited(struct lpad_pad *pd, int status)
 		pd->pd_code = WEXITSTATUS(status);
 	}
 	if (pd->pd_stopping) {
-		/* Whatever is left of its process group goes too. */
-		if (kill(-pd->pd_pid, SIGKILL) == 0)
-			log_info("worker %s: killed what was left of its "
-			    "process group", pd->pd_spec.ls_worker);
 		evloop_timer_cancel(pd->pd_el, pd->pd_stop_tmr);
 		pd->pd_stop_tmr = NULL;
 		pd->pd_stopping = 0;
 	}
 	pd->pd_state = LPAD_STATE_EXITED;
+	pad_reap_rest(pd);
 	pad_fill_status(pd, &st);
 	lpad_status_str(&st, how, sizeof(how));
 	n = snprintf(text, sizeof(text), "%s\nstart_ms %llu\nend_ms %llu\n",
@@ -918,6 +994,7 @@ pad_exited(struct lpad_pad *pd, int status)
 		log_warn("%s: worker %s: status", __func__,
 		    pd->pd_spec.ls_worker);
 	log_info("worker %s: %s", pd->pd_spec.ls_worker, how);
+	pad_tell_clients(pd);
 	if (pd->pd_quit) {
 		evloop_break(pd->pd_el);
 		return;
@@ -1141,4 +1218,56 @@ pad_client(struct evloop *el, int fd, short revents, void *arg)
 	}
 	if (quit_now)
 		evloop_break(el);
+}
+
+/*
+ * The exit, told at once to every connected client (the node manager
+ * keeps one connection open), so nobody polls for it.
+ */
+static void
+pad_tell_clients(struct lpad_pad *pd)
+{
+	uint8_t buf[LPAD_MSG_LEN];
+	struct lpad_msg m;
+	size_t len;
+	int i;
+
+	memset(&m, 0, sizeof(m));
+	m.lm_type = LPAD_MSG_STATUS_REPLY;
+	pad_fill_status(pd, &m.lm_status);
+	if (lpad_msg_encode(&m, buf, sizeof(buf), &len) == -1)
+		return;
+	for (i = 0; i < pd->pd_nclients; i++)
+		if (send(pd->pd_clients[i], buf, len, MSG_NOSIGNAL |
+		    MSG_DONTWAIT) == -1)
+			log_debug("%s: send: %s", __func__, strerror(errno));
+}
+
+/* An ended worker's folder, once its output is relayed: disk is bounded. */
+static void
+pad_remove_folder(struct lpad_pad *pd)
+{
+	static const char *const files[] = { "spec", "pid", "status",
+	    "out.log", "err.log", "lpad.pid", ".spec.tmp", ".pid.tmp",
+	    ".status.tmp", ".lpad.pid.tmp" };
+	char path[LPAD_PATH_MAX + 16];
+	size_t i;
+	int wsfd;
+
+	if (!pd->pd_wdir_made || pd->pd_wfd == -1)
+		return;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (unlinkat(pd->pd_wfd, files[i], 0) == -1 &&
+		    errno != ENOENT)
+			log_warn("%s: %s", __func__, files[i]);
+	snprintf(path, sizeof(path), "%s/workers", pd->pd_state_dir);
+	if ((wsfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || unlinkat(wsfd, pd->pd_spec.ls_worker,
+	    AT_REMOVEDIR) == -1)
+		log_warn("%s: %s/%s", __func__, path, pd->pd_spec.ls_worker);
+	else
+		log_debug("worker %s: folder removed", pd->pd_spec.ls_worker);
+	if (wsfd != -1)
+		close(wsfd);
+	pd->pd_wdir_made = 0;
 }

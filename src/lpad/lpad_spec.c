@@ -27,10 +27,12 @@ enum spec_key {
 	SPEC_K_ALLOW_ROOT,
 	SPEC_K_ARGV,
 	SPEC_K_ARGVX,
+	SPEC_K_CGROUP,
 	SPEC_K_CWD,
 	SPEC_K_ENV,
 	SPEC_K_ENVX,
 	SPEC_K_JOB,
+	SPEC_K_LOG_GID,
 	SPEC_K_NICE,
 	SPEC_K_NODE,
 	SPEC_K_RLIMIT_AS,
@@ -54,10 +56,12 @@ static const struct spec_keyword spec_keywords[] = {
 	{ "allow_root",		SPEC_K_ALLOW_ROOT,	0 },
 	{ "argv",		SPEC_K_ARGV,		1 },
 	{ "argvx",		SPEC_K_ARGVX,		1 },
+	{ "cgroup",		SPEC_K_CGROUP,		0 },
 	{ "cwd",		SPEC_K_CWD,		0 },
 	{ "env",		SPEC_K_ENV,		1 },
 	{ "envx",		SPEC_K_ENVX,		1 },
 	{ "job",		SPEC_K_JOB,		0 },
+	{ "log_gid",		SPEC_K_LOG_GID,		0 },
 	{ "nice",		SPEC_K_NICE,		0 },
 	{ "node",		SPEC_K_NODE,		0 },
 	{ "rlimit_as",		SPEC_K_RLIMIT_AS,	0 },
@@ -106,6 +110,7 @@ lpad_spec_init(struct lpad_spec *sp)
 	memset(sp, 0, sizeof(*sp));
 	sp->ls_nice = 19;
 	sp->ls_sched = LPAD_SCHED_NICE;
+	sp->ls_log_gid = -1;
 }
 
 void
@@ -230,6 +235,17 @@ lpad_spec_check(const struct lpad_spec *sp, char *why, size_t whysz)
 	    memchr(sp->ls_cwd, '\n', n) != NULL) {
 		spec_reason(why, whysz, "%s", n == 0 ? "no cwd" :
 		    "cwd is not an absolute path of at most 1023 bytes");
+		return -1;
+	}
+	n = strnlen(sp->ls_cgroup, sizeof(sp->ls_cgroup));
+	if (n == sizeof(sp->ls_cgroup) || (n > 0 && (sp->ls_cgroup[0] !=
+	    '/' || memchr(sp->ls_cgroup, '\n', n) != NULL))) {
+		spec_reason(why, whysz, "cgroup is not an absolute path of "
+		    "at most 1023 bytes");
+		return -1;
+	}
+	if (sp->ls_log_gid < -1 || sp->ls_log_gid > (long long)UINT32_MAX - 1) {
+		spec_reason(why, whysz, "log_gid out of range");
 		return -1;
 	}
 	if (sp->ls_nice < -20 || sp->ls_nice > 19) {
@@ -398,6 +414,10 @@ lpad_spec_encode(const struct lpad_spec *sp, size_t *lenp)
 	spec_putu(&sb, "rlimit_as", sp->ls_rlim_as);
 	spec_putu(&sb, "rlimit_nofile", sp->ls_rlim_nofile);
 	spec_putu(&sb, "allow_root", (unsigned long long)sp->ls_allow_root);
+	if (sp->ls_cgroup[0] != '\0')
+		spec_put(&sb, "cgroup", sp->ls_cgroup);
+	if (sp->ls_log_gid >= 0)
+		spec_putu(&sb, "log_gid", (unsigned long long)sp->ls_log_gid);
 	for (i = 0; i < sp->ls_envc; i++)
 		spec_put_text(&sb, "env", sp->ls_env[i]);
 	for (i = 0; i < sp->ls_argc; i++)
@@ -464,6 +484,16 @@ spec_value(struct lpad_spec *sp, enum spec_key key, const char *v,
 		if (!spec_node_ok(v))
 			goto bad;
 		strlcpy(sp->ls_node, v, sizeof(sp->ls_node));
+		return 0;
+	case SPEC_K_CGROUP:
+		if (v[0] != '/' || strlen(v) >= sizeof(sp->ls_cgroup))
+			goto bad;
+		strlcpy(sp->ls_cgroup, v, sizeof(sp->ls_cgroup));
+		return 0;
+	case SPEC_K_LOG_GID:
+		if (spec_num(v, 0, (long long)UINT32_MAX - 1, &n) == -1)
+			goto bad;
+		sp->ls_log_gid = n;
 		return 0;
 	case SPEC_K_CWD:
 		if (v[0] != '/' || strlen(v) >= sizeof(sp->ls_cwd))

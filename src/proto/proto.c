@@ -12,6 +12,7 @@ static const char *const state_names[PROTO_NS_MAX] = {
 	[PROTO_NS_RUNNING] = "running",
 	[PROTO_NS_SWITCHING] = "switching",
 	[PROTO_NS_STOPPING] = "stopping",
+	[PROTO_NS_SUSPENDED] = "suspended",
 };
 
 const char *
@@ -771,4 +772,26 @@ proto_reply_error(struct msg_ep *ep, const struct msg_in *in,
 	strlcpy(e.er_reason, why, sizeof(e.er_reason));
 	if ((n = proto_error_enc(&e, buf, sizeof(buf))) > 0)
 		(void)msg_ep_reply(ep, in, PROTO_H_ERROR, buf, n);
+}
+
+double
+proto_owner_return(const struct proto_desc *d)
+{
+	const size_t len = sizeof(PROTO_OWNER_RETURN_ENV) - 1;
+	const char *v;
+	char *end;
+	double s;
+	uint16_t i;
+
+	for (i = 0; i < d->de_envc; i++) {
+		if (strncmp(d->de_env[i], PROTO_OWNER_RETURN_ENV, len) != 0 ||
+		    d->de_env[i][len] != '=')
+			continue;
+		v = d->de_env[i] + len + 1;
+		if (strncmp(v, "suspend=", 8) != 0)
+			return 0;
+		s = strtod(v + 8, &end);
+		return *end == '\0' && s > 0 && s <= 86400 ? s : 0;
+	}
+	return 0;
 }

@@ -21,11 +21,17 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: CilkRun [-v] [-c file] [-o key=value] [-b broker] "
 	    "[-n max] [-p priority]\n"
-	    "               [--tasks N] [-t seconds] -- program [arg ...]\n"
+	    "               [--tasks N] [--owner-return policy] [-t seconds] "
+	    "-- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
 	    "  --tasks N    end when N instances have exited 0 (failed "
 	    "ones are retried)\n"
+	    "  --owner-return vacate|suspend=SECONDS\n"
+	    "               when a node's owner returns: stop the worker "
+	    "(default), or\n"
+	    "               freeze it and go on if the node is idle again "
+	    "in time\n"
 	    "  -t seconds   end after this long\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
 	    "3 the broker did not answer, 1 other failures, 2 usage.\n");
@@ -35,9 +41,10 @@ usage(int status)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_TASKS = CLI_OPT_JSON + 1 };
+	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_OWNER_RETURN };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
+		{ "owner-return", required_argument, NULL, OPT_OWNER_RETURN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -74,6 +81,18 @@ main(int argc, char *argv[])
 		case OPT_TASKS:
 			args[n++] = "-T";
 			args[n++] = optarg;
+			break;
+		case OPT_OWNER_RETURN:
+			/* Signed with the job's environment: see proto.h. */
+			if (strcmp(optarg, "vacate") != 0 &&
+			    (strncmp(optarg, "suspend=", 8) != 0 ||
+			    (strtonum(optarg + 8, 1, 86400, &errstr),
+			    errstr != NULL)))
+				errx(CLI_EXIT_USAGE, "--owner-return %s: not "
+				    "vacate or suspend=SECONDS (1 to 86400)",
+				    optarg);
+			if (setenv("CILKNOW_OWNER_RETURN", optarg, 1) == -1)
+				err(1, "setenv");
 			break;
 		case 'v':
 			args[n++] = "-v";

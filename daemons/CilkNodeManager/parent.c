@@ -1,0 +1,666 @@
+/*
+ * CilkNodeManager's privileged parent (DESIGN.md §9): it keeps the keys
+ * it loaded, the cgroups and the launch pads, and nothing that reads the
+ * network.  The engine (everything else, as the service user) asks it
+ * over a socketpair, in nmpriv messages, to start, stop, freeze and
+ * forget workers.  It obeys only what it can check itself: a worker is
+ * started from a job description whose signature by the job's user the
+ * parent verifies, with the priority, limits and cgroup the parent
+ * chooses; a malformed message ends the engine.
+ *
+ * Each launch pad is held by one open control connection: the launch
+ * pad pushes the worker's exit on it, and its end (EOF) means the launch
+ * pad is gone, so the parent kills the worker's processes itself.  A
+ * launch pad that does not answer a request within PAD_ANSWER seconds,
+ * or a worker still there PAD_HARD seconds after its stop was due, is
+ * dealt with the same way: nothing the job can reach decides whether
+ * the owner gets the machine back.
+ */
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "contain.h"
+#include "log.h"
+#include "lpad.h"
+#include "mono.h"
+#include "nmpriv.h"
+#include "node.h"
+#include "pred_auth.h"
+#include "sdnotify.h"
+
+#define PAD_ANSWER	1.0	/* s a launch pad has to answer */
+#define PAD_HARD	2.0	/* s past a stop's SIGKILL: ours */
+#define PAD_TICK	0.1	/* s between deadline checks */
+
+struct pad {
+	TAILQ_ENTRY(pad) p_entry;
+	char		 p_worker[LPAD_WORKER_MAX + 1];
+	uint8_t		 p_kind;
+	uint32_t	 p_job, p_task;
+	char		 p_user[LPAD_USER_MAX + 1];
+	pid_t		 p_lpad;
+	pid_t		 p_pgid;
+	char		 p_cg[PATH_MAX];
+	int		 p_fd;		/* control connection, or -1 */
+	uint8_t		 p_state;	/* enum nmpriv_wstate */
+	uint8_t		 p_how;
+	uint32_t	 p_code;
+	double		 p_answer_by;	/* a request is unanswered; 0: none */
+	double		 p_gone_by;	/* stopping: gone by then; 0: not */
+};
+
+static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
+static struct node	*pn;		/* the node's configuration */
+static int		 chan = -1;	/* to the engine */
+static pid_t		 engine;
+static int		 engine_status;
+static uint8_t		 pbuf[NMPRIV_MSG_MAX];
+
+static void	pad_read(struct evloop *, int, short, void *);
+static int	pad_attach_sync(struct pad *);
+
+static void
+tell(const struct nmpriv_msg *m)
+{
+	size_t len;
+
+	if (nmpriv_encode(m, pbuf, sizeof(pbuf), &len) == -1) {
+		log_warnx("%s: cannot encode %s", __func__,
+		    nmpriv_type_name(m->nm_type));
+		return;
+	}
+	if (send(chan, pbuf, len, MSG_NOSIGNAL) == -1)
+		log_warn("%s: %s to the engine", __func__,
+		    nmpriv_type_name(m->nm_type));
+}
+
+static void
+tell_worker(const struct pad *p)
+{
+	struct nmpriv_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_WORKER;
+	strlcpy(m.nm_worker, p->p_worker, sizeof(m.nm_worker));
+	m.nm_kind = p->p_kind;
+	m.nm_job = p->p_job;
+	m.nm_task = p->p_task;
+	strlcpy(m.nm_user, p->p_user, sizeof(m.nm_user));
+	m.nm_lpad = (uint32_t)p->p_lpad;
+	m.nm_state = p->p_state;
+	m.nm_how = p->p_how;
+	m.nm_code = p->p_code;
+	tell(&m);
+}
+
+static struct pad *
+pad_find(const char *worker)
+{
+	struct pad *p;
+
+	TAILQ_FOREACH(p, &pads, p_entry)
+		if (strcmp(p->p_worker, worker) == 0)
+			return p;
+	return NULL;
+}
+
+static void
+pad_close(struct pad *p)
+{
+	if (p->p_fd == -1)
+		return;
+	evloop_del_fd(pn->n_dc.dc_loop, p->p_fd);
+	close(p->p_fd);
+	p->p_fd = -1;
+}
+
+static int
+pad_send(struct pad *p, const struct lpad_msg *req)
+{
+	uint8_t buf[LPAD_MSG_LEN];
+	size_t len;
+
+	if (p->p_fd == -1 || lpad_msg_encode(req, buf, sizeof(buf),
+	    &len) == -1 || send(p->p_fd, buf, len, MSG_NOSIGNAL |
+	    MSG_DONTWAIT) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Every process of the worker, killed by us: its cgroup, else the
+ * launch pad's descendants and the worker's process group.
+ */
+static void
+pad_kill(struct pad *p, const char *why)
+{
+	int n;
+
+	log_warnx("worker %s: %s: killing its processes ourselves",
+	    p->p_worker, why);
+	n = contain_kill(p->p_cg, p->p_lpad);
+	if (p->p_pgid > 1)
+		(void)kill(-p->p_pgid, SIGKILL);
+	if (n == -1)
+		log_warn("%s: worker %s", __func__, p->p_worker);
+}
+
+/* The worker is over, whatever its launch pad says or does now. */
+static void
+pad_exited(struct pad *p, uint8_t how, uint32_t code)
+{
+	if (p->p_state == NMPRIV_W_EXITED)
+		return;
+	p->p_state = NMPRIV_W_EXITED;
+	p->p_how = how;
+	p->p_code = code;
+	p->p_answer_by = p->p_gone_by = 0;
+	tell_worker(p);
+}
+
+/* The launch pad is gone or will not answer: nothing of it stays. */
+static void
+pad_lost(struct pad *p, const char *why)
+{
+	pad_close(p);
+	if (p->p_state != NMPRIV_W_EXITED) {
+		pad_kill(p, why);
+		if (p->p_lpad > 1 && kill(p->p_lpad, SIGKILL) == 0)
+			log_info("worker %s: launch pad %d killed",
+			    p->p_worker, (int)p->p_lpad);
+		pad_exited(p, LPAD_HOW_SIGNAL, SIGKILL);
+	}
+	if (p->p_cg[0] != '\0' && contain_count(p->p_cg, 0) == 0)
+		(void)contain_remove(p->p_cg);
+}
+
+static void
+pad_status(struct pad *p, const struct lpad_status *st)
+{
+	p->p_pgid = (pid_t)st->st_pgid;
+	if (st->st_state == LPAD_STATE_EXITED)
+		pad_exited(p, st->st_how, st->st_code);
+}
+
+static void
+pad_read(struct evloop *loop, int fd, short revents, void *arg)
+{
+	struct pad *p = arg;
+	uint8_t buf[LPAD_MSG_LEN + 1];
+	struct lpad_msg m;
+	ssize_t n;
+
+	(void)loop;
+	(void)fd;
+	(void)revents;
+	n = recv(p->p_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		pad_lost(p, "its launch pad is gone");
+		return;
+	}
+	if ((size_t)n > LPAD_MSG_LEN ||
+	    lpad_msg_decode(&m, buf, (size_t)n) == -1) {
+		pad_lost(p, "its launch pad sent a malformed message");
+		return;
+	}
+	p->p_answer_by = 0;
+	if (m.lm_type == LPAD_MSG_STATUS_REPLY)
+		pad_status(p, &m.lm_status);
+}
+
+/* Holds the launch pad by a connection, and asks how the worker is. */
+static int
+pad_attach(struct pad *p)
+{
+	struct lpad_msg req;
+
+	if ((p->p_fd = lpad_connect(pn->n_run_dir, p->p_worker)) == -1)
+		return -1;
+	if (fcntl(p->p_fd, F_SETFL, O_NONBLOCK) == -1 ||
+	    evloop_add_fd(pn->n_dc.dc_loop, p->p_fd, POLLIN, pad_read,
+	    p) == -1) {
+		close(p->p_fd);
+		p->p_fd = -1;
+		return -1;
+	}
+	memset(&req, 0, sizeof(req));
+	req.lm_type = LPAD_MSG_STATUS;
+	if (pad_send(p, &req) == -1)
+		return -1;
+	p->p_answer_by = now_mono() + PAD_ANSWER;
+	return 0;
+}
+
+static void
+on_tick(struct evloop *loop, void *arg)
+{
+	struct pad *p, *next;
+	double now = now_mono();
+
+	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next) {
+		if (p->p_answer_by != 0 && now > p->p_answer_by)
+			pad_lost(p, "its launch pad did not answer");
+		else if (p->p_gone_by != 0 && now > p->p_gone_by &&
+		    p->p_state != NMPRIV_W_EXITED) {
+			p->p_gone_by = 0;
+			pad_kill(p, "still there after its stop");
+		}
+	}
+	evloop_timer_add(loop, PAD_TICK, on_tick, arg);
+}
+
+/* 1 if user is one of this node's owners. */
+static int
+is_owner(const char *user)
+{
+	return pred_auth_listed(conf_get(pn->n_dc.dc_conf, "owners"), user);
+}
+
+/* The launch pad's spec: what the user signed, and what we decide. */
+static int
+build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
+    const char *worker, const char *cg)
+{
+	uint16_t i;
+	int guest = kind == NMPRIV_KIND_WORKER || !is_owner(d->de_user);
+
+	strlcpy(sp->ls_worker, worker, sizeof(sp->ls_worker));
+	sp->ls_job = d->de_job;
+	sp->ls_task = d->de_task;
+	strlcpy(sp->ls_node, pn->n_name, sizeof(sp->ls_node));
+	strlcpy(sp->ls_user, d->de_user, sizeof(sp->ls_user));
+	strlcpy(sp->ls_cwd, d->de_cwd, sizeof(sp->ls_cwd));
+	strlcpy(sp->ls_cgroup, cg, sizeof(sp->ls_cgroup));
+	sp->ls_log_gid = pn->n_log_gid;
+	/* The owner comes first: a guest at nice 19, SCHED_IDLE. */
+	sp->ls_nice = guest ? 19 : 0;
+	sp->ls_sched = guest && strcmp(conf_get(pn->n_dc.dc_conf,
+	    "worker_sched_idle"), "no") != 0 ? LPAD_SCHED_IDLE :
+	    LPAD_SCHED_NICE;
+	sp->ls_allow_root = strcmp(conf_get(pn->n_dc.dc_conf,
+	    "allow_root_jobs"), "yes") == 0;
+	for (i = 0; i < d->de_argc; i++)
+		if (lpad_spec_add_arg(sp, d->de_argv[i]) == -1)
+			return -1;
+	for (i = 0; i < d->de_envc; i++)
+		if (lpad_spec_add_env(sp, d->de_env[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/* A worker id that was never used here: the job and 48 random bits. */
+static void
+new_worker_id(const struct nmpriv_msg *req, const struct proto_desc *d,
+    char *id, size_t idsz)
+{
+	uint8_t r[6];
+
+	randombytes_buf(r, sizeof(r));
+	if (req->nm_kind == NMPRIV_KIND_ROOT && req->nm_tag[0] != '\0')
+		snprintf(id, idsz, "%.17s-%02x%02x%02x", req->nm_tag, r[0],
+		    r[1], r[2]);
+	else
+		snprintf(id, idsz, "j%u-%02x%02x%02x%02x%02x%02x", d->de_job,
+		    r[0], r[1], r[2], r[3], r[4], r[5]);
+}
+
+/*
+ * Checks what only the user can authorise, ourselves: the signature
+ * against the user's key, and for a worker that it was signed just now
+ * (a description the engine kept cannot start the job again later).
+ */
+static int
+check_desc(const struct nmpriv_msg *req, struct proto_desc *d, char *why,
+    size_t whylen)
+{
+	double window = dctx_seconds(&pn->n_dc, "replay_window", 30);
+	double age;
+
+	if (proto_desc_open(d, pn->n_dc.dc_keys, now_mono(), req->nm_desc,
+	    req->nm_desclen, why, whylen) == -1)
+		return -1;
+	age = ((double)now_real_ms() - (double)d->de_issued_ms) / 1000;
+	if (req->nm_kind == NMPRIV_KIND_WORKER &&
+	    (age > window || age < -window)) {
+		snprintf(why, whylen, "description of job %u signed %.0f s "
+		    "ago (replay_window %.0f)", d->de_job, age, window);
+		proto_desc_free(d);
+		return -1;
+	}
+	if (!pn->n_root && strcmp(d->de_user, pn->n_self) != 0) {
+		snprintf(why, whylen, "user %s: this node manager runs as %s, "
+		    "not root", d->de_user, pn->n_self);
+		proto_desc_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+do_spawn(const struct nmpriv_msg *req)
+{
+	struct nmpriv_msg rep;
+	struct lpad_spec sp;
+	struct lpad_paths pp;
+	struct proto_desc d;
+	struct pad *p = NULL;
+	char why[512], skipped[64];
+
+	memset(&rep, 0, sizeof(rep));
+	rep.nm_type = NMPRIV_SPAWNED;
+	rep.nm_req = req->nm_req;
+	lpad_spec_init(&sp);
+	if (check_desc(req, &d, why, sizeof(why)) == -1) {
+		log_warnx("refusing to start a worker: %s", why);
+		goto refuse;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		snprintf(why, sizeof(why), "out of memory");
+		goto refuse_desc;
+	}
+	p->p_fd = -1;
+	p->p_kind = req->nm_kind;
+	p->p_job = d.de_job;
+	p->p_task = d.de_task;
+	strlcpy(p->p_user, d.de_user, sizeof(p->p_user));
+	new_worker_id(req, &d, p->p_worker, sizeof(p->p_worker));
+	skipped[0] = '\0';
+	if (contain_worker_create(&pn->n_cb, p->p_worker, &pn->n_limits,
+	    p->p_cg, sizeof(p->p_cg), skipped, sizeof(skipped)) == -1) {
+		snprintf(why, sizeof(why), "cgroup for worker %s: %s",
+		    p->p_worker, strerror(errno));
+		goto refuse_desc;
+	}
+	if (build_spec(&sp, &d, req->nm_kind, p->p_worker, p->p_cg) == -1) {
+		snprintf(why, sizeof(why), "argv or environment refused");
+		goto refuse_cg;
+	}
+	memset(&pp, 0, sizeof(pp));
+	pp.lpp_run_dir = pn->n_run_dir;
+	pp.lpp_state_dir = pn->n_state_dir;
+	pp.lpp_conf = pn->n_dc.dc_args.da_cc.cc_conf_path;
+	pp.lpp_linger = -1;
+	pp.lpp_verbose = pn->n_dc.dc_args.da_cc.cc_verbose;
+	if (lpad_spawn(&sp, &pp, pn->n_lpad_bin, &p->p_lpad, why,
+	    sizeof(why)) == -1)
+		goto refuse_cg;
+	p->p_state = NMPRIV_W_RUNNING;
+	TAILQ_INSERT_TAIL(&pads, p, p_entry);
+	if (pad_attach(p) == -1)
+		pad_lost(p, "no connection to its launch pad");
+	log_info("job %u task %u of %s: worker %s started (launch pad %d%s%s)",
+	    d.de_job, d.de_task, d.de_user, p->p_worker, (int)p->p_lpad,
+	    skipped[0] ? "; limits not enforced here: " : "", skipped);
+	rep.nm_flag = 1;
+	strlcpy(rep.nm_worker, p->p_worker, sizeof(rep.nm_worker));
+	rep.nm_lpad = (uint32_t)p->p_lpad;
+	tell(&rep);
+	if (p->p_state == NMPRIV_W_EXITED)
+		tell_worker(p);
+	lpad_spec_clear(&sp);
+	proto_desc_free(&d);
+	return;
+ refuse_cg:
+	if (p->p_cg[0] != '\0')
+		(void)contain_remove(p->p_cg);
+ refuse_desc:
+	log_warnx("job %u: worker not started: %s", d.de_job, why);
+	proto_desc_free(&d);
+ refuse:
+	free(p);
+	lpad_spec_clear(&sp);
+	strlcpy(rep.nm_why, why, sizeof(rep.nm_why));
+	tell(&rep);
+}
+
+static void
+do_stop(struct pad *p, uint32_t grace_ms)
+{
+	struct lpad_msg req;
+
+	if (p->p_state == NMPRIV_W_EXITED)
+		return;
+	memset(&req, 0, sizeof(req));
+	req.lm_type = LPAD_MSG_STOP;
+	req.lm_grace_ms = grace_ms;
+	/* A frozen worker could not act on SIGQUIT. */
+	if (p->p_state == NMPRIV_W_FROZEN)
+		(void)contain_freeze(p->p_cg, p->p_lpad, 0);
+	p->p_state = NMPRIV_W_RUNNING;
+	if (pad_send(p, &req) == -1) {
+		pad_lost(p, "its launch pad cannot be reached");
+		return;
+	}
+	p->p_answer_by = now_mono() + PAD_ANSWER;
+	p->p_gone_by = now_mono() + 2 * grace_ms / 1000.0 + PAD_HARD;
+}
+
+static void
+do_freeze(struct pad *p, int freeze)
+{
+	if (p->p_state == NMPRIV_W_EXITED)
+		return;
+	if (contain_freeze(p->p_cg, p->p_lpad, freeze) == -1) {
+		log_warn("worker %s: %s", p->p_worker, freeze ? "freeze" :
+		    "thaw");
+		return;
+	}
+	p->p_state = freeze ? NMPRIV_W_FROZEN : NMPRIV_W_RUNNING;
+	log_info("worker %s %s", p->p_worker, freeze ? "frozen" : "thawed");
+	tell_worker(p);
+}
+
+static void
+do_forget(struct pad *p)
+{
+	struct lpad_msg req;
+
+	memset(&req, 0, sizeof(req));
+	req.lm_type = LPAD_MSG_QUIT;
+	if (p->p_state == NMPRIV_W_EXITED)
+		(void)pad_send(p, &req);	/* it takes its folder along */
+	else
+		pad_lost(p, "forgotten while it ran");
+	pad_close(p);
+	TAILQ_REMOVE(&pads, p, p_entry);
+	free(p);
+}
+
+/* The engine's requests; a malformed one is the engine's end. */
+static void
+on_engine(struct evloop *loop, int fd, short revents, void *arg)
+{
+	struct nmpriv_msg m;
+	struct pad *p = NULL;
+	ssize_t n;
+
+	(void)revents;
+	(void)arg;
+	n = recv(fd, pbuf, sizeof(pbuf), MSG_DONTWAIT | MSG_TRUNC);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		log_info("the engine closed its channel");
+		evloop_break(loop);
+		return;
+	}
+	if ((size_t)n > sizeof(pbuf) || nmpriv_decode(&m, pbuf,
+	    (size_t)n) == -1 || m.nm_type > NMPRIV_READY ||
+	    (m.nm_type != NMPRIV_SPAWN && m.nm_type != NMPRIV_READY &&
+	    (p = pad_find(m.nm_worker)) == NULL)) {
+		log_warnx("the engine sent a malformed or unknown request "
+		    "(%zd bytes); ending it", n);
+		(void)kill(engine, SIGKILL);
+		evloop_break(loop);
+		return;
+	}
+	switch (m.nm_type) {
+	case NMPRIV_SPAWN:
+		do_spawn(&m);
+		break;
+	case NMPRIV_STOP:
+		do_stop(p, m.nm_grace_ms);
+		break;
+	case NMPRIV_FREEZE:
+		do_freeze(p, m.nm_flag);
+		break;
+	case NMPRIV_FORGET:
+		do_forget(p);
+		break;
+	case NMPRIV_READY:
+		dctx_ready(&pn->n_dc);
+		break;
+	}
+}
+
+/* At start: the launch pad's word on its worker, before the loop runs. */
+static int
+pad_attach_sync(struct pad *p)
+{
+	struct lpad_status st;
+
+	if ((p->p_fd = lpad_connect(pn->n_run_dir, p->p_worker)) == -1 ||
+	    lpad_status(p->p_fd, &st) == -1)
+		return -1;
+	p->p_kind = p->p_worker[0] == 'r' ? NMPRIV_KIND_ROOT :
+	    NMPRIV_KIND_WORKER;
+	p->p_job = st.st_job;
+	p->p_task = st.st_task;
+	strlcpy(p->p_user, st.st_user, sizeof(p->p_user));
+	p->p_lpad = (pid_t)st.st_lpad_pid;
+	p->p_pgid = (pid_t)st.st_pgid;
+	p->p_state = NMPRIV_W_RUNNING;
+	if (st.st_state == LPAD_STATE_EXITED) {
+		p->p_state = NMPRIV_W_EXITED;
+		p->p_how = st.st_how;
+		p->p_code = st.st_code;
+	} else if (contain_frozen(p->p_cg) == 1)
+		p->p_state = NMPRIV_W_FROZEN;
+	if (fcntl(p->p_fd, F_SETFL, O_NONBLOCK) == -1 ||
+	    evloop_add_fd(pn->n_dc.dc_loop, p->p_fd, POLLIN, pad_read,
+	    p) == -1)
+		return -1;
+	return 0;
+}
+
+/* After our restart: every launch pad still there is ours again. */
+static int
+adopt_one(const char *worker, void *arg)
+{
+	struct pad *p;
+
+	(void)arg;
+	if (pad_find(worker) != NULL || (p = calloc(1, sizeof(*p))) == NULL)
+		return 0;
+	p->p_fd = -1;
+	strlcpy(p->p_worker, worker, sizeof(p->p_worker));
+	if (contain_worker_path(&pn->n_cb, worker, p->p_cg,
+	    sizeof(p->p_cg)) == -1 || pad_attach_sync(p) == -1) {
+		log_warnx("adopt %s: its launch pad did not answer", worker);
+		pad_close(p);
+		free(p);
+		return 0;
+	}
+	log_info("adopted worker %s of job %u (%s)", worker, p->p_job,
+	    p->p_state == NMPRIV_W_EXITED ? "exited" : "running");
+	TAILQ_INSERT_TAIL(&pads, p, p_entry);
+	return 0;
+}
+
+void
+node_parent_adopt(struct node *n)
+{
+	pn = n;
+	if (lpad_list(n->n_run_dir, adopt_one, NULL) == -1 && errno != ENOENT)
+		log_warn("%s: %s", __func__, n->n_run_dir);
+}
+
+static void
+on_child(struct evloop *loop, int signo, void *arg)
+{
+	int status;
+
+	(void)signo;
+	(void)arg;
+	/* Only the engine: lpad_spawn() waits for its own children. */
+	if (waitpid(engine, &status, WNOHANG) == engine) {
+		engine_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+		    128 + WTERMSIG(status);
+		log_warnx("the engine (pid %d) ended: %s %d", (int)engine,
+		    WIFEXITED(status) ? "exit" : "signal",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		engine = -1;
+		evloop_break(loop);
+	}
+}
+
+/* SIGHUP: our keys and configuration are new; so are the engine's. */
+static void
+on_reload(struct dctx *dc)
+{
+	(void)dc;
+	if (engine > 0 && kill(engine, SIGHUP) == -1)
+		log_warn("%s: engine", __func__);
+}
+
+int
+node_parent_run(struct node *n, int fd, pid_t child)
+{
+	struct nmpriv_msg m;
+	struct pad *p;
+	double deadline;
+	int status;
+
+	pn = n;
+	chan = fd;
+	engine = child;
+	n->n_dc.dc_on_reload = on_reload;
+	if (evloop_add_fd(n->n_dc.dc_loop, chan, POLLIN, on_engine,
+	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGCHLD, on_child,
+	    NULL) == -1)
+		fatal("%s: event loop", __func__);
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_HELLO;
+	strlcpy(m.nm_path, n->n_cb.cb_path, sizeof(m.nm_path));
+	tell(&m);
+	TAILQ_FOREACH(p, &pads, p_entry)
+		tell_worker(p);
+	evloop_timer_add(n->n_dc.dc_loop, PAD_TICK, on_tick, NULL);
+	if (evloop_run(n->n_dc.dc_loop) == -1)
+		log_warn("event loop");
+	/* Workers go on without us; a restarted node manager adopts them. */
+	if (engine > 0) {
+		(void)kill(engine, SIGTERM);
+		deadline = now_mono() + 5;
+		while (waitpid(engine, &status, WNOHANG) == 0 &&
+		    now_mono() < deadline)
+			usleep(10000);
+		if (waitpid(engine, &status, WNOHANG) == 0) {
+			(void)kill(engine, SIGKILL);
+			(void)waitpid(engine, &status, 0);
+		}
+		engine_status = 0;
+	}
+	while ((p = TAILQ_FIRST(&pads)) != NULL) {
+		pad_close(p);
+		TAILQ_REMOVE(&pads, p, p_entry);
+		free(p);
+	}
+	close(chan);
+	return engine_status;
+}
