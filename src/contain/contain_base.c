@@ -573,8 +573,8 @@ base_auto(struct contain_base *cb, const char *name, char *err,
 		return 0;
 	}
 	if (geteuid() != 0)
-		return tree(cb, "cgroup v2 at %.150s is not delegated to uid %lu",
-		    mnt, (unsigned long)geteuid());
+		return tree(cb, "cgroup v2 at %.150s is not delegated to "
+		    "uid %lu", mnt, (unsigned long)geteuid());
 
 	/* root without delegation: a folder of our own beside systemd's */
 	n = snprintf(sub, sizeof(sub), "/cilknow/%s", name);
