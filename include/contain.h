@@ -43,6 +43,8 @@ enum contain_mech {
 struct contain_base {
 	enum contain_mech cb_mech;
 	char		 cb_path[PATH_MAX];	/* the base B; "" for TREE */
+	char		 cb_cgpath[PATH_MAX];	/* B as /proc/PID/cgroup
+						   names it; "" for TREE */
 	unsigned	 cb_controllers;	/* enabled for workers */
 	char		 cb_why[256];		/* why TREE, or "" */
 };
@@ -104,7 +106,11 @@ int	contain_enter(const char *cg);
  * how many processes were signalled, or -1 with errno.
  */
 int	contain_signal(const char *cg, pid_t tree_root, int signo);
-/* SIGKILL to all: cgroup.kill where the kernel has it, else signal. */
+/*
+ * SIGKILL to all: cgroup.kill where the kernel has it, else signal.
+ * 0 once every process was sent it (contain_count says when they are
+ * gone), or -1 with errno.
+ */
 int	contain_kill(const char *cg, pid_t tree_root);
 /*
  * Freezes (1) or thaws (0): cgroup.freeze, or SIGSTOP / SIGCONT to
@@ -116,7 +122,7 @@ int	contain_freeze(const char *cg, pid_t tree_root, int freeze);
 int	contain_frozen(const char *cg);
 /* How many processes the worker has now (cgroup.procs or the tree). */
 int	contain_count(const char *cg, pid_t tree_root);
-/* CPU used by the worker's processes, microseconds (cpu.stat). */
+/* CPU used by the worker's processes, microseconds: cpu.stat (not TREE). */
 int	contain_cpu_usec(const char *cg, uint64_t *usec);
 /* Removes an empty worker cgroup; -1 EBUSY while processes remain. */
 int	contain_remove(const char *cg);
