@@ -212,7 +212,7 @@ main(int argc, char *argv[])
 	struct priv_user pu;
 	char err[512];
 	pid_t engine;
-	int sp[2], rc;
+	int pair[2], rc;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
 		.ds_keys = MSG_KR_CLUSTER,
@@ -242,22 +242,22 @@ main(int argc, char *argv[])
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
 	node_name(&n);
 	node_privileged_setup(&n, &pu);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1 ||
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == -1 ||
 	    (engine = fork()) == -1)
 		fatal("socketpair or fork");
 	if (engine > 0) {
 		/* The parent reads no network input: the socket goes. */
-		close(sp[1]);
+		close(pair[1]);
 		msg_ep_free(n.n_dc.dc_ep);
 		n.n_dc.dc_ep = NULL;
-		rc = node_parent_run(&n, sp[0], engine);
+		rc = node_parent_run(&n, pair[0], engine);
 		dctx_stop(&n.n_dc);
 		return rc;
 	}
-	close(sp[0]);
+	close(pair[0]);
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
-	node_chan_start(&n, sp[1]);
+	node_chan_start(&n, pair[1]);
 	node_idle_start(&n);
 	node_register_start(&n);
 	node_workers_start(&n);

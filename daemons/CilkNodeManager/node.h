@@ -87,7 +87,7 @@ struct node {
 	/* The engine's end of the channel to the parent (chan.c). */
 	int		 n_chan;
 	uint32_t	 n_chan_req;
-	char		 n_cg_base[PATH_MAX];	/* "": process trees */
+	char		 n_cg_base[PATH_MAX];	/* cgroup-relative; "": trees */
 	int		 n_root;	/* may run jobs as other users */
 	char		 n_self[MSG_NAME_MAX + 1];	/* our login */
 
@@ -153,7 +153,6 @@ struct node {
 };
 
 /* parent.c: the privileged parent's loop; returns its exit status. */
-void	node_parent_adopt(struct node *);
 int	node_parent_run(struct node *, int chan, pid_t engine);
 /* chan.c: the engine's requests to the parent. */
 void	node_chan_start(struct node *, int chan);

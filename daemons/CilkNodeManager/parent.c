@@ -582,10 +582,9 @@ adopt_one(const char *worker, void *arg)
 	return 0;
 }
 
-void
-node_parent_adopt(struct node *n)
+static void
+adopt(struct node *n)
 {
-	pn = n;
 	if (lpad_list(n->n_run_dir, adopt_one, NULL) == -1 && errno != ENOENT)
 		log_warn("%s: %s", __func__, n->n_run_dir);
 }
@@ -636,8 +635,9 @@ node_parent_run(struct node *n, int fd, pid_t child)
 		fatal("%s: event loop", __func__);
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_HELLO;
-	strlcpy(m.nm_path, n->n_cb.cb_path, sizeof(m.nm_path));
+	strlcpy(m.nm_path, n->n_cb.cb_cgpath, sizeof(m.nm_path));
 	tell(&m);
+	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
 		tell_worker(p);
 	evloop_timer_add(n->n_dc.dc_loop, PAD_TICK, on_tick, NULL);
@@ -662,5 +662,9 @@ node_parent_run(struct node *n, int fd, pid_t child)
 		free(p);
 	}
 	close(chan);
+	/* Ours, if nothing is left in it: a surviving worker keeps it. */
+	if (n->n_cb.cb_mech == CONTAIN_CGROUP && rmdir(n->n_cb.cb_path) == -1 &&
+	    errno != EBUSY && errno != ENOENT)
+		log_warn("rmdir %s", n->n_cb.cb_path);
 	return engine_status;
 }

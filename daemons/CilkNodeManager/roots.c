@@ -267,7 +267,7 @@ pid_is_worker(struct node *n, uint32_t pid)
 
 	memset(&cb, 0, sizeof(cb));
 	cb.cb_mech = n->n_cg_base[0] != '\0' ? CONTAIN_CGROUP : CONTAIN_TREE;
-	strlcpy(cb.cb_path, n->n_cg_base, sizeof(cb.cb_path));
+	strlcpy(cb.cb_cgpath, n->n_cg_base, sizeof(cb.cb_cgpath));
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
 		if (w->w_lpad > 1 && k < sizeof(lpads) / sizeof(lpads[0]))
 			lpads[k++] = w->w_lpad;

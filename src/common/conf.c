@@ -82,6 +82,7 @@ static const struct conf_key conf_keys[] = {
 	{ "replay_window",	CONF_T_SECONDS,	0, "30" },
 	{ "run_dir",		CONF_T_PATH,	0, "/run/cilknow" },
 	{ "sensors",		CONF_T_SENSORS,	0, "system" },
+	{ "service_user",	CONF_T_USER,	0, "cilknow" },
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },
 	{ "stop_grace",		CONF_T_SECONDS,	0, "60" },
 	{ "suspend_max",	CONF_T_SECONDS,	0, "600" },
