@@ -291,6 +291,11 @@ enum lpad_stream {
 ssize_t	lpad_read_log(const char *state_dir, const char *worker,
 	    enum lpad_stream, uint64_t offset, void *buf, size_t len);
 /*
+ * Removes STATEDIR/workers/W and the files a launch pad makes in it,
+ * without following links; -1 with errno (ENOTEMPTY: something else).
+ */
+int	lpad_remove_folder(const char *state_dir, const char *worker);
+/*
  * The worker's status file, once it has exited: st_state, st_how,
  * st_code, st_start_ms and st_end_ms are set, the rest left alone.
  * -1 with ENOENT while it runs, EBADMSG if the file is malformed.

@@ -472,10 +472,13 @@ do_forget(struct pad *p)
 
 	memset(&req, 0, sizeof(req));
 	req.lm_type = LPAD_MSG_QUIT;
-	if (p->p_state == NMPRIV_W_EXITED)
-		(void)pad_send(p, &req);	/* it takes its folder along */
-	else
+	if (p->p_state != NMPRIV_W_EXITED)
 		pad_lost(p, "forgotten while it ran");
+	/* It takes its folder along; a lost one leaves that to us. */
+	if (pad_send(p, &req) == -1 &&
+	    lpad_remove_folder(pn->n_state_dir, p->p_worker) == -1 &&
+	    errno != ENOENT)
+		log_warn("worker %s: its folder", p->p_worker);
 	pad_close(p);
 	TAILQ_REMOVE(&pads, p, p_entry);
 	free(p);

@@ -654,3 +654,40 @@ lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
 	errno = saved_errno;
 	return rc;
 }
+
+int
+lpad_remove_folder(const char *state_dir, const char *worker)
+{
+	static const char *const files[] = { "spec", "pid", "status",
+	    "out.log", "err.log", "lpad.pid", ".spec.tmp", ".pid.tmp",
+	    ".status.tmp", ".lpad.pid.tmp" };
+	char path[LPAD_PATH_MAX + 16];
+	size_t i;
+	int wsfd, wfd, rc = 0, saved;
+
+	if (!lpad_worker_ok(worker) || (size_t)snprintf(path, sizeof(path),
+	    "%s/workers", state_dir) >= sizeof(path)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((wsfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if ((wfd = openat(wsfd, worker, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		saved = errno;
+		close(wsfd);
+		errno = saved;
+		return -1;
+	}
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (unlinkat(wfd, files[i], 0) == -1 && errno != ENOENT)
+			rc = -1;
+	close(wfd);
+	if (unlinkat(wsfd, worker, AT_REMOVEDIR) == -1)
+		rc = -1;
+	saved = errno;
+	close(wsfd);
+	errno = saved;
+	return rc;
+}

@@ -1247,27 +1247,11 @@ pad_tell_clients(struct lpad_pad *pd)
 static void
 pad_remove_folder(struct lpad_pad *pd)
 {
-	static const char *const files[] = { "spec", "pid", "status",
-	    "out.log", "err.log", "lpad.pid", ".spec.tmp", ".pid.tmp",
-	    ".status.tmp", ".lpad.pid.tmp" };
-	char path[LPAD_PATH_MAX + 16];
-	size_t i;
-	int wsfd;
-
-	if (!pd->pd_wdir_made || pd->pd_wfd == -1)
+	if (!pd->pd_wdir_made)
 		return;
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (unlinkat(pd->pd_wfd, files[i], 0) == -1 &&
-		    errno != ENOENT)
-			log_warn("%s: %s", __func__, files[i]);
-	snprintf(path, sizeof(path), "%s/workers", pd->pd_state_dir);
-	if ((wsfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || unlinkat(wsfd, pd->pd_spec.ls_worker,
-	    AT_REMOVEDIR) == -1)
-		log_warn("%s: %s/%s", __func__, path, pd->pd_spec.ls_worker);
+	if (lpad_remove_folder(pd->pd_state_dir, pd->pd_spec.ls_worker) == -1)
+		log_warn("%s: worker %s", __func__, pd->pd_spec.ls_worker);
 	else
 		log_debug("worker %s: folder removed", pd->pd_spec.ls_worker);
-	if (wsfd != -1)
-		close(wsfd);
 	pd->pd_wdir_made = 0;
 }

@@ -108,7 +108,7 @@ echo idletime=0 >"$D/nodes/$node/sensors"
 gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_for 10 gone "$stubborn"
 ok $? "its owner returns: it is SIGKILLed after the grace"
-grep -h "signal 9" "$D"/nodes/"$node"/state/workers/*/status >/dev/null 2>&1
-ok $? "its status says signal 9"
+wait_for 5 grep -q "worker .* killed by signal 9" "$D/nodes/$node/log"
+ok $? "its node manager logs that it was killed by signal 9"
 kill -INT "$RUN2"; wait "$RUN2" 2>/dev/null
 finish

@@ -7,8 +7,9 @@ SBIN=$CILKNOW_BUILD/sbin
 TOOLS=$CILKNOW_BUILD/tests
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-test.XXXXXX")
 # A node manager's engine runs as the service user: it must reach the
-# sensor files, configs and public keys a test keeps here.
-chmod 711 "$T"
+# sensor files, configs, public keys and input devices a test keeps here
+# (and list it, as it globs input_devices).
+chmod 755 "$T"
 PIDS=
 TAP_N=0
 TAP_FAILED=0
