@@ -24,6 +24,7 @@ struct dctx {
 	struct msg_keyring	*dc_keys;
 	struct msg_ep		*dc_ep;
 	char			 dc_pidfile[1024];
+	char			 dc_listen[64];	/* the address bound */
 	int			 dc_reload;	/* SIGHUP seen */
 	void			(*dc_on_stop)(struct dctx *);
 	void			(*dc_on_reload)(struct dctx *);

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +277,7 @@ static int
 build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
     const char *worker, const char *cg)
 {
+	struct passwd *pw;
 	uint16_t i;
 	int guest = kind == NMPRIV_KIND_WORKER || !is_owner(d->de_user);
 
@@ -286,7 +288,16 @@ build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
 	strlcpy(sp->ls_user, d->de_user, sizeof(sp->ls_user));
 	strlcpy(sp->ls_cwd, d->de_cwd, sizeof(sp->ls_cwd));
 	strlcpy(sp->ls_cgroup, cg, sizeof(sp->ls_cgroup));
+	/*
+	 * A guest's output is relayed by the engine (its group reads it);
+	 * a restarted root's stays in its folder for its user to read.
+	 */
 	sp->ls_log_gid = pn->n_log_gid;
+	if (kind == NMPRIV_KIND_ROOT) {
+		if ((pw = getpwnam(d->de_user)) == NULL)
+			return -1;
+		sp->ls_log_gid = pw->pw_gid;
+	}
 	/* The owner comes first: a guest at nice 19, SCHED_IDLE. */
 	sp->ls_nice = guest ? 19 : 0;
 	sp->ls_sched = guest && strcmp(conf_get(pn->n_dc.dc_conf,
@@ -474,8 +485,11 @@ do_forget(struct pad *p)
 	req.lm_type = LPAD_MSG_QUIT;
 	if (p->p_state != NMPRIV_W_EXITED)
 		pad_lost(p, "forgotten while it ran");
-	/* It takes its folder along; a lost one leaves that to us. */
-	if (pad_send(p, &req) == -1 &&
+	/*
+	 * A worker's launch pad takes its folder along (a lost one leaves
+	 * that to us); a restarted root's folder stays for its user.
+	 */
+	if (p->p_kind == NMPRIV_KIND_WORKER && pad_send(p, &req) == -1 &&
 	    lpad_remove_folder(pn->n_state_dir, p->p_worker) == -1 &&
 	    errno != ENOENT)
 		log_warn("worker %s: its folder", p->p_worker);

@@ -168,8 +168,10 @@ root_forget(struct node *n, struct root *r, const char *why)
 
 	log_info("root of %s (pid %u, %s): forgotten: %s", r->r_user,
 	    r->r_pid, r->r_ckpt, why);
-	if (r->r_hdr.rh_lpad[0] != '\0' && r->r_seen)
-		node_chan_forget(n, r->r_hdr.rh_lpad);
+	/*
+	 * A restarted root still running goes on (it may be printing its
+	 * answer); its launch pad is let go when the parent says it ended.
+	 */
 	if (root_path(n, r->r_key, path, sizeof(path)) == 0 &&
 	    unlink(path) == -1 && errno != ENOENT)
 		log_warn("unlink %s", path);
@@ -252,6 +254,26 @@ roots_of(const char *user)
 	return k;
 }
 
+/* 1 if pid runs in the cgroup of a root we restarted (w-r...). */
+static int
+in_restarted_root(uint32_t pid)
+{
+	char path[64], line[PATH_MAX];
+	const char *leaf;
+	FILE *f;
+	int yes = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "0::", 3) == 0 &&
+		    (leaf = strstr(line, "/w-")) != NULL)
+			yes = leaf[3] == 'r';
+	fclose(f);
+	return yes;
+}
+
 /*
  * 1 if pid is (part of) a worker here: a guest job may not leave a
  * root of its own for us to restart.  The kernel's word: the worker
@@ -272,7 +294,11 @@ pid_is_worker(struct node *n, uint32_t pid)
 		if (w->w_lpad > 1 && k < sizeof(lpads) / sizeof(lpads[0]))
 			lpads[k++] = w->w_lpad;
 	/* Cannot tell: fail closed. */
-	return contain_pid_is_worker(&cb, (pid_t)pid, lpads, k) != 0;
+	if (contain_pid_is_worker(&cb, (pid_t)pid, lpads, k) == 0)
+		return 0;
+	/* A root we restarted (worker ids of roots, and only those, the
+	 * parent starts with 'r') is a root, not a guest. */
+	return !in_restarted_root(pid);
 }
 
 static int
@@ -408,7 +434,7 @@ root_restart(struct node *n, struct root *r)
 	    b.rb_desclen);
 	r->r_hdr.rh_lpad[0] = '\0';
 	r->r_owner_stop = 0;
-	log_info("root of %s (pid %u) is gone: restarting it", r->r_user,
+	log_debug("root of %s (pid %u) is gone: restarting it", r->r_user,
 	    r->r_pid);
 	return 0;
 }
@@ -416,7 +442,10 @@ root_restart(struct node *n, struct root *r)
 int
 node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 {
+	struct proto_root_backup b;
+	struct proto_desc d;
 	struct root *r;
+	char ckpt[PROTO_PATH_MAX], why[256];
 
 	TAILQ_FOREACH(r, &roots, r_entry)
 		if (r->r_req != 0 && r->r_req == m->nm_req)
@@ -431,8 +460,15 @@ node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	strlcpy(r->r_hdr.rh_lpad, m->nm_worker, sizeof(r->r_hdr.rh_lpad));
 	r->r_seen = 1;
 	(void)root_save(n, r);
-	log_info("root of %s restarted as worker %s (launch pad %u)",
-	    r->r_user, m->nm_worker, m->nm_lpad);
+	if (root_check(n, NULL, r->r_msg, r->r_len, &b, &d, ckpt,
+	    sizeof(ckpt), why, sizeof(why)) == 0) {
+		log_info("root of %s (pid %u) is gone: restarted `%s %s` in %s "
+		    "(launch pad %u, worker %s, output in %s/workers/%s)",
+		    r->r_user, r->r_pid, d.de_argv[0], d.de_argc > 1 ?
+		    d.de_argv[1] : "", d.de_cwd, m->nm_lpad, m->nm_worker,
+		    n->n_state_dir, m->nm_worker);
+		proto_desc_free(&d);
+	}
 	return 1;
 }
 

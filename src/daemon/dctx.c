@@ -217,6 +217,8 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "endpoint: %s", strerror(errno));
 	if (msg_ep_bind(dc->dc_ep, &addr) == -1)
 		startup_fail(dc, "bind %s: %s", listen, strerror(errno));
+	msg_addr_text(msg_ep_addr(dc->dc_ep), dc->dc_listen,
+	    sizeof(dc->dc_listen));
 	if (sp->ds_no_pidfile)
 		return;
 	if (conf_get_path(dc->dc_conf, "run_dir", rundir,
@@ -234,13 +236,9 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 void
 dctx_ready(struct dctx *dc)
 {
-	char text[64];
+	/* The address bound at start: a privileged parent has let go of it. */
+	const char *text = dc->dc_listen;
 
-	/* A privileged parent has no endpoint: its engine listens. */
-	if (dc->dc_ep != NULL)
-		msg_addr_text(msg_ep_addr(dc->dc_ep), text, sizeof(text));
-	else
-		strlcpy(text, "(its engine's address)", sizeof(text));
 	log_info("listening on %s", text);
 	daemon_ready();
 	/* MAINPID: a detached daemon is not the process systemd started. */

@@ -76,6 +76,7 @@ struct lpad_pad {
 	int			 pd_sock_placed;
 	int			 pd_pidfile;	/* lpad.pid is ours */
 	int			 pd_wdir_made;	/* we made workers/W */
+	int			 pd_relayed;	/* QUIT: W may go with us */
 	int			 pd_clients[PAD_CLIENTS_MAX];
 	int			 pd_nclients;
 	struct evloop		*pd_el;
@@ -825,7 +826,13 @@ lpad_pad_cleanup(struct lpad_pad *pd)
 	if (pd->pd_pidfile)
 		(void)unlinkat(pd->pd_wfd, "lpad.pid", 0);
 	pd->pd_pidfile = 0;
-	if (pd->pd_state == LPAD_STATE_EXITED || pd->pd_pid <= 0)
+	/*
+	 * QUIT says the worker's output has reached its job manager: its
+	 * folder goes.  Without it (a linger ran out, SIGTERM) the folder
+	 * stays for a restarted node manager or a person to read.
+	 */
+	if ((pd->pd_state == LPAD_STATE_EXITED && pd->pd_relayed) ||
+	    pd->pd_pid <= 0)
 		pad_remove_folder(pd);
 }
 
@@ -1195,6 +1202,7 @@ pad_client(struct evloop *el, int fd, short revents, void *arg)
 		    pd->pd_state == LPAD_STATE_RUNNING ?
 		    " once the worker exits" : "");
 		pd->pd_quit = 1;
+		pd->pd_relayed = 1;
 		quit_now = pd->pd_state != LPAD_STATE_RUNNING;
 		break;
 	default:

@@ -38,7 +38,7 @@ crash() {	# crash PID : the root, its clearinghouse and its job manager
 out_of() { echo "$NSTATE/workers/$1/out.log"; }
 restarted_id() {	# the launch pad id of the restart naming $1
 	grep -E "restarted .*-Recover=$1" "$NLOG" | tail -1 |
-	    sed -E 's/.*worker (r[0-9a-f]+-[0-9]+),.*/\1/'
+	    sed -E 's/.*worker (r[0-9a-f]+-[0-9a-f]+),.*/\1/'
 }
 answer_in() { grep -Eq '^[0-9]+$' "$1" 2>/dev/null; }
 no_records() { [ -z "$(ls -A "$NSTATE/roots" 2>/dev/null)" ]; }
