@@ -32,6 +32,11 @@ void	daemon_getopt(struct daemon_args *, int argc, char **argv,
 int	daemon_detach(int foreground);
 /* Startup finished: release the waiting parent. */
 void	daemon_ready(void);
+/*
+ * In a child that will not report (a privileged daemon's engine): its
+ * copy of the pipe closed, so the parent's report is the one awaited.
+ */
+void	daemon_forget_report(void);
 /* Startup failed: the waiting parent prints msg and exits 1. */
 void	daemon_fail(const char *msg);
 

@@ -255,6 +255,7 @@ main(int argc, char *argv[])
 		return rc;
 	}
 	close(pair[0]);
+	daemon_forget_report();
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
 	node_chan_start(&n, pair[1]);

@@ -132,6 +132,14 @@ daemon_ready(void)
 }
 
 void
+daemon_forget_report(void)
+{
+	if (report_fd != -1)
+		close(report_fd);
+	report_fd = -1;
+}
+
+void
 daemon_fail(const char *msg)
 {
 	if (report_fd == -1)
