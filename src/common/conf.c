@@ -80,6 +80,7 @@ static const struct conf_key conf_keys[] = {
 	{ "replay_window",	CONF_T_SECONDS,	0, "30" },
 	{ "run_dir",		CONF_T_PATH,	0, "/run/cilknow" },
 	{ "sensors",		CONF_T_SENSORS,	0, "system" },
+	{ "service_user",	CONF_T_USER,	0, "cilknow" },
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },
 	{ "stop_grace",		CONF_T_SECONDS,	0, "60" },
 	{ "timeout",		CONF_T_SECONDS,	0, "3" },
@@ -719,6 +720,12 @@ conf_get_path(const struct conf *cf, const char *key, char *buf,
 		return -1;
 	}
 	return 0;
+}
+
+const char *
+conf_key_name(size_t i)
+{
+	return i < CONF_NKEYS ? conf_keys[i].ck_name : NULL;
 }
 
 void
