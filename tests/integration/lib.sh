@@ -6,6 +6,9 @@ BIN=$CILKNOW_BUILD/bin
 SBIN=$CILKNOW_BUILD/sbin
 TOOLS=$CILKNOW_BUILD/tests
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-test.XXXXXX")
+# A broker started as root drops to the service user, who must reach
+# what it reads and writes in here (no listing: 0711, not 0755).
+chmod 0711 "$T"
 PIDS=
 TAP_N=0
 TAP_FAILED=0
