@@ -52,19 +52,25 @@ bpred_prepare(struct dctx *dc, const struct priv_user *pu, char *err,
 	}
 	if (pu == NULL)
 		return 0;
-	/* Never follow a link that someone put in our place. */
-	if ((fd = open(bdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	/*
+	 * Never follow a link put in its place.  O_PATH: root without
+	 * CAP_DAC_OVERRIDE (the systemd unit) may not read the folder once
+	 * it is the service user's, mode 0750.  Only root can replace the
+	 * entry in state_dir, so the path names what fstat saw.
+	 */
+	if ((fd = open(bdir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1 || fstat(fd, &st) == -1) {
-		snprintf(err, errlen, "%s: %s", bdir, errno == ELOOP ?
-		    "a symbolic link, not a folder" : strerror(errno));
+		snprintf(err, errlen, "%s: %s", bdir, errno == ENOTDIR ||
+		    errno == ELOOP ? "not a folder" : strerror(errno));
 		if (fd != -1)
 			close(fd);
 		return -1;
 	}
+	/* The mode while still root's: no CAP_FOWNER needed. */
 	if (((st.st_mode & 07777) != BPRED_DIR_MODE &&
-	    fchmod(fd, BPRED_DIR_MODE) == -1) ||
+	    chmod(bdir, BPRED_DIR_MODE) == -1) ||
 	    ((st.st_uid != pu->pu_uid || st.st_gid != pu->pu_gid) &&
-	    fchown(fd, pu->pu_uid, pu->pu_gid) == -1)) {
+	    fchownat(fd, "", pu->pu_uid, pu->pu_gid, AT_EMPTY_PATH) == -1)) {
 		snprintf(err, errlen, "%s: %s", bdir, strerror(errno));
 		close(fd);
 		return -1;

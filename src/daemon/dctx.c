@@ -294,6 +294,9 @@ privsep(struct dctx *dc)
 	pp.pp_arg = dc;
 	if (priv_fork(&dc->dc_chan, pu, &pp, err, sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
+	/* priv_drop verified it; this is the belt to those braces. */
+	if (pu != NULL && priv_have_any())
+		startup_fail(dc, "root privileges left after the drop");
 	setproctitle("engine");
 	dc->dc_privsep = 1;
 	dc->dc_pidfile[0] = '\0';	/* the parent's to remove */
