@@ -53,6 +53,11 @@ int		 conf_get_seconds(const struct conf *, const char *key,
 int		 conf_get_path(const struct conf *, const char *key,
 		    char *buf, size_t bufsz);
 
+/*
+ * The name of the i-th known key (sorted), NULL past the last: a walk
+ * over every key, e.g. to send a whole configuration elsewhere.
+ */
+const char	*conf_key_name(size_t i);
 /* Writes every key with its value, sorted, one "key = value" a line. */
 void		 conf_dump(const struct conf *, FILE *);
 

@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "evloop.h"
 #include "msg.h"
+#include "priv.h"
 
 struct dctx_spec;
 
@@ -29,6 +30,12 @@ struct dctx {
 	void			(*dc_on_stop)(struct dctx *);
 	void			(*dc_on_reload)(struct dctx *);
 	void			*dc_arg;
+	uint64_t		 dc_watchdog_usec; /* 0: no watchdog */
+	/* ds_privsep: */
+	struct priv_user	 dc_user;	/* service_user, when root */
+	int			 dc_drop;	/* root: become dc_user */
+	int			 dc_privsep;	/* we are the child */
+	struct priv_chan	 dc_chan;	/* the child's, to the parent */
 };
 
 struct dctx_spec {
@@ -43,6 +50,26 @@ struct dctx_spec {
 	/* Extra checks for -n and startup; 0 or -1 with a message. */
 	int				(*ds_check)(struct dctx *, char *,
 					    size_t);
+	/*
+	 * Privilege separation (priv.h).  Started as root, the daemon
+	 * looks up service_user (fail closed), binds, writes its pid
+	 * file, and splits: a privileged parent that keeps the pid file
+	 * and reads the keys again on SIGHUP, and a child that drops to
+	 * service_user and does everything else, ds_check included (-n
+	 * too runs ds_check after the drop).  Not started as root, the
+	 * same split without the drop.  The parent is MAINPID and the
+	 * only one to notify systemd.  The main must have called
+	 * setproctitle_init(): the child calls itself "engine".
+	 */
+	int				 ds_privsep;
+	/*
+	 * ds_privsep: just before the split, as root if started so: make
+	 * what the child must write after the drop; pu is whom it will
+	 * become, NULL when not root.  0, or -1 with a message.
+	 */
+	int				(*ds_prepare)(struct dctx *,
+					    const struct priv_user *pu,
+					    char *, size_t);
 };
 
 /*
@@ -51,12 +78,13 @@ struct dctx_spec {
  */
 void	dctx_start(struct dctx *, const struct dctx_spec *,
 	    struct daemon_args *, void *arg);
-/* Startup done: pid file, release the waiting parent. */
+/* Startup done: release the waiting parent, tell systemd (or ours). */
 void	dctx_ready(struct dctx *);
 /*
  * The loop until SIGTERM or SIGINT.  SIGHUP re-reads the configuration
  * and the keys (keeping the old ones if either is broken), then calls
- * dc_on_reload.
+ * dc_on_reload; with ds_privsep the parent reads them and the child
+ * takes them from its message.
  */
 int	dctx_run(struct dctx *);
 void	dctx_stop(struct dctx *);

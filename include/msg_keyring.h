@@ -22,4 +22,21 @@
 int	msg_keyring_load(struct msg_keyring *, const struct conf *,
 	    unsigned flags, const char *cluster_name, char *err, size_t errlen);
 
+/*
+ * One key file for msg_keyring_load_with: conf_key names it ("cluster_key",
+ * "cluster_pub", "user_key"), path is where the configuration says it
+ * is; the contract of msg_keyset_load, errno ENOENT or EACCES included.
+ */
+typedef int	msg_keyring_loader(struct msg_keyset *, const char *conf_key,
+		    const char *path, enum msg_key_type, char *err,
+		    size_t errlen, void *arg);
+/*
+ * msg_keyring_load with the key files read by loader: a privileged
+ * process reads them, its unprivileged child parses what it was sent
+ * (priv.h).  msg_keyring_load is this with msg_keyset_load.
+ */
+int	msg_keyring_load_with(struct msg_keyring *, const struct conf *,
+	    unsigned flags, const char *cluster_name, msg_keyring_loader *,
+	    void *arg, char *err, size_t errlen);
+
 #endif

@@ -13,6 +13,8 @@
 #ifndef CILKNOW_MSG_KEYS_H
 #define CILKNOW_MSG_KEYS_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +70,21 @@ int	msg_user_name_ok(const char *);
  * but all keys of one file have the same type (and name).
  */
 int	msg_keyset_load(struct msg_keyset *, const char *path,
+	    enum msg_key_type want_type, char *err, size_t errlen);
+/*
+ * msg_keyset_load in two halves, for a privileged process that reads key
+ * files on behalf of an unprivileged one (priv.h).  msg_keyfile_read:
+ * the text of a regular file of at most MSG_KEYFILE_MAX bytes into buf
+ * (bufsz at least MSG_KEYFILE_MAX + 2, NUL-terminated) with its length
+ * and permission bits, refusing a file that group or others may write.
+ * msg_keyset_parse: that text, with the checks of msg_keyset_load that
+ * need the permission bits (mode); path only names it in messages.
+ * Both: -1 with a reason in err and errno (ENOENT, EACCES, EPERM, ...).
+ */
+int	msg_keyfile_read(const char *path, char *buf, size_t bufsz,
+	    size_t *len, mode_t *mode, char *err, size_t errlen);
+int	msg_keyset_parse(struct msg_keyset *, const char *path,
+	    const char *text, size_t len, mode_t mode,
 	    enum msg_key_type want_type, char *err, size_t errlen);
 /*
  * Writes the set atomically (temporary file, fsync, rename) with mode

@@ -1,6 +1,6 @@
 /*
  * CilkJobBroker's predicates: it keeps the `always` and `user` scopes
- * in state_dir/predicates, changes them for CilkPred when the signed
+ * in state_dir/broker/predicates, changes them for CilkPred when the signed
  * request is authorised, pushes them with the cluster's logged-in users
  * to every node manager, and collects who is logged in where.
  */
@@ -16,6 +16,8 @@
 #include "pred.h"
 #include "proto_pred.h"
 
+#define BPRED_DIR		"broker"	/* in state_dir: ours */
+#define BPRED_DIR_MODE		0750
 #define BPRED_FILE		"predicates"
 #define BPRED_USERS_DELAY	1.0	/* seconds: user changes batched */
 
@@ -42,9 +44,20 @@ struct bpred {
 };
 
 /*
- * Loads state_dir/predicates; a broker without the file starts from the
- * built-in default and writes it, so that adding a user's predicate
- * does not silently drop it.  -1 with the reasons in err.
+ * Before the drop (dctx's ds_prepare), as root: state_dir/broker, the
+ * only folder the broker writes, made the service user's (pu), mode
+ * 0750, and reachable by it.  state_dir itself stays root's, for a
+ * node manager on the same host keeps there what root trusts.  Not
+ * root (pu NULL): the folders are only made.  -1 with a message.
+ */
+int	bpred_prepare(struct dctx *, const struct priv_user *pu, char *err,
+	    size_t errlen);
+/*
+ * Loads state_dir/broker/predicates, else takes over state_dir/
+ * predicates of an older version (left in place); a broker with
+ * neither starts from the built-in default and writes it, so that
+ * adding a user's predicate does not silently drop it.  -1 with the
+ * reasons in err.
  */
 int	bpred_init(struct bpred *, struct dctx *, struct broker *, char *err,
 	    size_t errlen);

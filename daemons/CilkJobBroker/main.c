@@ -1,4 +1,6 @@
 /* CilkJobBroker — the cluster's registry of nodes and jobs. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -305,12 +307,21 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_pred_users },
 };
 
-/* The stored predicates must read cleanly (also for -n). */
+/*
+ * The stored predicates must read cleanly (also for -n).  As root this
+ * runs after the drop: the file is written by what parses the network.
+ */
 static int
 check(struct dctx *dc, char *err, size_t errlen)
 {
 	struct bctx *b = dc->dc_arg;
+	char dir[PATH_MAX];
 
+	/* User-signed requests need the public keys, read on demand. */
+	if (conf_get_path(dc->dc_conf, "user_keys", dir, sizeof(dir)) == 0 &&
+	    access(dir, X_OK) == -1 && errno != ENOENT)
+		log_warnx("user_keys %s: %s: users' requests will be refused",
+		    dir, strerror(errno));
 	return bpred_init(&b->b_pred, dc, &b->b_br, err, errlen);
 }
 
@@ -326,8 +337,13 @@ main(int argc, char *argv[])
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,
+		/* Root only reads the keys; see CilkJobBroker(8). */
+		.ds_privsep = 1,
+		.ds_prepare = bpred_prepare,	/* our folder, before the drop */
 	};
 
+	/* The unprivileged half calls itself "CilkJobBroker: engine". */
+	setproctitle_init(argc, argv, environ);
 	daemon_getopt(&da, argc, argv, "CilkJobBroker", NULL, NULL, NULL,
 	    usage);
 	if (optind != argc)

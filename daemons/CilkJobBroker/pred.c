@@ -2,22 +2,121 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpred.h"
 #include "log.h"
 #include "mono.h"
 #include "pred_auth.h"
+#include "priv.h"
+
+/*
+ * state_dir, and the broker's own folder in it.  -1 with a message.
+ */
+static int
+state_dirs(struct dctx *dc, char *sdir, char *bdir, size_t sz, char *err,
+    size_t errlen)
+{
+	if (conf_get_path(dc->dc_conf, "state_dir", sdir, sz) == -1 ||
+	    snprintf(bdir, sz, "%s/%s", sdir, BPRED_DIR) >= (int)sz) {
+		snprintf(err, errlen, "state_dir: bad path");
+		return -1;
+	}
+	return 0;
+}
+
+int
+bpred_prepare(struct dctx *dc, const struct priv_user *pu, char *err,
+    size_t errlen)
+{
+	char sdir[PATH_MAX], bdir[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (state_dirs(dc, sdir, bdir, sizeof(sdir), err, errlen) == -1)
+		return -1;
+	/* state_dir stays root's: a node manager here keeps state in it. */
+	if (mkdir(sdir, 0755) == 0)
+		(void)chmod(sdir, 0755);	/* whatever the umask */
+	else if (errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", sdir, strerror(errno));
+		return -1;
+	}
+	if (mkdir(bdir, BPRED_DIR_MODE) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", bdir, strerror(errno));
+		return -1;
+	}
+	if (pu == NULL)
+		return 0;
+	/*
+	 * Never follow a link put in its place.  O_PATH: root without
+	 * CAP_DAC_OVERRIDE (the systemd unit) may not read the folder once
+	 * it is the service user's, mode 0750.  Only root can replace the
+	 * entry in state_dir, so the path names what fstat saw.
+	 */
+	if ((fd = open(bdir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || fstat(fd, &st) == -1) {
+		snprintf(err, errlen, "%s: %s", bdir, errno == ENOTDIR ||
+		    errno == ELOOP ? "not a folder" : strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	/* The mode while still root's: no CAP_FOWNER needed. */
+	if (((st.st_mode & 07777) != BPRED_DIR_MODE &&
+	    chmod(bdir, BPRED_DIR_MODE) == -1) ||
+	    ((st.st_uid != pu->pu_uid || st.st_gid != pu->pu_gid) &&
+	    fchownat(fd, "", pu->pu_uid, pu->pu_gid, AT_EMPTY_PATH) == -1)) {
+		snprintf(err, errlen, "%s: %s", bdir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return priv_reach(pu, bdir, err, errlen);
+}
+
+/*
+ * pred_set_load with the first error in err: 0 loaded, -1 with errno
+ * when path cannot be read (err set too), -2 when it has errors.
+ */
+static int
+load(struct pred_set *set, const char *path, char *err, size_t errlen)
+{
+	char *msgs = NULL;
+	size_t msglen = 0;
+	FILE *errs;
+	int rc, saved;
+
+	/* The file's errors go into err: stderr may be gone already. */
+	if ((errs = open_memstream(&msgs, &msglen)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = pred_set_load(set, path, 0, errs);
+	saved = errno;
+	fclose(errs);
+	if (rc > 0) {
+		msgs[strcspn(msgs, "\n")] = '\0';
+		snprintf(err, errlen, "%s (%d error%s)", msgs, rc,
+		    rc == 1 ? "" : "s");
+		rc = -2;
+	} else if (rc == -1)
+		snprintf(err, errlen, "%s: %s", path, strerror(saved));
+	free(msgs);
+	errno = saved;
+	return rc;
+}
 
 int
 bpred_init(struct bpred *bp, struct dctx *dc, struct broker *br, char *err,
     size_t errlen)
 {
-	char dir[PATH_MAX], *msgs = NULL;
-	size_t msglen = 0;
-	FILE *errs;
+	char sdir[PATH_MAX], bdir[PATH_MAX], old[PATH_MAX + 16];
 	int rc;
 
 	memset(bp, 0, sizeof(*bp));
@@ -28,52 +127,47 @@ bpred_init(struct bpred *bp, struct dctx *dc, struct broker *br, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (conf_get_path(dc->dc_conf, "state_dir", dir, sizeof(dir)) == -1 ||
-	    snprintf(bp->bp_path, sizeof(bp->bp_path), "%s/%s", dir,
+	if (state_dirs(dc, sdir, bdir, sizeof(sdir), err, errlen) == -1 ||
+	    snprintf(bp->bp_path, sizeof(bp->bp_path), "%s/%s", bdir,
 	    BPRED_FILE) >= (int)sizeof(bp->bp_path)) {
 		snprintf(err, errlen, "state_dir: bad path");
 		return -1;
 	}
-	/* The file's errors go into err: stderr may be gone already. */
-	if ((errs = open_memstream(&msgs, &msglen)) == NULL) {
+	if ((rc = load(bp->bp_set, bp->bp_path, err, errlen)) == 0) {
+		log_info("%s: %zu predicate%s", bp->bp_path,
+		    pred_set_count(bp->bp_set),
+		    pred_set_count(bp->bp_set) == 1 ? "" : "s");
+		return 0;
+	}
+	if (rc == -2 || errno != ENOENT)
+		return -1;
+	/*
+	 * Versions before privilege separation kept the file in state_dir
+	 * itself, which stays root's: take it over, leave it in place.
+	 */
+	snprintf(old, sizeof(old), "%s/%s", sdir, BPRED_FILE);
+	if ((rc = load(bp->bp_set, old, err, errlen)) == -2 ||
+	    (rc == -1 && errno != ENOENT))
+		return -1;
+	/* First start: the default, stored so that it stays. */
+	if (rc == -1 && pred_set_default(bp->bp_set) == -1) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rc = pred_set_load(bp->bp_set, bp->bp_path, 0, errs);
-	fclose(errs);
-	if (rc > 0) {
-		msgs[strcspn(msgs, "\n")] = '\0';
-		snprintf(err, errlen, "%s (%d error%s)", msgs, rc,
-		    rc == 1 ? "" : "s");
-		free(msgs);
-		return -1;
-	}
-	free(msgs);
-	if (rc == -1 && errno == ENOENT) {
-		/* First start: the default, stored so that it stays. */
-		if (pred_set_default(bp->bp_set) == -1) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		if (dc->dc_args.da_check)
-			return 0;	/* -n writes nothing */
-		if ((mkdir(dir, 0755) == -1 && errno != EEXIST) ||
-		    pred_set_save(bp->bp_set, bp->bp_path) == -1) {
-			snprintf(err, errlen, "%s: %s", bp->bp_path,
-			    strerror(errno));
-			return -1;
-		}
-		log_info("%s: new, with the built-in default predicate",
-		    bp->bp_path);
-		return 0;
-	}
-	if (rc == -1) {
+	if (dc->dc_args.da_check)
+		return 0;	/* -n writes nothing */
+	if ((mkdir(bdir, BPRED_DIR_MODE) == -1 && errno != EEXIST) ||
+	    pred_set_save(bp->bp_set, bp->bp_path) == -1) {
 		snprintf(err, errlen, "%s: %s", bp->bp_path, strerror(errno));
 		return -1;
 	}
-	log_info("%s: %zu predicate%s", bp->bp_path,
-	    pred_set_count(bp->bp_set),
-	    pred_set_count(bp->bp_set) == 1 ? "" : "s");
+	if (rc == 0)
+		log_info("%s: %zu predicate%s taken over from %s", bp->bp_path,
+		    pred_set_count(bp->bp_set),
+		    pred_set_count(bp->bp_set) == 1 ? "" : "s", old);
+	else
+		log_info("%s: new, with the built-in default predicate",
+		    bp->bp_path);
 	return 0;
 }
 

@@ -731,6 +731,12 @@ conf_get_path(const struct conf *cf, const char *key, char *buf,
 	return 0;
 }
 
+const char *
+conf_key_name(size_t i)
+{
+	return i < CONF_NKEYS ? conf_keys[i].ck_name : NULL;
+}
+
 void
 conf_dump(const struct conf *cf, FILE *fp)
 {

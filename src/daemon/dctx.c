@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,11 +17,13 @@
 #include "log.h"
 #include "mono.h"
 #include "msg_keyring.h"
+#include "priv.h"
 #include "sdnotify.h"
 
 static void	notify(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
 static void	notify_watchdog(struct evloop *, void *);
+static void	apply(struct dctx *, struct conf *, struct msg_keyring *);
 
 static void __attribute__((noreturn))
 startup_fail(struct dctx *dc, const char *fmt, ...)
@@ -66,8 +69,15 @@ notify(const char *fmt, ...)
 static void
 notify_watchdog(struct evloop *loop, void *arg)
 {
-	notify("WATCHDOG=1");
-	(void)evloop_timer_add(loop, (double)sdnotify_watchdog_usec() / 2e6,
+	struct dctx *dc = arg;
+
+	/* The child's loop is the one to watch: the parent relays. */
+	if (dc->dc_privsep) {
+		if (priv_send_watchdog(&dc->dc_chan) == -1)
+			log_warn("watchdog: to the privileged process");
+	} else
+		notify("WATCHDOG=1");
+	(void)evloop_timer_add(loop, (double)dc->dc_watchdog_usec / 2e6,
 	    notify_watchdog, arg);
 }
 
@@ -109,6 +119,13 @@ reload_keys(struct dctx *dc)
 		conf_free(cf);
 		return;
 	}
+	apply(dc, cf, kr);
+}
+
+/* The new configuration and keys, in place of the old. */
+static void
+apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
+{
 	msg_keyring_clear(dc->dc_keys);
 	memcpy(dc->dc_keys, kr, sizeof(*kr));
 	msg_keyring_clear(kr);
@@ -124,6 +141,12 @@ reload_keys(struct dctx *dc)
 static void
 reload(struct dctx *dc)
 {
+	/* Root's keys are out of our reach: the parent reads them. */
+	if (dc->dc_privsep) {
+		log_warnx("SIGHUP: send it to the privileged process, pid "
+		    "%ld, which reads the keys", (long)dc->dc_chan.pc_peer);
+		return;
+	}
 	notify("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, mono_usec());
 	reload_keys(dc);
 	notify("READY=1\nSTATUS=running; last reload at monotonic %.0f s",
@@ -144,12 +167,174 @@ on_signal(struct evloop *loop, int signo, void *arg)
 	evloop_break(loop);
 }
 
+/* ---- ds_privsep: the parent's hooks (priv_fork) ---- */
+
+static void
+parent_forked(void *arg)
+{
+	struct dctx *dc = arg;
+
+	/*
+	 * Our copy of the detach pipe closes unsaid (an empty message):
+	 * the child gives the verdict.  No network socket, no keys here.
+	 */
+	daemon_fail("");
+	msg_ep_free(dc->dc_ep);
+	dc->dc_ep = NULL;
+	msg_keyring_clear(dc->dc_keys);
+}
+
+static int
+parent_reload(struct priv_chan *pc, void *arg)
+{
+	struct dctx *dc = arg;
+	struct conf *cf;
+	char err[512];
+	int rc;
+
+	if ((cf = cli_conf_load(&dc->dc_args.da_cc, dc->dc_prog)) == NULL) {
+		log_warnx("reload: configuration has errors; keeping the old");
+		return -1;
+	}
+	if ((rc = priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
+	    dc->dc_spec->ds_principal, err, sizeof(err))) == -1)
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    err);
+	conf_free(cf);
+	return rc;
+}
+
+static void
+parent_exit(void *arg)
+{
+	struct dctx *dc = arg;
+
+	if (dc->dc_pidfile[0] != '\0')
+		daemon_pidfile_remove(dc->dc_pidfile);
+}
+
+/* The child: a reload from the parent, or the parent gone. */
+static void
+on_chan(struct evloop *loop, int fd, short revents, void *arg)
+{
+	static uint8_t buf[PRIV_MSG_MAX];
+	struct dctx *dc = arg;
+	struct msg_keyring *kr = NULL;
+	struct conf *cf;
+	const uint8_t *payload;
+	char err[512], status[64];
+	uint16_t type;
+	size_t len;
+	int rc;
+
+	(void)revents;
+	rc = priv_recv(&dc->dc_chan, &type, buf, sizeof(buf), &payload, &len);
+	if (rc == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (rc == 0) {
+		log_warnx("the privileged process is gone; shutting down");
+		evloop_del_fd(loop, fd);
+		evloop_break(loop);
+		return;
+	}
+	if (rc == -1 || type != PRIV_M_RELOAD) {
+		log_warnx("the privileged process sent a malformed message");
+		goto out;
+	}
+	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
+	    priv_recv_keys(payload, len, dc->dc_spec->ds_keys,
+	    dc->dc_spec->ds_principal, &cf, kr, err, sizeof(err)) == -1) {
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    kr ? err : "out of memory");
+		free(kr);
+		(void)priv_send_reloaded(&dc->dc_chan, 0, "running; the last "
+		    "reload was refused");
+		goto out;
+	}
+	apply(dc, cf, kr);
+	snprintf(status, sizeof(status), "running; last reload at monotonic "
+	    "%.0f s", now_mono());
+	if (priv_send_reloaded(&dc->dc_chan, 1, status) == -1)
+		log_warn("reload: to the privileged process");
+ out:
+	sodium_memzero(buf, sizeof(buf));	/* it held keys */
+}
+
+/* Root: whom we shall become (fail closed); else nobody to become. */
+static void
+privsep_user(struct dctx *dc)
+{
+	char err[512];
+
+	if (geteuid() != 0)
+		return;
+	if (priv_lookup(&dc->dc_user, conf_get(dc->dc_conf, "service_user"),
+	    NULL, 0, err, sizeof(err)) == -1)
+		startup_fail(dc, "%s", err);
+	dc->dc_drop = 1;
+}
+
+/* Returns in the child only, unprivileged, its start-up done. */
+static void
+privsep(struct dctx *dc)
+{
+	const struct dctx_spec *sp = dc->dc_spec;
+	const struct priv_user *pu = dc->dc_drop ? &dc->dc_user : NULL;
+	struct priv_parent pp;
+	char err[512];
+
+	if (sp->ds_prepare != NULL && sp->ds_prepare(dc, pu, err,
+	    sizeof(err)) == -1)
+		startup_fail(dc, "%s", err);
+	memset(&pp, 0, sizeof(pp));
+	pp.pp_loop = dc->dc_loop;
+	pp.pp_forked = parent_forked;
+	pp.pp_reload = parent_reload;
+	pp.pp_exit = parent_exit;
+	pp.pp_arg = dc;
+	if (priv_fork(&dc->dc_chan, pu, &pp, err, sizeof(err)) == -1)
+		startup_fail(dc, "%s", err);
+	/* priv_drop verified it; this is the belt to those braces. */
+	if (pu != NULL && priv_have_any())
+		startup_fail(dc, "root privileges left after the drop");
+	setproctitle("engine");
+	dc->dc_privsep = 1;
+	dc->dc_pidfile[0] = '\0';	/* the parent's to remove */
+	if (evloop_add_fd(dc->dc_loop, dc->dc_chan.pc_fd, POLLIN, on_chan,
+	    dc) == -1)
+		startup_fail(dc, "event loop: %s", strerror(errno));
+	if (pu != NULL)
+		log_debug("running as %s (uid %lu), the privileged process is "
+		    "pid %ld", pu->pu_name, (unsigned long)pu->pu_uid,
+		    (long)dc->dc_chan.pc_peer);
+	if (sp->ds_check != NULL && sp->ds_check(dc, err, sizeof(err)) == -1)
+		startup_fail(dc, "%s", err);
+}
+
 double
 dctx_seconds(const struct dctx *dc, const char *key, double def)
 {
 	double v;
 
 	return conf_get_seconds(dc->dc_conf, key, &v) == 0 ? v : def;
+}
+
+/* run_dir/PROG.pid, the parent's with ds_privsep (root's folder). */
+static void
+pidfile(struct dctx *dc)
+{
+	char rundir[900];
+
+	if (conf_get_path(dc->dc_conf, "run_dir", rundir,
+	    sizeof(rundir)) == -1)
+		startup_fail(dc, "run_dir: bad path");
+	if (mkdir(rundir, 0755) == -1 && errno != EEXIST)
+		startup_fail(dc, "mkdir %s: %s", rundir, strerror(errno));
+	snprintf(dc->dc_pidfile, sizeof(dc->dc_pidfile), "%s/%s.pid", rundir,
+	    dc->dc_prog);
+	if (daemon_pidfile(dc->dc_pidfile) == -1)
+		startup_fail(dc, "%s: %s", dc->dc_pidfile, errno == EEXIST ?
+		    "another instance is running" : strerror(errno));
 }
 
 void
@@ -160,7 +345,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	struct msg_addr addr;
 	enum dcheck_level level;
 	const char *listen;
-	char err[512], text[64], rundir[900];
+	char err[512], text[64];
 	int problems = 0;
 
 	memset(dc, 0, sizeof(*dc));
@@ -172,6 +357,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	/* Before anything is started that could inherit the socket. */
 	if (sdnotify_init() == -1)
 		log_warnx("NOTIFY_SOCKET is unusable; not notifying");
+	dc->dc_watchdog_usec = sdnotify_watchdog_usec();
 	if (sodium_init() < 0)
 		startup_fail(dc, "libsodium failed to initialise");
 	if ((dc->dc_conf = cli_conf_load(&da->da_cc, sp->ds_prog)) == NULL)
@@ -190,12 +376,22 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		    conf_get(dc->dc_conf, "broker");
 	if (msg_addr_parse(&addr, listen, sp->ds_default_port) == -1)
 		startup_fail(dc, "listen %s: bad or unknown address", listen);
-	if (sp->ds_check != NULL && sp->ds_check(dc, err, sizeof(err)) == -1)
+	/* With ds_privsep the checks run after the drop. */
+	if (sp->ds_privsep)
+		privsep_user(dc);
+	else if (sp->ds_check != NULL && sp->ds_check(dc, err,
+	    sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
 	if (level == DCHECK_UNSAFE || (da->da_check && problems > 0))
 		startup_fail(dc, "%d problem%s with the key files (above)",
 		    problems, problems == 1 ? "" : "s");
 	if (da->da_check) {
+		if (sp->ds_privsep && dc->dc_drop &&
+		    priv_drop(&dc->dc_user, err, sizeof(err)) == -1)
+			startup_fail(dc, "%s", err);
+		if (sp->ds_privsep && sp->ds_check != NULL &&
+		    sp->ds_check(dc, err, sizeof(err)) == -1)
+			startup_fail(dc, "%s", err);
 		msg_addr_text(&addr, text, sizeof(text));
 		printf("%s: configuration and keys OK (would listen on %s)\n",
 		    sp->ds_prog, text);
@@ -219,18 +415,10 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "bind %s: %s", listen, strerror(errno));
 	msg_addr_text(msg_ep_addr(dc->dc_ep), dc->dc_listen,
 	    sizeof(dc->dc_listen));
-	if (sp->ds_no_pidfile)
-		return;
-	if (conf_get_path(dc->dc_conf, "run_dir", rundir,
-	    sizeof(rundir)) == -1)
-		startup_fail(dc, "run_dir: bad path");
-	if (mkdir(rundir, 0755) == -1 && errno != EEXIST)
-		startup_fail(dc, "mkdir %s: %s", rundir, strerror(errno));
-	snprintf(dc->dc_pidfile, sizeof(dc->dc_pidfile), "%s/%s.pid", rundir,
-	    sp->ds_prog);
-	if (daemon_pidfile(dc->dc_pidfile) == -1)
-		startup_fail(dc, "%s: %s", dc->dc_pidfile, errno == EEXIST ?
-		    "another instance is running" : strerror(errno));
+	if (!sp->ds_no_pidfile)
+		pidfile(dc);
+	if (sp->ds_privsep)
+		privsep(dc);
 }
 
 void
@@ -238,13 +426,21 @@ dctx_ready(struct dctx *dc)
 {
 	/* The address bound at start: a privileged parent has let go of it. */
 	const char *text = dc->dc_listen;
+	char status[96];
 
 	log_info("listening on %s", text);
 	daemon_ready();
 	/* MAINPID: a detached daemon is not the process systemd started. */
-	notify("READY=1\nMAINPID=%ld\nSTATUS=listening on %s",
-	    (long)getpid(), text);
-	if (sdnotify_watchdog_usec() > 0)
+	if (!dc->dc_privsep)
+		notify("READY=1\nMAINPID=%ld\nSTATUS=listening on %s",
+		    (long)getpid(), text);
+	else {
+		/* The parent is MAINPID and tells systemd for us. */
+		snprintf(status, sizeof(status), "listening on %s", text);
+		if (priv_send_ready(&dc->dc_chan, status) == -1)
+			log_warn("ready: to the privileged process");
+	}
+	if (dc->dc_watchdog_usec > 0)
 		notify_watchdog(dc->dc_loop, dc);
 }
 

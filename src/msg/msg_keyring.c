@@ -5,9 +5,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* msg_keyring_load's loader: the file itself. */
+static int
+load_file(struct msg_keyset *ks, const char *key, const char *path,
+    enum msg_key_type type, char *err, size_t errlen, void *arg)
+{
+	(void)key;
+	(void)arg;
+	return msg_keyset_load(ks, path, type, err, errlen);
+}
+
 static int
 load_one(struct msg_keyset *ks, const struct conf *cf, const char *key,
-    enum msg_key_type type, int required, char *err, size_t errlen)
+    enum msg_key_type type, int required, msg_keyring_loader *loader,
+    void *arg, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 
@@ -15,7 +26,7 @@ load_one(struct msg_keyset *ks, const struct conf *cf, const char *key,
 		snprintf(err, errlen, "%s: cannot expand path", key);
 		return -1;
 	}
-	if (msg_keyset_load(ks, path, type, err, errlen) == 0)
+	if (loader(ks, key, path, type, err, errlen, arg) == 0)
 		return 0;
 	if (!required && (errno == ENOENT || errno == EACCES)) {
 		err[0] = '\0';
@@ -27,6 +38,15 @@ load_one(struct msg_keyset *ks, const struct conf *cf, const char *key,
 int
 msg_keyring_load(struct msg_keyring *kr, const struct conf *cf,
     unsigned flags, const char *cluster_name, char *err, size_t errlen)
+{
+	return msg_keyring_load_with(kr, cf, flags, cluster_name, load_file,
+	    NULL, err, errlen);
+}
+
+int
+msg_keyring_load_with(struct msg_keyring *kr, const struct conf *cf,
+    unsigned flags, const char *cluster_name, msg_keyring_loader *loader,
+    void *arg, char *err, size_t errlen)
 {
 	memset(kr, 0, sizeof(*kr));
 	if (cluster_name != NULL &&
@@ -43,14 +63,14 @@ msg_keyring_load(struct msg_keyring *kr, const struct conf *cf,
 	}
 	if ((flags & (MSG_KR_CLUSTER | MSG_KR_CLUSTER_OPT)) &&
 	    load_one(&kr->kr_cluster, cf, "cluster_key", MSG_KEY_CLUSTER,
-	    (flags & MSG_KR_CLUSTER) != 0, err, errlen) == -1)
+	    (flags & MSG_KR_CLUSTER) != 0, loader, arg, err, errlen) == -1)
 		goto fail;
 	if (load_one(&kr->kr_cluster_pub, cf, "cluster_pub",
-	    MSG_KEY_CLUSTER_PUB, 0, err, errlen) == -1)
+	    MSG_KEY_CLUSTER_PUB, 0, loader, arg, err, errlen) == -1)
 		goto fail;
 	if ((flags & (MSG_KR_USER | MSG_KR_USER_OPT)) &&
 	    load_one(&kr->kr_user, cf, "user_key", MSG_KEY_USER,
-	    (flags & MSG_KR_USER) != 0, err, errlen) == -1)
+	    (flags & MSG_KR_USER) != 0, loader, arg, err, errlen) == -1)
 		goto fail;
 	return 0;
  fail:

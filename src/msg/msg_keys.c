@@ -252,28 +252,45 @@ key_parse_line(struct msg_key *k, char *line, char *err, size_t errlen)
 	return rc;
 }
 
-int
-msg_keyset_load(struct msg_keyset *ks, const char *path,
-    enum msg_key_type want, char *err, size_t errlen)
+/* Whoever may write a key file may impersonate its owner. */
+static int
+mode_writable(const char *path, mode_t mode, char *err, size_t errlen)
 {
-	char buf[MSG_KEYFILE_MAX + 2], reason[128], *line, *next;
+	if ((mode & (S_IWGRP | S_IWOTH)) == 0)
+		return 0;
+	snprintf(err, errlen, "%s: key file is writable by group or others "
+	    "(mode %04o); chmod go-w it", path, (unsigned)(mode & 07777));
+	errno = EPERM;
+	return -1;
+}
+
+int
+msg_keyfile_read(const char *path, char *buf, size_t bufsz, size_t *lenp,
+    mode_t *modep, char *err, size_t errlen)
+{
 	struct stat st;
 	ssize_t r;
 	size_t len = 0;
-	int fd, lineno = 0, saved;
+	int fd, saved;
 
-	memset(ks, 0, sizeof(*ks));
+	*lenp = 0;
+	if (bufsz < MSG_KEYFILE_MAX + 2) {
+		snprintf(err, errlen, "%s: buffer too small", path);
+		errno = EINVAL;
+		return -1;
+	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
+		errno = EINVAL;
 		goto fail;
 	}
 	/* One byte more than allowed, to notice a file that is too large. */
-	while (len < sizeof(buf) - 1 &&
-	    (r = read(fd, buf + len, sizeof(buf) - 1 - len)) != 0) {
+	while (len < MSG_KEYFILE_MAX + 1 &&
+	    (r = read(fd, buf + len, MSG_KEYFILE_MAX + 1 - len)) != 0) {
 		if (r == -1) {
 			if (errno == EINTR)
 				continue;
@@ -284,21 +301,48 @@ msg_keyset_load(struct msg_keyset *ks, const char *path,
 	}
 	if (len > MSG_KEYFILE_MAX) {
 		snprintf(err, errlen, "%s: file too large", path);
+		errno = EFBIG;
 		goto fail;
 	}
 	buf[len] = '\0';
-	if (memchr(buf, '\0', len) != NULL) {
+	if (mode_writable(path, st.st_mode, err, errlen) == -1)
+		goto fail;
+	close(fd);
+	*lenp = len;
+	*modep = st.st_mode & 07777;
+	return 0;
+ fail:
+	saved = errno;
+	sodium_memzero(buf, bufsz);
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int
+msg_keyset_parse(struct msg_keyset *ks, const char *path, const char *text,
+    size_t len, mode_t mode, enum msg_key_type want, char *err,
+    size_t errlen)
+{
+	char buf[MSG_KEYFILE_MAX + 1], reason[128], *line, *next;
+	int lineno = 0;
+
+	memset(ks, 0, sizeof(*ks));
+	if (len > MSG_KEYFILE_MAX) {
+		snprintf(err, errlen, "%s: file too large", path);
+		errno = EFBIG;
+		return -1;
+	}
+	if (memchr(text, '\0', len) != NULL) {
 		snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
-		goto fail;
+		errno = EINVAL;
+		return -1;
 	}
-	/* Whoever may write a key file may impersonate its owner. */
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		snprintf(err, errlen, "%s: key file is writable by group or "
-		    "others (mode %04o); chmod go-w it", path,
-		    (unsigned)(st.st_mode & 07777));
-		errno = EPERM;
-		goto fail;
-	}
+	if (mode_writable(path, mode, err, errlen) == -1)
+		return -1;
+	/* A copy: lines are cut in place. */
+	memcpy(buf, text, len);
+	buf[len] = '\0';
 	for (line = buf; line != NULL && *line != '\0'; line = next) {
 		lineno++;
 		if ((next = strchr(line, '\n')) != NULL)
@@ -336,26 +380,40 @@ msg_keyset_load(struct msg_keyset *ks, const char *path,
 	}
 	/* Fail closed: a secret that others could read is no secret. */
 	if (key_is_secret(ks->ks_key[0].k_type) &&
-	    (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+	    (mode & (S_IRWXG | S_IRWXO)) != 0) {
 		snprintf(err, errlen, "%s: secret key file is accessible by "
 		    "group or others (mode %04o); chmod 600 it", path,
-		    (unsigned)(st.st_mode & 07777));
+		    (unsigned)(mode & 07777));
 		sodium_memzero(buf, sizeof(buf));
 		msg_keyset_clear(ks);
-		close(fd);
 		errno = EPERM;
 		return -1;
 	}
 	sodium_memzero(buf, sizeof(buf));
-	close(fd);
 	return 0;
  fail:
-	saved = errno;
 	sodium_memzero(buf, sizeof(buf));
 	msg_keyset_clear(ks);
-	close(fd);
-	errno = saved ? saved : EINVAL;
+	errno = EINVAL;
 	return -1;
+}
+
+int
+msg_keyset_load(struct msg_keyset *ks, const char *path,
+    enum msg_key_type want, char *err, size_t errlen)
+{
+	char text[MSG_KEYFILE_MAX + 2];
+	size_t len;
+	mode_t mode;
+	int rc;
+
+	memset(ks, 0, sizeof(*ks));
+	if (msg_keyfile_read(path, text, sizeof(text), &len, &mode, err,
+	    errlen) == -1)
+		return -1;
+	rc = msg_keyset_parse(ks, path, text, len, mode, want, err, errlen);
+	sodium_memzero(text, sizeof(text));
+	return rc;
 }
 
 int

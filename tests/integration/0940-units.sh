@@ -2,9 +2,10 @@
 # The systemd units as installed: systemd-analyze verify finds nothing
 # to say (executables, man pages, directives); both are Type=notify with
 # a watchdog and Restart=on-failure; the node manager's leaves launch
-# pads and workers alone on stop (KillMode=process).  systemd cannot be
-# PID 1 here, so the units are verified, not run; the notify protocol
-# itself is tested live by 0900-sdnotify.
+# pads and workers alone on stop (KillMode=process) and gets its cgroup
+# delegated; the broker keeps only the capabilities its drop needs.
+# systemd cannot be PID 1 here, so the units are verified, not run; the
+# notify protocol itself is tested live by 0900-sdnotify.
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 command -v systemd-analyze >/dev/null || {
@@ -32,8 +33,12 @@ done
 grep -qx KillMode=process "$U/cilknow-nodemanager.service"
 ok $? "the node manager's unit stops only the node manager"
 grep -qx NoNewPrivileges=yes "$U/cilknow-broker.service" &&
-    grep -qx 'CapabilityBoundingSet=' "$U/cilknow-broker.service"
-ok $? "the broker runs without capabilities or new privileges"
+    grep -qx 'CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_CHOWN CAP_KILL' \
+    "$U/cilknow-broker.service" &&
+    ! grep -Eq '^(User|DynamicUser)=' "$U/cilknow-broker.service"
+ok $? "the broker starts as root with only what dropping to its service user needs, and no new privileges"
+grep -qx Delegate=yes "$U/cilknow-nodemanager.service"
+ok $? "the node manager's unit delegates its cgroup (per-worker cgroups)"
 ! grep -Eq '^(NoNewPrivileges|PrivateDevices|ProtectHome|CapabilityBoundingSet|SystemCallFilter)=' \
     "$U/cilknow-nodemanager.service"
 ok $? "the node manager keeps what idle detection and workers need"

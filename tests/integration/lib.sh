@@ -6,9 +6,10 @@ BIN=$CILKNOW_BUILD/bin
 SBIN=$CILKNOW_BUILD/sbin
 TOOLS=$CILKNOW_BUILD/tests
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-test.XXXXXX")
-# A node manager's engine runs as the service user: it must reach the
-# sensor files, configs, public keys and input devices a test keeps here
-# (and list it, as it globs input_devices).
+# Daemons started as root drop to the service user (the broker, the
+# node manager's engine), who must reach the sensor files, configs,
+# public keys and input devices a test keeps here, and list it, as a
+# node manager globs input_devices.
 chmod 755 "$T"
 PIDS=
 TAP_N=0

@@ -210,6 +210,7 @@ main(void)
 		{ "replay_window",	"30" },
 		{ "run_dir",		"/run/cilknow" },
 		{ "sensors",		"system" },
+		{ "service_user",	"cilknow" },
 		{ "state_dir",		"/var/lib/cilknow" },
 		{ "stop_grace",		"60" },
 		{ "timeout",		"3" },
@@ -287,6 +288,11 @@ main(void)
 	}
 	ok(sorted, "dump is sorted \"key = value\" lines");
 	free(dump);
+	for (i = 0; i < nkeys && conf_key_name(i) != NULL &&
+	    strcmp(conf_key_name(i), defaults[i][0]) == 0; i++)
+		continue;
+	ok(i == nkeys && conf_key_name(nkeys) == NULL,
+	    "conf_key_name walks every key in order");
 
 	/* Seconds. */
 	set_ok(cf, "quantum", "0.5");
@@ -346,6 +352,9 @@ main(void)
 
 	/* Sensors. */
 	set_ok(cf, "sensors", "file:/tmp/sensors");
+	set_ok(cf, "service_user", "_cilknow");
+	set_bad(cf, "service_user", "");
+	set_bad(cf, "service_user", "Bad User");
 	set_ok(cf, "sensors", "system");
 	set_bad(cf, "sensors", "");
 	set_bad(cf, "sensors", "file:");

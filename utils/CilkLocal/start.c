@@ -77,6 +77,7 @@ static int
 prepare(struct local *lo)
 {
 	struct passwd *pw;
+	struct stat st;
 	char path[PATH_MAX], host[32];
 	int i;
 
@@ -91,6 +92,16 @@ prepare(struct local *lo)
 	}
 	if (local_keys(lo, pw->pw_name) == -1 || local_conf_write(lo) == -1)
 		return -1;
+	/*
+	 * Run by root, the broker drops to its service user, who must
+	 * reach DIR (state, users' public keys); search, not listing.
+	 */
+	if (geteuid() == 0 && (stat(lo->lo_dir, &st) == -1 ||
+	    ((st.st_mode & 0011) != 0011 &&
+	    chmod(lo->lo_dir, (st.st_mode & 07777) | 0011) == -1))) {
+		warn("chmod o+x %s", lo->lo_dir);
+		return -1;
+	}
 	if (local_path(lo, path, sizeof(path), "state") == -1 ||
 	    (mkdir(path, 0755) == -1 && errno != EEXIST) ||
 	    local_path(lo, path, sizeof(path), "run") == -1 ||
