@@ -26,6 +26,8 @@
  *		u32 launch pad pid, u8 state, u8 how, u32 code: what the
  *		parent knows of one worker, sent for every launch pad found
  *		at start and whenever a worker's state changes
+ *	RELOAD	u32 length, the configuration and key files the parent
+ *		reread as root on SIGHUP (priv_keys_enc's payload)
  */
 #ifndef CILKNOW_NMPRIV_H
 #define CILKNOW_NMPRIV_H
@@ -52,6 +54,7 @@ enum nmpriv_type {
 	NMPRIV_HELLO,
 	NMPRIV_SPAWNED,
 	NMPRIV_WORKER,
+	NMPRIV_RELOAD,
 	NMPRIV_TYPE_MAX
 };
 
@@ -75,8 +78,8 @@ struct nmpriv_msg {
 	uint32_t	 nm_req;		/* SPAWN, SPAWNED */
 	uint8_t		 nm_kind;		/* SPAWN, WORKER */
 	char		 nm_tag[NMPRIV_TAG_MAX + 1];	/* SPAWN */
-	const uint8_t	*nm_desc;		/* SPAWN: points into the
-						   decoded buffer */
+	const uint8_t	*nm_desc;		/* SPAWN, RELOAD: points into
+						   the decoded buffer */
 	uint32_t	 nm_desclen;
 	char		 nm_worker[LPAD_WORKER_MAX + 1];
 	uint32_t	 nm_grace_ms;		/* STOP */

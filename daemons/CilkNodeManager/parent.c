@@ -39,7 +39,9 @@
 #include "mono.h"
 #include "nmpriv.h"
 #include "node.h"
+#include "msg_keyring.h"
 #include "pred_auth.h"
+#include "priv.h"
 #include "sdnotify.h"
 
 #define PAD_ANSWER	1.0	/* s a launch pad has to answer */
@@ -625,13 +627,29 @@ on_child(struct evloop *loop, int signo, void *arg)
 	}
 }
 
-/* SIGHUP: our keys and configuration are new; so are the engine's. */
+/*
+ * SIGHUP: dctx reread our configuration and keys as root; the engine,
+ * which cannot read the cluster key, gets them from us.
+ */
 static void
 on_reload(struct dctx *dc)
 {
-	(void)dc;
-	if (engine > 0 && kill(engine, SIGHUP) == -1)
-		log_warn("%s: engine", __func__);
+	struct nmpriv_msg m;
+	static uint8_t keys[NMPRIV_DESC_MAX];
+	char err[256];
+	size_t len;
+
+	if ((len = priv_keys_enc(dc->dc_conf, MSG_KR_CLUSTER, "node", keys,
+	    sizeof(keys), err, sizeof(err))) == 0) {
+		log_warnx("reload: %s; the engine keeps its keys", err);
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_RELOAD;
+	m.nm_desc = keys;
+	m.nm_desclen = (uint32_t)len;
+	tell(&m);
+	sodium_memzero(keys, len);
 }
 
 int

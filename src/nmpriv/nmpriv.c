@@ -15,6 +15,7 @@ static const char *const names[NMPRIV_TYPE_MAX] = {
 	[NMPRIV_HELLO] = "HELLO",
 	[NMPRIV_SPAWNED] = "SPAWNED",
 	[NMPRIV_WORKER] = "WORKER",
+	[NMPRIV_RELOAD] = "RELOAD",
 };
 
 const char *
@@ -58,6 +59,9 @@ valid(const struct nmpriv_msg *m)
 		    m->nm_how < LPAD_HOW_MAX &&
 		    (m->nm_state != NMPRIV_W_EXITED ||
 		    m->nm_how != LPAD_HOW_UNDEF);
+	case NMPRIV_RELOAD:
+		return m->nm_desclen > 0 && m->nm_desclen <= NMPRIV_DESC_MAX &&
+		    m->nm_desc != NULL;
 	default:
 		return 0;
 	}
@@ -115,6 +119,10 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 		wire_put_u8(&w, m->nm_state);
 		wire_put_u8(&w, m->nm_how);
 		wire_put_u32(&w, m->nm_code);
+		break;
+	case NMPRIV_RELOAD:
+		wire_put_u32(&w, m->nm_desclen);
+		wire_put_bytes(&w, m->nm_desc, m->nm_desclen);
 		break;
 	default:
 		break;
@@ -186,6 +194,11 @@ nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 		    wire_get_u8(&r, &m->nm_state) == -1 ||
 		    wire_get_u8(&r, &m->nm_how) == -1 ||
 		    wire_get_u32(&r, &m->nm_code) == -1;
+		break;
+	case NMPRIV_RELOAD:
+		bad = wire_get_u32(&r, &m->nm_desclen) == -1 ||
+		    m->nm_desclen > NMPRIV_DESC_MAX ||
+		    wire_get_ref(&r, &m->nm_desc, m->nm_desclen) == -1;
 		break;
 	default:
 		goto bad;

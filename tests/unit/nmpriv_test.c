@@ -85,6 +85,14 @@ test_each(void)
 	m.nm_type = NMPRIV_HELLO;
 	strlcpy(m.nm_path, "/sys/fs/cgroup/cilknow", sizeof(m.nm_path));
 	roundtrip("HELLO", &m, &o);
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_RELOAD;
+	m.nm_desc = desc;
+	m.nm_desclen = 1000;
+	roundtrip("RELOAD", &m, &o);
+	ok(o.nm_desclen == 1000 && memcmp(o.nm_desc, desc, 1000) == 0,
+	    "RELOAD: the payload survives");
+	m.nm_type = NMPRIV_HELLO;
 	ok(strcmp(o.nm_path, m.nm_path) == 0, "HELLO: the base survives");
 
 	memset(&m, 0, sizeof(m));
