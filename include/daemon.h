@@ -45,6 +45,11 @@ void	daemon_fail(const char *msg);
  * live process holds it; daemon_pidfile_remove() on shutdown.
  */
 int	daemon_pidfile(const char *path);
+/*
+ * In a child of the process that holds the pid file: let go of our
+ * copy of its lock, so that the lock dies with the parent, not with us.
+ */
+void	daemon_pidfile_forget(void);
 void	daemon_pidfile_remove(const char *path);
 
 #endif

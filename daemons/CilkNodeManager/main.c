@@ -256,6 +256,7 @@ main(int argc, char *argv[])
 	}
 	close(pair[0]);
 	daemon_forget_report();
+	daemon_pidfile_forget();
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
 	node_chan_start(&n, pair[1]);

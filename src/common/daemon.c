@@ -176,6 +176,14 @@ daemon_pidfile(const char *path)
 }
 
 void
+daemon_pidfile_forget(void)
+{
+	if (pidfile_fd != -1)
+		close(pidfile_fd);
+	pidfile_fd = -1;
+}
+
+void
 daemon_pidfile_remove(const char *path)
 {
 	(void)unlink(path);

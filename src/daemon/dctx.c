@@ -300,6 +300,7 @@ privsep(struct dctx *dc)
 	setproctitle("engine");
 	dc->dc_privsep = 1;
 	dc->dc_pidfile[0] = '\0';	/* the parent's to remove */
+	daemon_pidfile_forget();
 	if (evloop_add_fd(dc->dc_loop, dc->dc_chan.pc_fd, POLLIN, on_chan,
 	    dc) == -1)
 		startup_fail(dc, "event loop: %s", strerror(errno));
