@@ -123,27 +123,35 @@ node_sense(struct node *n)
 void
 node_idle_update(struct node *n)
 {
+	struct nc_facts f;
 	int away = node_sense(n);
 
 	if (away != n->n_owner_away) {
 		n->n_owner_away = away;
+		node_facts(n, &f);
 		if (!away) {
 			log_info("the owner is back");
 			n->n_want_job = 0;
-			if (node_suspend_current(n))
-				return;
-			if (n->n_current != NULL)
+			switch (nc_owner_returns(&f, n->n_current != NULL ?
+			    n->n_current->w_suspend : 0, strcmp(conf_get(
+			    n->n_dc.dc_conf, "allow_suspend"), "no") != 0)) {
+			case NC_FREEZE:
+				(void)node_suspend_current(n);
+				break;
+			case NC_STOP:
+			case NC_STOP_PENDING:
 				node_stop_current(n, "the owner is back");
-			node_set_state(n, n->n_current != NULL ?
-			    PROTO_NS_STOPPING : PROTO_NS_BUSY);
-		} else if (n->n_state == PROTO_NS_SUSPENDED) {
+				break;
+			default:
+				break;
+			}
+		} else if (nc_owner_leaves(&f) == NC_THAW) {
 			log_info("the owner is away again within the "
 			    "suspension");
 			node_resume_current(n);
-		} else {
+		} else
 			log_info("the owner is away: lending this node");
-			node_set_state(n, PROTO_NS_IDLE);
-		}
+		node_update_state(n);
 	}
 }
 
@@ -162,10 +170,13 @@ on_sense(struct evloop *loop, void *arg)
 void
 node_idle_start(struct node *n)
 {
+	struct nc_facts f;
+
 	loadmodel_init(&n->n_loadmodel);
 	node_input_scan(n);
 	n->n_owner_away = node_sense(n);
-	n->n_state = n->n_owner_away ? PROTO_NS_IDLE : PROTO_NS_BUSY;
+	node_facts(n, &f);
+	n->n_state = nc_node_state(&f);
 	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,
 	    on_sense, n);
 }

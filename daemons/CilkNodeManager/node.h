@@ -10,6 +10,7 @@
 #include "dctx.h"
 #include "loadmodel.h"
 #include "nmpriv.h"
+#include "nodecore.h"
 #include "pred.h"
 #include "proto.h"
 #include "proto_pred.h"
@@ -193,7 +194,8 @@ void	node_resume_current(struct node *);
 void	node_workers_start(struct node *);
 void	node_on_spawned(struct node *, const struct nmpriv_msg *);
 void	node_on_worker(struct node *, const struct nmpriv_msg *);
-void	node_set_state(struct node *, enum proto_node_state);
+void	node_facts(const struct node *, struct nc_facts *);
+void	node_update_state(struct node *);
 void	node_take_job(struct node *, uint32_t, const struct msg_addr *,
 	    const char *user, const char *why);
 int	node_may_take(struct node *, uint32_t job, const char *user);

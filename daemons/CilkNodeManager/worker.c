@@ -16,10 +16,46 @@
 static void	fetch(struct node *);
 static int	job_draining(const struct node *, uint32_t);
 
+/* What nodecore decides by. */
 void
-node_set_state(struct node *n, enum proto_node_state s)
+node_facts(const struct node *n, struct nc_facts *f)
 {
-	if (n->n_state == s)
+	const struct worker *w = n->n_current;
+
+	f->nf_owner_away = n->n_owner_away;
+	f->nf_want_job = n->n_want_job != 0;
+	f->nf_stop_pending = w != NULL && w->w_stop_pending;
+	f->nf_current = NC_W_NONE;
+	if (w == NULL)
+		return;
+	switch (w->w_state) {
+	case WORKER_STARTING:
+		f->nf_current = NC_W_STARTING;
+		break;
+	case WORKER_RUNNING:
+		f->nf_current = w->w_thaw_by != 0 ? NC_W_FROZEN :
+		    NC_W_RUNNING;
+		break;
+	case WORKER_STOPPING:
+		f->nf_current = NC_W_STOPPING;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The one place the node's state changes: derived from the facts
+ * (nodecore), reported to the broker at once when it changed.
+ */
+void
+node_update_state(struct node *n)
+{
+	struct nc_facts f;
+	enum proto_node_state s;
+
+	node_facts(n, &f);
+	if ((s = nc_node_state(&f)) == n->n_state)
 		return;
 	log_debug("state %s -> %s", proto_state_name(n->n_state),
 	    proto_state_name(s));
@@ -39,8 +75,7 @@ forget_assignment(struct node *n)
 	n->n_want_job = 0;
 	n->n_fetch_tries = 0;
 	if (n->n_current == NULL)
-		node_set_state(n, n->n_owner_away ? PROTO_NS_IDLE :
-		    PROTO_NS_BUSY);
+		node_update_state(n);
 }
 
 static void
@@ -83,7 +118,7 @@ static void
 start_switch(struct node *n)
 {
 	n->n_fetch_tries = 0;
-	node_set_state(n, PROTO_NS_SWITCHING);
+	node_update_state(n);
 	fetch(n);
 }
 
@@ -267,7 +302,7 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	n->n_jobmgr_seen = w->w_seen = now_mono();
 	log_info("job %u task %u: worker %s started (launch pad %d)",
 	    w->w_job, w->w_task, w->w_id, (int)w->w_lpad);
-	node_set_state(n, PROTO_NS_RUNNING);
+	node_update_state(n);
 	if (w->w_stop_pending || !n->n_owner_away)
 		node_stop_current(n, "the owner came back while it started");
 }
@@ -282,15 +317,14 @@ node_suspend_current(struct node *n)
 	struct worker *w = n->n_current;
 	double most = dctx_seconds(&n->n_dc, "suspend_max", 600), s;
 
-	if (w == NULL || w->w_state != WORKER_RUNNING || w->w_suspend <= 0 ||
-	    strcmp(conf_get(n->n_dc.dc_conf, "allow_suspend"), "no") == 0)
+	if (w == NULL || w->w_state != WORKER_RUNNING)
 		return 0;
 	s = w->w_suspend < most ? w->w_suspend : most;
 	node_chan_freeze(n, w->w_id, 1);
 	w->w_thaw_by = now_mono() + s;
 	log_info("job %u: worker %s suspended for at most %.0f s", w->w_job,
 	    w->w_id, s);
-	node_set_state(n, PROTO_NS_SUSPENDED);
+	node_update_state(n);
 	return 1;
 }
 
@@ -305,7 +339,7 @@ node_resume_current(struct node *n)
 	node_chan_freeze(n, w->w_id, 0);
 	w->w_thaw_by = 0;
 	log_info("job %u: worker %s resumed", w->w_job, w->w_id);
-	node_set_state(n, PROTO_NS_RUNNING);
+	node_update_state(n);
 }
 
 void
@@ -315,7 +349,7 @@ node_stop_current(struct node *n, const char *why)
 
 	if (w != NULL && w->w_state == WORKER_STARTING) {
 		w->w_stop_pending = 1;
-		node_set_state(n, PROTO_NS_STOPPING);
+		node_update_state(n);
 		return;
 	}
 	if (w == NULL || w->w_state != WORKER_RUNNING)
@@ -325,7 +359,7 @@ node_stop_current(struct node *n, const char *why)
 	node_chan_stop(n, w->w_id, n->n_grace);
 	w->w_state = WORKER_STOPPING;
 	w->w_stop_at = now_mono();
-	node_set_state(n, PROTO_NS_STOPPING);
+	node_update_state(n);
 }
 
 /* A worker is gone: the node is free for the next job, or its owner. */
@@ -344,8 +378,7 @@ worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 	if (n->n_want_job != 0 && n->n_owner_away)
 		start_switch(n);
 	else
-		node_set_state(n, n->n_owner_away ? PROTO_NS_IDLE :
-		    PROTO_NS_BUSY);
+		node_update_state(n);
 }
 
 static void
@@ -457,9 +490,11 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	if (m->nm_state != NMPRIV_W_EXITED && n->n_current == NULL) {
 		w->w_state = WORKER_RUNNING;
 		n->n_current = w;
-		n->n_state = n->n_owner_away ? PROTO_NS_RUNNING :
-		    PROTO_NS_STOPPING;
 		n->n_jobmgr_seen = now_mono();
+		/* Frozen when we went down: it goes on, or is stopped. */
+		if (m->nm_state == NMPRIV_W_FROZEN && n->n_owner_away)
+			node_chan_freeze(n, w->w_id, 0);
+		node_update_state(n);
 		if (!n->n_owner_away)
 			node_stop_current(n, "the owner is here");
 	} else if (m->nm_state != NMPRIV_W_EXITED) {

@@ -1,0 +1,51 @@
+/*
+ * nodecore — the node manager's state, as a pure function of what it
+ * knows: whether the owner is away, the state of its current worker,
+ * whether it is fetching a job; and what to do when the owner comes or
+ * goes.  The engine derives the state it reports (CilkNodes' STATE)
+ * here and nowhere else, so it cannot drift from the facts.
+ */
+#ifndef CILKNOW_NODECORE_H
+#define CILKNOW_NODECORE_H
+
+#include "proto.h"
+
+/* The node's current worker, if any. */
+enum nc_worker {
+	NC_W_NONE = 0,
+	NC_W_STARTING,		/* asked the parent to start it */
+	NC_W_RUNNING,
+	NC_W_FROZEN,		/* suspended: the owner is back */
+	NC_W_STOPPING,		/* told to stop, not gone yet */
+	NC_W_MAX
+};
+
+struct nc_facts {
+	int		 nf_owner_away;	/* the predicates hold */
+	enum nc_worker	 nf_current;
+	int		 nf_stop_pending; /* STARTING, to be stopped once up */
+	int		 nf_want_job;	/* a job is assigned, being fetched */
+};
+
+/* The state the node is in, given the facts. */
+enum proto_node_state nc_node_state(const struct nc_facts *);
+
+enum nc_action {
+	NC_NOTHING = 0,
+	NC_STOP,		/* stop the current worker */
+	NC_FREEZE,		/* suspend it instead */
+	NC_THAW,		/* resume the suspended one */
+	NC_STOP_PENDING,	/* stop it once it is up */
+};
+
+/*
+ * The owner is back: what becomes of the current worker.  suspend is
+ * the seconds its job asked to be suspended for (0: vacate); allowed
+ * is this node's allow_suspend.
+ */
+enum nc_action nc_owner_returns(const struct nc_facts *, double suspend,
+	    int allowed);
+/* The owner is away again. */
+enum nc_action nc_owner_leaves(const struct nc_facts *);
+
+#endif
