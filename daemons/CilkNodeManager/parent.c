@@ -693,6 +693,9 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	}
 	while ((p = TAILQ_FIRST(&pads)) != NULL) {
 		pad_close(p);
+		/* An ended worker's empty cgroup; a running one stays. */
+		if (p->p_cg[0] != '\0' && contain_count(p->p_cg, 0) == 0)
+			(void)contain_remove(p->p_cg);
 		TAILQ_REMOVE(&pads, p, p_entry);
 		free(p);
 	}
