@@ -89,6 +89,12 @@ void	dctx_ready(struct dctx *);
 int	dctx_run(struct dctx *);
 void	dctx_stop(struct dctx *);
 
+/*
+ * A privileged parent's configuration and key files (priv_keys_enc's
+ * payload) in place of ours, as SIGHUP would; -1 (logged) keeps ours.
+ */
+int	dctx_reload_from(struct dctx *, const uint8_t *payload, size_t len);
+
 /* Duration key in seconds, or def if unset or bad. */
 double	dctx_seconds(const struct dctx *, const char *key, double def);
 

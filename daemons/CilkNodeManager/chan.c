@@ -14,9 +14,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "msg_keyring.h"
 #include "node.h"
-#include "priv.h"
 
 static uint8_t	cbuf[NMPRIV_MSG_MAX];
 
@@ -98,35 +96,6 @@ node_chan_ready(struct node *n)
 	chan_send(n, &m);
 }
 
-/* The parent's SIGHUP: its new configuration and keys become ours. */
-static void
-reload(struct node *n, const struct nmpriv_msg *m)
-{
-	struct dctx *dc = &n->n_dc;
-	struct msg_keyring *kr;
-	struct conf *cf = NULL;
-	char err[256];
-
-	if ((kr = calloc(1, sizeof(*kr))) == NULL) {
-		log_warn("%s", __func__);
-		return;
-	}
-	if (priv_recv_keys(m->nm_desc, m->nm_desclen, MSG_KR_CLUSTER, "node",
-	    &cf, kr, err, sizeof(err)) == -1) {
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    err);
-		free(kr);
-		return;
-	}
-	msg_keyring_clear(dc->dc_keys);
-	memcpy(dc->dc_keys, kr, sizeof(*kr));
-	msg_keyring_clear(kr);
-	free(kr);
-	conf_free(dc->dc_conf);
-	dc->dc_conf = cf;
-	log_info("reloaded the configuration and keys");
-}
-
 static void
 on_parent(struct evloop *loop, int fd, short revents, void *arg)
 {
@@ -157,7 +126,8 @@ on_parent(struct evloop *loop, int fd, short revents, void *arg)
 			node_on_spawned(n, &m);
 		break;
 	case NMPRIV_RELOAD:
-		reload(n, &m);
+		/* The parent's SIGHUP: its configuration and keys. */
+		(void)dctx_reload_from(&n->n_dc, m.nm_desc, m.nm_desclen);
 		break;
 	case NMPRIV_WORKER:
 		if (m.nm_kind == NMPRIV_KIND_ROOT)

@@ -137,6 +137,25 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 		dc->dc_on_reload(dc);
 }
 
+int
+dctx_reload_from(struct dctx *dc, const uint8_t *payload, size_t len)
+{
+	struct msg_keyring *kr;
+	struct conf *cf = NULL;
+	char err[512];
+
+	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
+	    priv_recv_keys(payload, len, dc->dc_spec->ds_keys,
+	    dc->dc_spec->ds_principal, &cf, kr, err, sizeof(err)) == -1) {
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    kr ? err : "out of memory");
+		free(kr);
+		return -1;
+	}
+	apply(dc, cf, kr);
+	return 0;
+}
+
 /* SIGHUP, with the service manager told while it lasts. */
 static void
 reload(struct dctx *dc)
@@ -219,10 +238,8 @@ on_chan(struct evloop *loop, int fd, short revents, void *arg)
 {
 	static uint8_t buf[PRIV_MSG_MAX];
 	struct dctx *dc = arg;
-	struct msg_keyring *kr = NULL;
-	struct conf *cf;
 	const uint8_t *payload;
-	char err[512], status[64];
+	char status[64];
 	uint16_t type;
 	size_t len;
 	int rc;
@@ -241,17 +258,11 @@ on_chan(struct evloop *loop, int fd, short revents, void *arg)
 		log_warnx("the privileged process sent a malformed message");
 		goto out;
 	}
-	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
-	    priv_recv_keys(payload, len, dc->dc_spec->ds_keys,
-	    dc->dc_spec->ds_principal, &cf, kr, err, sizeof(err)) == -1) {
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    kr ? err : "out of memory");
-		free(kr);
+	if (dctx_reload_from(dc, payload, len) == -1) {
 		(void)priv_send_reloaded(&dc->dc_chan, 0, "running; the last "
 		    "reload was refused");
 		goto out;
 	}
-	apply(dc, cf, kr);
 	snprintf(status, sizeof(status), "running; last reload at monotonic "
 	    "%.0f s", now_mono());
 	if (priv_send_reloaded(&dc->dc_chan, 1, status) == -1)

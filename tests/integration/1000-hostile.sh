@@ -11,11 +11,7 @@
 # Needs root (workers run as other users); the users are the system's
 # "daemon" (standing for alice) and "nobody" (for bob).
 . "$(dirname "$0")/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! id cilknow >/dev/null 2>&1; then
-	echo "ok 1 # SKIP needs root and the service user cilknow"
-	echo "1..1"
-	exit 0
-fi
+root_or_skip
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=17660

@@ -4,11 +4,7 @@
 # forks still leaves its grandchild in the launch pad's tree, and the
 # owner's return ends it.  The node manager says once that it is weaker.
 . "$(dirname "$0")/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! id cilknow >/dev/null 2>&1; then
-	echo "ok 1 # SKIP needs root and the service user cilknow"
-	echo "1..1"
-	exit 0
-fi
+root_or_skip
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=17680

@@ -11,11 +11,7 @@
 # Needs root (workers run as the system's "daemon") and the service
 # user cilknow, as 1000 does.
 . "$(dirname "$0")/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! id cilknow >/dev/null 2>&1; then
-	echo "ok 1 # SKIP needs root and the service user cilknow"
-	echo "1..1"
-	exit 0
-fi
+root_or_skip
 unset CILKNOW_OWNER_RETURN
 export CILKNOW_SBIN=$SBIN
 D=$T/cluster

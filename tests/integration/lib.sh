@@ -99,6 +99,16 @@ wait_for() {
 	return 1
 }
 
+# root_or_skip : a test of workers run as other users and of dropped
+# privileges needs root and the service user; elsewhere it is skipped.
+root_or_skip() {
+	if [ "$(id -u)" -ne 0 ] || ! id cilknow >/dev/null 2>&1; then
+		echo "ok 1 # SKIP needs root and the service user cilknow"
+		echo "1..1"
+		exit 0
+	fi
+}
+
 # keys_and_conf DIR : a cluster key, user keys for ann and bob (bob's
 # public key is not installed), and DIR/cilknow.conf naming them, with
 # state and run folders in DIR so that no test writes to the system's.
