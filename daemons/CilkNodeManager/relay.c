@@ -130,8 +130,10 @@ node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	(void)ep;
 	if (proto_output_ack_dec(&a, in->mi_data, in->mi_len) == -1)
 		return;
+	/* Job ids start again after a broker restart: its manager too. */
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
-		if (w->w_job == a.oa_job && w->w_task == a.oa_task)
+		if (w->w_job == a.oa_job && w->w_task == a.oa_task &&
+		    msg_addr_eq(&in->mi_from, &w->w_jobmgr))
 			break;
 	if (w == NULL || !msg_addr_eq(&in->mi_from, &w->w_jobmgr) ||
 	    !msg_verify_sender(in, MSG_SCHEME_USER, w->w_user, NULL))
