@@ -47,8 +47,9 @@ valid(const struct nmpriv_msg *m)
 	case NMPRIV_HELLO:
 		return m->nm_path[0] == '\0' || m->nm_path[0] == '/';
 	case NMPRIV_SPAWNED:
-		return m->nm_flag <= 1 && (m->nm_flag == 0 ||
-		    lpad_worker_ok(m->nm_worker));
+		/* Started: a worker id; refused: none. */
+		return m->nm_flag <= 1 && (m->nm_worker[0] == '\0' ?
+		    m->nm_flag == 0 : lpad_worker_ok(m->nm_worker));
 	case NMPRIV_WORKER:
 		return lpad_worker_ok(m->nm_worker) &&
 		    m->nm_kind > NMPRIV_KIND_UNDEF &&
