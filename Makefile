@@ -27,7 +27,7 @@ LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
 # Build dependencies, as Debian package names (see README).
 BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev \
 	libsystemd-dev mandoc
-CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd \
+CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd procps \
 	dbus-daemon
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))

@@ -7,6 +7,7 @@ build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
 D=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-demo.XXXXXX")
+chmod 755 "$D"	# the daemons' service user reads what is in here
 RUN=
 finish() {
 	[ -n "$RUN" ] && kill -INT "$RUN" 2>/dev/null && wait "$RUN" 2>/dev/null

@@ -11,6 +11,7 @@ export CILKNOW_SBIN=$build/sbin
 ROUNDS=${BENCH_ROUNDS:-5}
 Q=0.5
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
+chmod 755 "$T"	# the daemons' service user reads what is in here
 RUNS=
 trap 'for p in $RUNS; do kill -INT $p 2>/dev/null; done; "$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 "$B/CilkLocal" start -n 24 -d "$T/c" -p 17530 -o quantum=$Q \

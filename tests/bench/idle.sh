@@ -17,6 +17,7 @@ B=$build/bin
 export CILKNOW_SBIN=$build/sbin
 N=${BENCH_ROUNDS:-20}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
+chmod 755 "$T"	# the daemons' service user reads what is in here
 C=
 trap '[ -n "$C" ] && "$B/CilkLocal" stop -d "$C" >/dev/null 2>&1; rm -rf "$T"' EXIT
 now() { date +%s%N; }

@@ -9,6 +9,7 @@ B=$build/bin
 export CILKNOW_SBIN=$build/sbin
 N=${BENCH_JOBS:-50}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
+chmod 755 "$T"	# the daemons' service user reads what is in here
 trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 "$B/CilkLocal" start -n 4 -d "$T/c" -p 17440 -o register_interval=1 \
     -o timeout=3 >/dev/null || exit 1

@@ -9,6 +9,7 @@ B=$1/bin
 N=${BENCH_PINGS:-5000}
 SECS=${BENCH_FLOOD_SECONDS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
+chmod 755 "$T"	# the daemons' service user reads what is in here
 RESP=
 trap '[ -n "$RESP" ] && kill "$RESP" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 PIN=

@@ -18,6 +18,7 @@ QUEENS=${BENCH_QUEENS:-15}
 SPEEDUP=${BENCH_SPEEDUP_QUEENS:-16}
 RUNS=${BENCH_RUNS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
+chmod 755 "$T"	# the daemons' service user reads what is in here
 trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 "$B/CilkLocal" start -n 1 -d "$T/c" -p 17750 -o register_interval=1 \
     -o timeout=2 >/dev/null || exit 1
