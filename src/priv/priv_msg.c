@@ -84,6 +84,10 @@ priv_send(struct priv_chan *pc, uint16_t type, const void *payload,
 		errno = EBADF;
 		return -1;
 	}
+	if (len > PRIV_MSG_MAX - PRIV_HDR_LEN) {
+		errno = EMSGSIZE;
+		return -1;
+	}
 	if ((buf = malloc(PRIV_HDR_LEN + len)) == NULL)
 		return -1;
 	if ((n = priv_msg_enc(type, payload, len, buf,
