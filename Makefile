@@ -28,7 +28,7 @@ LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
 BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev \
 	libsystemd-dev mandoc
 CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd procps \
-	dbus-daemon
+	dbus-daemon iproute2
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
