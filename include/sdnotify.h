@@ -30,6 +30,13 @@ int	sdnotify_enabled(void);
 int	sdnotify_send(const char *state);
 
 /*
+ * sdnotify_send of a formatted state; a failure is logged once a
+ * minute at most (log.h) and never stops the daemon.
+ */
+void	sdnotify_printf(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
+/*
  * The watchdog period in microseconds when the manager wants keep-alive
  * pings from this process ($WATCHDOG_PID unset or ours), else 0.
  */

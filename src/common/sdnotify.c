@@ -8,7 +8,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <unistd.h>
+
+#include "log.h"
+#include "mono.h"
 
 #define SDNOTIFY_STATE_MAX	4096	/* one datagram, well below limits */
 
@@ -135,4 +140,22 @@ sdnotify_reset(void)
 	sd_addrlen = 0;
 	sd_watchdog_usec = 0;
 	sd_inited = 0;
+}
+
+void
+sdnotify_printf(const char *fmt, ...)
+{
+	static double last_warned = -60;
+	char state[512];
+	va_list ap;
+
+	if (!sdnotify_enabled())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(state, sizeof(state), fmt, ap);
+	va_end(ap);
+	if (sdnotify_send(state) == -1 && now_mono() - last_warned >= 60) {
+		last_warned = now_mono();
+		log_warn("notify socket");
+	}
 }

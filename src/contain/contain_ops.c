@@ -32,9 +32,8 @@ static int	pidset_has(const struct pidset *, pid_t);
 static int	pidset_add(struct pidset *, pid_t);
 static void	pidset_sort(struct pidset *);
 static int	parse_pids(const char *, struct pidset *);
-static int	cg_signal(const char *, int);
-static int	tree_signal(pid_t, int);
-static int	tree_count(pid_t);
+static int	members(const char *, pid_t, struct pidset *);
+static int	signal_members(const char *, pid_t, int);
 static int	limit_write(const char *, const char *, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
 static void	skip_add(char *, size_t, const char *);
@@ -241,35 +240,77 @@ parse_pids(const char *text, struct pidset *s)
 }
 
 /*
- * Reads cgroup.procs and signals everyone not signalled before, until a
- * pass finds nobody new: a process forking while we read is caught by
- * the next pass, and one with a fatal signal pending cannot fork.
+ * The worker's processes now: cg's cgroup.procs, or with cg "" the live
+ * descendants of root in /proc (the dead cannot be signalled, only
+ * reaped, and are not counted).  ENOENT: the cgroup is gone.
  */
 static int
-cg_signal(const char *cg, int signo)
+members(const char *cg, pid_t root, struct pidset *now)
+{
+	struct contain_proc *procs;
+	unsigned char *desc = NULL;
+	char path[PATH_MAX], *text;
+	size_t i, n, ndesc;
+	int rc = -1, saved;
+
+	memset(now, 0, sizeof(*now));
+	if (cg[0] != '\0') {
+		if (contain_join(path, sizeof(path), cg, "cgroup.procs") == -1 ||
+		    contain_read(path, &text, NULL) == -1)
+			return -1;
+		if ((rc = parse_pids(text, now)) == -1) {
+			saved = errno;
+			free(now->ps_v);
+			memset(now, 0, sizeof(*now));
+			errno = saved;
+		}
+		free(text);
+		return rc;
+	}
+	if (root <= 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (contain_proc_scan(&procs, &n) == -1)
+		return -1;
+	if ((desc = calloc(n == 0 ? 1 : n, 1)) == NULL ||
+	    contain_proc_descendants(procs, n, root, desc, &ndesc) == -1)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (desc[i] && !contain_state_dead(procs[i].cp_state) &&
+		    pidset_add(now, procs[i].cp_pid) == -1)
+			goto out;
+	rc = 0;
+ out:
+	saved = errno;
+	free(desc);
+	free(procs);
+	if (rc == -1) {
+		free(now->ps_v);
+		memset(now, 0, sizeof(*now));
+	}
+	errno = saved;
+	return rc;
+}
+
+/*
+ * Signals everyone not signalled before, until a pass finds nobody new:
+ * a process forking while we look is caught by the next pass, and one
+ * with a fatal signal pending cannot fork.
+ */
+static int
+signal_members(const char *cg, pid_t root, int signo)
 {
 	struct pidset done = { NULL, 0, 0, 0 }, now;
-	char path[PATH_MAX], *text;
 	size_t i, fresh;
 	int pass, count = 0, err = 0, saved;
 
-	if (contain_join(path, sizeof(path), cg, "cgroup.procs") == -1)
-		return -1;
 	for (pass = 0; pass < CONTAIN_PASSES; pass++) {
-		if (contain_read(path, &text, NULL) == -1) {
-			if (pass == 0)
+		if (members(cg, root, &now) == -1) {
+			if (pass == 0 || errno != ENOENT)
 				goto fail;
 			break;		/* gone meanwhile: nobody left */
 		}
-		memset(&now, 0, sizeof(now));
-		if (parse_pids(text, &now) == -1) {
-			saved = errno;
-			free(text);
-			free(now.ps_v);
-			errno = saved;
-			goto fail;
-		}
-		free(text);
 		for (i = fresh = 0; i < now.ps_n; i++) {
 			if (pidset_has(&done, now.ps_v[i]))
 				continue;
@@ -299,108 +340,6 @@ cg_signal(const char *cg, int signo)
 fail:
 	saved = errno;
 	free(done.ps_v);
-	errno = saved;
-	return -1;
-}
-
-/* Like cg_signal, over the live descendants of root in /proc. */
-static int
-tree_signal(pid_t root, int signo)
-{
-	struct pidset done = { NULL, 0, 0, 0 };
-	struct contain_proc *procs;
-	unsigned char *desc;
-	size_t i, n, ndesc, fresh;
-	int pass, count = 0, err = 0, saved;
-
-	if (root <= 1) {
-		errno = EINVAL;
-		return -1;
-	}
-	for (pass = 0; pass < CONTAIN_PASSES; pass++) {
-		if (contain_proc_scan(&procs, &n) == -1)
-			goto fail;
-		if ((desc = calloc(n == 0 ? 1 : n, 1)) == NULL) {
-			saved = errno;
-			free(procs);
-			errno = saved;
-			goto fail;
-		}
-		if (contain_proc_descendants(procs, n, root, desc,
-		    &ndesc) == -1) {
-			saved = errno;
-			free(desc);
-			free(procs);
-			errno = saved;
-			goto fail;
-		}
-		for (i = fresh = 0; i < n; i++) {
-			/* the dead cannot be signalled, only reaped */
-			if (!desc[i] || contain_state_dead(procs[i].cp_state) ||
-			    pidset_has(&done, procs[i].cp_pid))
-				continue;
-			if (pidset_add(&done, procs[i].cp_pid) == -1) {
-				saved = errno;
-				free(desc);
-				free(procs);
-				errno = saved;
-				goto fail;
-			}
-			fresh++;
-			if (kill(procs[i].cp_pid, signo) == 0)
-				count++;
-			else if (errno != ESRCH && err == 0)
-				err = errno;
-		}
-		free(desc);
-		free(procs);
-		pidset_sort(&done);
-		if (fresh == 0)
-			break;
-	}
-	free(done.ps_v);
-	if (err != 0) {
-		errno = err;
-		return -1;
-	}
-	return count;
-fail:
-	saved = errno;
-	free(done.ps_v);
-	errno = saved;
-	return -1;
-}
-
-/* Live descendants of root; zombies have ended and do not count. */
-static int
-tree_count(pid_t root)
-{
-	struct contain_proc *procs;
-	unsigned char *desc;
-	size_t i, n, ndesc;
-	int count = 0, saved;
-
-	if (root <= 1) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (contain_proc_scan(&procs, &n) == -1)
-		return -1;
-	if ((desc = calloc(n == 0 ? 1 : n, 1)) == NULL)
-		goto fail;
-	if (contain_proc_descendants(procs, n, root, desc, &ndesc) == -1)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (desc[i] && !contain_state_dead(procs[i].cp_state) &&
-		    count < INT_MAX)
-			count++;
-	free(desc);
-	free(procs);
-	return count;
-fail:
-	saved = errno;
-	free(desc);
-	free(procs);
 	errno = saved;
 	return -1;
 }
@@ -582,9 +521,7 @@ contain_signal(const char *cg, pid_t tree_root, int signo)
 		errno = EINVAL;
 		return -1;
 	}
-	if (cg[0] == '\0')
-		return tree_signal(tree_root, signo);
-	return cg_signal(cg, signo);
+	return signal_members(cg, tree_root, signo);
 }
 
 int
@@ -637,8 +574,8 @@ contain_freeze(const char *cg, pid_t tree_root, int freeze)
 		return -1;
 	}
 	if (cg[0] == '\0')
-		return tree_signal(tree_root, freeze ? SIGSTOP : SIGCONT) ==
-		    -1 ? -1 : 0;
+		return signal_members(cg, tree_root, freeze ? SIGSTOP :
+		    SIGCONT) == -1 ? -1 : 0;
 	if (contain_join(path, sizeof(path), cg, "cgroup.freeze") == -1)
 		return -1;
 	return contain_write(path, freeze ? "1" : "0");
@@ -676,24 +613,18 @@ contain_frozen(const char *cg)
 int
 contain_count(const char *cg, pid_t tree_root)
 {
-	char path[PATH_MAX], *text;
-	const char *p;
-	int count = 0;
+	struct pidset now;
+	size_t n;
 
 	if (cg == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (cg[0] == '\0')
-		return tree_count(tree_root);
-	if (contain_join(path, sizeof(path), cg, "cgroup.procs") == -1 ||
-	    contain_read(path, &text, NULL) == -1)
+	if (members(cg, tree_root, &now) == -1)
 		return -1;
-	for (p = text; *p != '\0'; p = strchrnul(p, '\n'), p += *p == '\n')
-		if (*p != '\n' && count < INT_MAX)
-			count++;
-	free(text);
-	return count;
+	n = now.ps_n;
+	free(now.ps_v);
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 int

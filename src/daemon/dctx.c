@@ -20,8 +20,6 @@
 #include "priv.h"
 #include "sdnotify.h"
 
-static void	notify(const char *, ...)
-		    __attribute__((format(printf, 1, 2)));
 static void	notify_watchdog(struct evloop *, void *);
 static void	apply(struct dctx *, struct conf *, struct msg_keyring *);
 
@@ -41,28 +39,6 @@ startup_fail(struct dctx *dc, const char *fmt, ...)
 }
 
 /*
- * Tells the service manager (systemd, Type=notify) how we are; a
- * failure is logged once a minute at most and never stops the daemon.
- */
-static void
-notify(const char *fmt, ...)
-{
-	static double last_warned = -60;
-	char state[512];
-	va_list ap;
-
-	if (!sdnotify_enabled())
-		return;
-	va_start(ap, fmt);
-	vsnprintf(state, sizeof(state), fmt, ap);
-	va_end(ap);
-	if (sdnotify_send(state) == -1 && now_mono() - last_warned >= 60) {
-		last_warned = now_mono();
-		log_warn("%s: notify socket", __func__);
-	}
-}
-
-/*
  * Keep-alive from the loop itself: a daemon whose loop hangs stops
  * pinging, and systemd restarts it after WatchdogSec.
  */
@@ -76,7 +52,7 @@ notify_watchdog(struct evloop *loop, void *arg)
 		if (priv_send_watchdog(&dc->dc_chan) == -1)
 			log_warn("watchdog: to the privileged process");
 	} else
-		notify("WATCHDOG=1");
+		sdnotify_printf("WATCHDOG=1");
 	(void)evloop_timer_add(loop, (double)dc->dc_watchdog_usec / 2e6,
 	    notify_watchdog, arg);
 }
@@ -166,9 +142,9 @@ reload(struct dctx *dc)
 		    "%ld, which reads the keys", (long)dc->dc_chan.pc_peer);
 		return;
 	}
-	notify("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, mono_usec());
+	sdnotify_printf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, mono_usec());
 	reload_keys(dc);
-	notify("READY=1\nSTATUS=running; last reload at monotonic %.0f s",
+	sdnotify_printf("READY=1\nSTATUS=running; last reload at monotonic %.0f s",
 	    now_mono());
 }
 
@@ -182,7 +158,7 @@ on_signal(struct evloop *loop, int signo, void *arg)
 		return;
 	}
 	log_info("%s: shutting down", strsignal(signo));
-	notify("STOPPING=1");
+	sdnotify_printf("STOPPING=1");
 	evloop_break(loop);
 }
 
@@ -444,7 +420,7 @@ dctx_ready(struct dctx *dc)
 	daemon_ready();
 	/* MAINPID: a detached daemon is not the process systemd started. */
 	if (!dc->dc_privsep)
-		notify("READY=1\nMAINPID=%ld\nSTATUS=listening on %s",
+		sdnotify_printf("READY=1\nMAINPID=%ld\nSTATUS=listening on %s",
 		    (long)getpid(), text);
 	else {
 		/* The parent is MAINPID and tells systemd for us. */

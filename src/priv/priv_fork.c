@@ -35,27 +35,6 @@ struct priv_parent_state {
 
 static struct priv_parent_state	ps;
 
-static void	parent_notify(const char *, ...)
-		    __attribute__((format(printf, 1, 2)));
-
-/* The service manager's notify socket, for both of us. */
-static void
-parent_notify(const char *fmt, ...)
-{
-	static double last_warned = -60;
-	char state[512];
-	va_list ap;
-
-	if (!sdnotify_enabled())
-		return;
-	va_start(ap, fmt);
-	vsnprintf(state, sizeof(state), fmt, ap);
-	va_end(ap);
-	if (sdnotify_send(state) == -1 && now_mono() - last_warned >= 60) {
-		last_warned = now_mono();
-		log_warn("notify socket");
-	}
-}
 
 static void __attribute__((noreturn))
 parent_exit(int status)
@@ -121,7 +100,7 @@ reap(void)
 		log_warnx("the unprivileged process (pid %ld) exited with "
 		    "status %d; exiting", (long)pid, code);
 	if (!ps.ps_stopping)
-		parent_notify("STOPPING=1");
+		sdnotify_printf("STOPPING=1");
 	parent_exit(code);
 }
 
@@ -138,12 +117,12 @@ on_signal(struct evloop *loop, int signo, void *arg)
 	case SIGHUP:
 		if (ps.ps_stopping)
 			return;
-		parent_notify("RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
+		sdnotify_printf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 		    (uint64_t)(now_mono() * 1e6));
 		/* On success READY=1 comes with the child's answer. */
 		if (pp->pp_reload == NULL ||
 		    pp->pp_reload(ps.ps_chan, pp->pp_arg) == -1)
-			parent_notify("READY=1\nSTATUS=running; reload failed "
+			sdnotify_printf("READY=1\nSTATUS=running; reload failed "
 			    "at monotonic %.0f s", now_mono());
 		return;
 	default:
@@ -151,7 +130,7 @@ on_signal(struct evloop *loop, int signo, void *arg)
 		if (!ps.ps_stopping) {
 			log_debug("%s: stopping the unprivileged process",
 			    strsignal(signo));
-			parent_notify("STOPPING=1");
+			sdnotify_printf("STOPPING=1");
 		}
 		stop_child(loop, SIGTERM);
 		return;
@@ -196,18 +175,18 @@ on_chan(struct evloop *loop, int fd, short revents, void *arg)
 	case PRIV_M_READY:
 		if (priv_status_dec(payload, len, status) == -1)
 			break;
-		parent_notify("READY=1\nMAINPID=%ld\nSTATUS=%s",
+		sdnotify_printf("READY=1\nMAINPID=%ld\nSTATUS=%s",
 		    (long)getpid(), status);
 		return;
 	case PRIV_M_WATCHDOG:
 		if (len != 0)
 			break;
-		parent_notify("WATCHDOG=1");
+		sdnotify_printf("WATCHDOG=1");
 		return;
 	case PRIV_M_RELOADED:
 		if (priv_reloaded_dec(payload, len, &applied, status) == -1)
 			break;
-		parent_notify("READY=1\nSTATUS=%s", status);
+		sdnotify_printf("READY=1\nSTATUS=%s", status);
 		return;
 	default:
 		if (type >= PRIV_M_MAX && pp->pp_msg != NULL &&
