@@ -180,6 +180,8 @@ node_privileged_setup(struct node *n, struct priv_user *pu)
 	if (priv_lookup(pu, conf_get(n->n_dc.dc_conf, "service_user"), extra,
 	    1, err, sizeof(err)) == -1)
 		fatalx("%s", err);
+	if (err[0] != '\0')	/* no group input: no input devices */
+		log_warnx("%s", err);
 	n->n_log_gid = pu->pu_gid;
 	if (chown(n->n_engine_dir, pu->pu_uid, pu->pu_gid) == -1 ||
 	    chmod(n->n_engine_dir, 0700) == -1)
