@@ -147,6 +147,7 @@ struct node {
 	struct sched_rule n_rule;
 	double		 n_pair_block_until;	/* just switched */
 	double		 n_push_at;		/* the last push came */
+	double		 n_paired_on;		/* n_push_at when we last asked */
 	struct msg_addr	 n_pair_peer;		/* asked, not answered */
 	double		 n_pair_asked_at;
 	uint64_t	 n_pair_sent, n_pair_switches;

@@ -133,6 +133,17 @@ on_quantum(struct evloop *loop, void *arg)
 	 */
 	if (running(n) && now_mono() - n->n_push_at > n->n_interval)
 		return;
+	/*
+	 * The thesis's probabilities assume every pairing sees counts that
+	 * include the moves of the previous round.  The broker pushes
+	 * within milliseconds of a move and re-sends its counts every half
+	 * interval, so one pairing per push keeps that true; pairing every
+	 * quantum on one push let several nodes of a job leave on the same
+	 * counts, and with the broker gone nothing corrected the overshoot.
+	 */
+	if (running(n) && n->n_rule.ru_policy != SCHED_P_TARGETED &&
+	    n->n_paired_on == n->n_push_at)
+		return;
 	if (running(n) && n->n_rule.ru_policy == SCHED_P_TARGETED) {
 		targeted(n);
 		return;
@@ -149,6 +160,8 @@ on_quantum(struct evloop *loop, void *arg)
 	n->n_pair_peer = peer->pn_addr;
 	n->n_pair_asked_at = now_mono();
 	n->n_pair_sent++;
+	if (running(n))
+		n->n_paired_on = n->n_push_at;
 }
 
 void
