@@ -21,14 +21,11 @@ CFLAGS	:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCILKNOW_VERSION='"$(VERSION)"' \
-	     -Iinclude $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(PKGS))
-LIBS	= $(shell pkg-config --libs $(PKGS)) -lm
-
-# Build dependencies, as Debian package names (see README).
-BUILD_DEPS := build-essential pkg-config libsodium-dev libbsd-dev \
-	libsystemd-dev mandoc
-CHECK_DEPS := clang libclang-rt-14-dev valgrind python3 lintian systemd procps \
-	dbus-daemon iproute2
+	     -Iinclude $(WARN) $(CFLAGS) $(PKG_CFLAGS)
+LIBS	= $(PKG_LIBS) -lm
+# Asked once, when first needed: by then deps has installed pkg-config.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(PKG_LIBS)
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -59,12 +56,15 @@ all: deps $(LIB) $(PROGS)
 
 # Installs what is missing: with apt-get as root, otherwise it prints the
 # exact command and fails.
+# The package lists are in tests/install-deps.sh (see README).
 deps:
-	@sh tests/install-deps.sh $(BUILD_DEPS)
+	@sh tests/install-deps.sh build
 check-deps:
-	@sh tests/install-deps.sh $(BUILD_DEPS) $(CHECK_DEPS)
+	@sh tests/install-deps.sh build check
 
-$(BUILD)/obj/%.o: %.c
+# Order-only: under make -j nothing compiles before deps has installed
+# the compiler.
+$(BUILD)/obj/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 

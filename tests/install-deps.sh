@@ -1,10 +1,23 @@
 #!/bin/sh
-# Installs the Debian packages named as arguments that are not installed
-# yet: with apt-get when run as root, otherwise prints the exact command
-# and fails.  As root it also makes the service user cilknow.  Used by
-# make (deps, check-deps).
+# Installs the Debian packages a build (argument "build") or the tests
+# ("check") need that are not installed yet: with apt-get when run as
+# root, otherwise it prints the one command root must run and fails.  As
+# root it also makes the service user cilknow.  Used by make (deps,
+# check-deps) and by ./make before make itself exists.
+build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
+	mandoc"
+check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
+	dbus-daemon iproute2"
+wanted=
+for group in "$@"; do
+	case "$group" in
+	build) wanted="$wanted $build" ;;
+	check) wanted="$wanted $check" ;;
+	*) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
+	esac
+done
 missing=
-for pkg in "$@"; do
+for pkg in $wanted; do
 	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
 	case "$status" in
 	*" installed") ;;
@@ -28,12 +41,17 @@ if [ "$(id -u)" -eq 0 ] && ! getent passwd cilknow >/dev/null; then
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	echo "cilknow: missing build dependencies:$missing" >&2
-	echo "cilknow: install them with:" >&2
-	echo "  sudo apt-get install -y$missing" >&2
+	# No sudo: a minimal Debian has none; root runs this however it can.
+	echo "cilknow: missing packages:$missing" >&2
+	echo "cilknow: as root, run:" >&2
+	echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+	if ! getent passwd cilknow >/dev/null; then
+		echo "cilknow: and make the service user the daemons drop to:" >&2
+		echo "  useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin cilknow" >&2
+	fi
 	exit 1
 fi
-echo "cilknow: installing build dependencies:$missing" >&2
+echo "cilknow: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq </dev/null >&2 || exit 1
 # shellcheck disable=SC2086

@@ -60,7 +60,14 @@ for t in "$build"/tests/*_test; do
 done
 for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
-	run "integration/$(basename "$t")" 300 bash "$t"
+	# CILKNOW_TEST_LOCK: a file to flock around each integration test,
+	# for suites that share this machine's loopback ports.
+	if [ -n "${CILKNOW_TEST_LOCK:-}" ]; then
+		run "integration/$(basename "$t")" 300 \
+		    flock "$CILKNOW_TEST_LOCK" bash "$t"
+	else
+		run "integration/$(basename "$t")" 300 bash "$t"
+	fi
 done
 if [ -n "$fuzzbuild" ]; then
 	for f in "$fuzzbuild"/fuzz_*; do

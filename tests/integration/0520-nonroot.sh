@@ -7,10 +7,7 @@ export CILKNOW_SBIN=$SBIN
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null ||
     ! setpriv --reuid=nobody --regid=nogroup --clear-groups \
     test -x "$SBIN/CilkNodeManager"; then
-	echo "# skip: needs root, setpriv, and binaries nobody can run"
-	ok 0 "skipped: not root or no setpriv"
-	finish
-	exit 0
+	skip_all "needs root, setpriv, and binaries nobody can run"
 fi
 D=$T/cluster
 "$BIN/CilkLocal" start -n 1 -d "$D" -p 17500 -o register_interval=1 \

@@ -52,10 +52,16 @@ cp "$T/keep.key" "$T/cluster.key"; chmod 644 "$T/cluster.key"
 both_fail "cluster key readable by others" \
     "cluster\.key: secret key file is accessible by group or others \(mode 0644\); chmod 600 it"
 chmod 600 "$T/cluster.key"
-chown nobody "$T/cluster.key"
-both_fail "cluster key owned by another user" \
-    "cluster\.key: the cluster key is owned by uid [0-9]+, neither root nor us .*chown root it"
-chown root "$T/cluster.key"
+if [ "$(id -u)" -eq 0 ]; then
+	chown nobody "$T/cluster.key"
+	both_fail "cluster key owned by another user" \
+	    "cluster\.key: the cluster key is owned by uid [0-9]+, neither root nor us .*chown root it"
+	chown root "$T/cluster.key"
+else
+	for _ in 1 2 3 4; do
+		echo "ok $((TAP_N += 1)) # SKIP a key owned by another user needs root to make"
+	done
+fi
 chmod 777 "$T"
 both_fail "a folder above the key that anyone can write" \
     "$T: a folder above the cluster key is writable by group or others \(mode 0777\).*chmod go-w it"

@@ -99,13 +99,18 @@ wait_for() {
 	return 1
 }
 
+# skip_all REASON : the whole test cannot run here; counted as a skip.
+skip_all() {
+	echo "ok 1 # SKIP $1"
+	echo "1..1"
+	exit 0
+}
+
 # root_or_skip : a test of workers run as other users and of dropped
 # privileges needs root and the service user; elsewhere it is skipped.
 root_or_skip() {
 	if [ "$(id -u)" -ne 0 ] || ! id cilknow >/dev/null 2>&1; then
-		echo "ok 1 # SKIP needs root and the service user cilknow"
-		echo "1..1"
-		exit 0
+		skip_all "needs root and the service user cilknow"
 	fi
 }
 

@@ -346,7 +346,7 @@ static const char *const managed_keys[] = {
  * a daemon that reads something else.
  */
 int
-local_conf_write(const struct local *lo)
+local_conf_write(const struct local *lo, const char *user)
 {
 	struct conf *want, *got;
 	char path[PATH_MAX], val[PATH_MAX + 64], why[256], *text = NULL;
@@ -391,6 +391,15 @@ local_conf_write(const struct local *lo)
 		    sizeof(why));
 		fprintf(fp, "# run by root, whose jobs are root's\n"
 		    "allow_root_jobs = yes\n");
+	} else {
+		/* Whoever made the cluster administers it (CilkPred always). */
+		snprintf(val, sizeof(val), "root, %s", user);
+		if (conf_set(want, "admins", val, why, sizeof(why)) == -1) {
+			warnx("admins = %s: %s", val, why);
+			goto out;
+		}
+		fprintf(fp, "# made by %s, who administers it\n"
+		    "admins = %s\n", user, conf_get(want, "admins"));
 	}
 	if (lo->lo_nopts > 0)
 		fprintf(fp, "# from -o\n");

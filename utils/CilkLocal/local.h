@@ -75,7 +75,7 @@ int	local_pids_remove(const struct local *);
 int	local_mkdirs(const char *path, mode_t);
 int	local_write_file(const char *path, const char *text, mode_t);
 int	local_keys(const struct local *, const char *user);
-int	local_conf_write(const struct local *);
+int	local_conf_write(const struct local *, const char *user);
 int	local_node_dirs(const struct local *, const char *host);
 void	local_log_tail(const char *path, int lines);
 void	local_daemon_set(struct local_daemon *, enum local_role, pid_t,

@@ -90,7 +90,8 @@ prepare(struct local *lo)
 		warnx("'%s' is not a user name cilknow accepts", pw->pw_name);
 		return -1;
 	}
-	if (local_keys(lo, pw->pw_name) == -1 || local_conf_write(lo) == -1)
+	if (local_keys(lo, pw->pw_name) == -1 ||
+	    local_conf_write(lo, pw->pw_name) == -1)
 		return -1;
 	/*
 	 * Run by root, the broker drops to its service user, who must
