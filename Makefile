@@ -47,7 +47,7 @@ TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
 MAN	:= $(sort $(wildcard man/*.[1-8]))
 
-.PHONY: all deps check-deps check check-valgrind fuzz bench demo install \
+.PHONY: all deps check-deps check check-fresh check-valgrind fuzz bench demo install \
 	uninstall clean lint-man conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -100,6 +100,11 @@ check: check-deps
 	$(MAKE) -j$(JOBS) BUILD=build/fuzz fuzz-build
 	$(MAKE) -j$(JOBS) BUILD=build all testprogs
 	sh tests/run.sh build/check build/fuzz build
+
+# The README's two commands in a fresh Debian 12 chroot, as root and as
+# a user (tests/fresh.sh; needs root and the network to Debian's archive).
+check-fresh:
+	bash tests/fresh.sh
 
 # Unit tests and a ping exchange under valgrind, on the plain build.
 check-valgrind: check-deps all testprogs
