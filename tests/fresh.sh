@@ -76,7 +76,7 @@ failed=0
 # step NAME EXPECT-RC USER CMD : runs CMD in the fresh root as USER,
 # with no standard input, as CI runs it.
 step() {
-	name=$1 want=$2 user=$3 cmd=$4 rc s
+	local name=$1 want=$2 user=$3 cmd=$4 rc s
 	s=$(date +%s)
 	if [ "$user" = root ]; then
 		${CILKNOW_TEST_LOCK:+flock "$CILKNOW_TEST_LOCK"} \
