@@ -45,7 +45,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-fresh.XXXXXX") || exit 1
 R=$work/root
 logs=$work/logs
 mkdir -p "$R" "$logs"
+child=
 cleanup() {
+	if [ -n "$child" ]; then
+		kill -TERM "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
 	for m in dev/pts dev sys proc; do
 		mountpoint -q "$R/$m" && { umount -R "$R/$m" 2>/dev/null ||
 		    umount -R -l "$R/$m"; }
@@ -78,18 +83,22 @@ failed=0
 step() {
 	local name=$1 want=$2 user=$3 cmd=$4 rc s
 	s=$(date +%s)
+	# In the background, so that an interrupt ends it at once (cleanup).
 	if [ "$user" = root ]; then
 		${CILKNOW_TEST_LOCK:+flock "$CILKNOW_TEST_LOCK"} \
 		    timeout -k 10 "$limit" chroot "$R" sh -c \
-		    "cd /root/cilknow && $cmd" </dev/null >"$logs/$name" 2>&1
+		    "cd /root/cilknow && $cmd" </dev/null >"$logs/$name" 2>&1 &
 	else
 		timeout -k 10 "$limit" unshare --net sh -c \
 		    "ip link set lo up && exec chroot --userspec=$user:$user \
 		    \"$R\" env HOME=/home/$user sh -c \
 		    'cd /home/$user/cilknow && $cmd'" </dev/null \
-		    >"$logs/$name" 2>&1
+		    >"$logs/$name" 2>&1 &
 	fi
+	child=$!
+	wait "$child"
 	rc=$?
+	child=
 	if [ "$rc" -eq "$want" ]; then
 		echo "ok   $name: exit $rc, $(( $(date +%s) - s )) s"
 	else
