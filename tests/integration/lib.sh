@@ -96,6 +96,9 @@ wait_for() {
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.05
 	done
+	# Say what the command said last, or a missing tool looks like a hang.
+	echo "# wait_for: ${limit} s without success: $*"
+	{ "$@" 2>&1 >/dev/null; } | tail -n 3 | sed 's/^/#   /'
 	return 1
 }
 
