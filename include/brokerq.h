@@ -56,8 +56,9 @@ void	brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz);
 void	brokerq_warn(const char *prog, const char *msg);
 
 /*
- * Copies s into buf for a terminal: control characters become '?' so
- * that text from the network cannot move the cursor or forge lines.
+ * Copies s into buf for a terminal (utf8_termsafe(): control
+ * characters, C1 included, and malformed UTF-8 become '?') so that text
+ * from the network cannot move the cursor or forge lines.
  */
 void	brokerq_safe(char *buf, size_t bufsz, const char *s);
 

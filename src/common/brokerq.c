@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "utf8.h"
 #include "msg.h"
 #include "msg_keyring.h"
 
@@ -64,14 +65,7 @@ brokerq_warn(const char *prog, const char *msg)
 void
 brokerq_safe(char *buf, size_t bufsz, const char *s)
 {
-	size_t i;
-
-	if (bufsz == 0)
-		return;
-	for (i = 0; s[i] != '\0' && i < bufsz - 1; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' :
-		    s[i];
-	buf[i] = '\0';
+	(void)utf8_termsafe(buf, bufsz, s);
 }
 
 void

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "utf8.h"
+
 /* Where the output goes: a stream, or a bounded buffer. */
 struct json_out {
 	FILE	*jo_fp;
@@ -26,43 +28,6 @@ out_bytes(struct json_out *o, const char *p, size_t n)
 	o->jo_len += n;
 }
 
-/*
- * Length of the valid UTF-8 sequence at p (n bytes left), or 0 if it is
- * not one: overlong forms, surrogates and code points past U+10FFFF are
- * refused.
- */
-static size_t
-utf8_len(const uint8_t *p, size_t n)
-{
-	uint32_t cp;
-	size_t len, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 static void
 quote(struct json_out *o, const char *s, size_t n)
 {
@@ -70,6 +35,7 @@ quote(struct json_out *o, const char *s, size_t n)
 	const uint8_t *p = (const uint8_t *)s;
 	char esc[7];
 	size_t i = 0, len;
+	uint32_t cp;
 
 	out_bytes(o, "\"", 1);
 	while (i < n) {
@@ -103,9 +69,20 @@ quote(struct json_out *o, const char *s, size_t n)
 				out_bytes(o, esc, 6);
 				break;
 			}
-			if ((len = utf8_len(p + i, n - i)) == 0) {
+			if ((len = utf8_decode(p + i, n - i, &cp)) == 0) {
 				out_bytes(o, "\\ufffd", 6);
 				break;
+			}
+			/* Kept in the text, escaped: safe on a terminal too. */
+			if (!utf8_prints(cp)) {
+				memcpy(esc, "\\u", 2);
+				esc[2] = hex[cp >> 12 & 0xf];
+				esc[3] = hex[cp >> 8 & 0xf];
+				esc[4] = hex[cp >> 4 & 0xf];
+				esc[5] = hex[cp & 0xf];
+				out_bytes(o, esc, 6);
+				i += len;
+				continue;
 			}
 			out_bytes(o, s + i, len);
 			i += len;

@@ -202,6 +202,15 @@ contains "$T/pe.out" 'evil\?\[2Jcmd$' "control characters print as '?'"
 "$PS" -c "$C" -b $AT --json >"$T/pe.json" 2>&1
 json_is "$T/pe.json" '"evil\x1b[2Jcmd" in [j["command"] for j in d["jobs"]]'
 ok $? "and as \\u001b in JSON"
+# C1 controls (8-bit CSI and OSC, as UTF-8 and as raw bytes) and a
+# right-to-left override: each one '?', nothing of them on the terminal.
+$F job 1 0 0 "$(printf 'c1\302\2332J\302\2350;t\302\234\2332J\342\200\256x')" \
+    >/dev/null 2>>"$T/f.err"
+"$PS" -c "$C" -b $AT >"$T/pc1.out" 2>&1
+contains "$T/pc1.out" 'c1\?2J\?0;t\?\?2J\?x$' "C1 controls and bidi overrides print as '?'"
+! LC_ALL=C grep -q "$(printf '[\200-\237\033\007]')" "$T/pc1.out" &&
+    ! grep -q "$(printf '\342\200\256')" "$T/pc1.out"
+ok $? "no control byte of them in CilkPs's output"
 
 stop "$BROKER"
 "$PS" -c "$C" -b $AT -o timeout=0.5 >/dev/null 2>&1
