@@ -61,6 +61,10 @@ struct msg_ep_opts {
 	double		eo_clock_offset;	/* seconds added to our
 						   realtime clock (CilkPing
 						   --clock-offset) */
+	int		eo_refuse_earlier;	/* refuse what was sent before
+						   the endpoint was made
+						   (daemons: no replay across
+						   a restart) */
 };
 
 /*

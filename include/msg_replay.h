@@ -36,6 +36,14 @@ enum msg_drop	msg_replay_check(struct msg_replay *, enum msg_scheme,
 		    const uint8_t nonce[MSG_NONCE_LEN], uint64_t now_ms,
 		    uint64_t window_ms);
 
+/*
+ * From now on every timestamp below ts_ms is refused as a replay, for
+ * every sender: what a daemon that starts with an empty cache sets to
+ * its start time, so that a message captured before a restart cannot be
+ * replayed after it.
+ */
+void		msg_replay_set_floor(struct msg_replay *, uint64_t ts_ms);
+
 /* Senders currently remembered (for status and tests). */
 size_t		msg_replay_senders(const struct msg_replay *);
 

@@ -396,6 +396,8 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	signal(SIGPIPE, SIG_IGN);
 	memset(&eo, 0, sizeof(eo));
 	eo.eo_replay_window = dctx_seconds(dc, "replay_window", 30);
+	/* Our nonce cache starts empty: nothing from before our start. */
+	eo.eo_refuse_earlier = 1;
 	if ((dc->dc_ep = msg_ep_new(dc->dc_loop, dc->dc_keys, sp->ds_table,
 	    sp->ds_ntable, arg, &eo)) == NULL)
 		startup_fail(dc, "endpoint: %s", strerror(errno));

@@ -39,6 +39,8 @@ struct msg_ep {
 	uint8_t			 ep_dgram[MSG_DGRAM_MAX + 1];
 };
 
+static uint64_t	ep_now_ms(const struct msg_ep *);
+
 struct msg_ep *
 msg_ep_new(struct evloop *loop, struct msg_keyring *keys,
     const struct msg_handler *table, size_t n, void *arg,
@@ -72,6 +74,8 @@ msg_ep_new(struct evloop *loop, struct msg_keyring *keys,
 		msg_ep_free(ep);
 		return NULL;
 	}
+	if (opts != NULL && opts->eo_refuse_earlier)
+		msg_replay_set_floor(ep->ep_replay, ep_now_ms(ep));
 	return ep;
 }
 

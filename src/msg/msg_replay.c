@@ -44,6 +44,7 @@ struct msg_replay {
 	 * sharing its bucket is at worst refused until its clock passes.
 	 */
 	uint64_t	 mr_forgotten[FORGOTTEN_BUCKETS];
+	uint64_t	 mr_floor;	/* below: sent before we started */
 };
 
 /* FNV-1a: names are authenticated, so no one can aim at a bucket. */
@@ -86,6 +87,12 @@ msg_replay_new(size_t per_sender, size_t max_senders)
 	r->mr_per_sender = cap;
 	r->mr_max_senders = max_senders;
 	return r;
+}
+
+void
+msg_replay_set_floor(struct msg_replay *r, uint64_t ts_ms)
+{
+	r->mr_floor = ts_ms;
 }
 
 static void
@@ -265,6 +272,8 @@ msg_replay_check(struct msg_replay *r, enum msg_scheme scheme,
 
 	if (ts + window < now || ts > now + window)
 		return MSG_DROP_STALE;
+	if (ts < r->mr_floor)
+		return MSG_DROP_REPLAY;
 	/* Without memory to remember the nonce, refuse: fail closed. */
 	if ((s = replay_sender_get(r, scheme, name)) == NULL)
 		return MSG_DROP_REPLAY;

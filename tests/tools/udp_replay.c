@@ -3,8 +3,10 @@
  * root only) the first UDP datagram that arrives for ADDR:PORT, lets the
  * original through untouched, and sends an exact copy COPIES more times
  * to the same address and port.  Gives up after SECONDS.  Exits 77 when
- * it cannot capture (not root), so the test can say it skipped.
- *   udp_replay ADDR:PORT COPIES SECONDS
+ * it cannot capture (not root), so the test can say it skipped.  With
+ * GO-FILE, the copies wait until that file exists (within SECONDS): a
+ * test can restart the receiver in between.
+ *   udp_replay ADDR:PORT COPIES SECONDS [GO-FILE]
  */
 #include <sys/socket.h>
 
@@ -37,8 +39,8 @@ main(int argc, char *argv[])
 	time_t end;
 	int ps, us, copies, i, sent = 0;
 
-	if (argc != 4)
-		errx(2, "usage: udp_replay ADDR:PORT COPIES SECONDS");
+	if (argc != 4 && argc != 5)
+		errx(2, "usage: udp_replay ADDR:PORT COPIES SECONDS [GO-FILE]");
 	strlcpy(host, argv[1], sizeof(host));
 	if ((colon = strchr(host, ':')) == NULL)
 		errx(2, "want ADDR:PORT");
@@ -84,6 +86,18 @@ main(int argc, char *argv[])
 		ulen = (size_t)(pkt[ihl + 4] << 8 | pkt[ihl + 5]);
 		if (ulen < 8 || ihl + ulen > (size_t)n)
 			continue;
+		if (argc == 5) {
+			printf("captured %zu bytes; waiting for %s\n",
+			    ulen - 8, argv[4]);
+			fflush(stdout);
+			while (access(argv[4], F_OK) == -1) {
+				if (time(NULL) >= end) {
+					printf("no go file\n");
+					return 1;
+				}
+				(void)poll(NULL, 0, 20);
+			}
+		}
 		if ((us = socket(AF_INET, SOCK_DGRAM, 0)) == -1)
 			err(1, "socket");
 		for (i = 0; i < copies; i++)

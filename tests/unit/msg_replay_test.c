@@ -26,6 +26,7 @@ static void	test_eviction(void);
 static void	test_random(void);
 static void	test_eviction_skew(void);
 static void	test_new(void);
+static void	test_floor(void);
 
 /* A deterministic nonce for (sender tag, sequence). */
 static void
@@ -440,6 +441,32 @@ test_new(void)
 	}
 }
 
+/* A daemon's start: nothing stamped before it, from anyone. */
+static void
+test_floor(void)
+{
+	struct msg_replay *r;
+	uint8_t n[MSG_NONCE_LEN];
+
+	r = msg_replay_new(16, 16);
+	ok(r != NULL, "msg_replay_new");
+	msg_replay_set_floor(r, NOW);
+	nonce_of(n, 7, 1);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "bob", NOW - 5300, n,
+	    NOW + 1000, WIN), MSG_DROP_REPLAY,
+	    "captured 5.3 s before the start, inside the window: refused");
+	is_int(msg_replay_senders(r), 0, "and no cache was made for it");
+	nonce_of(n, 7, 2);
+	is_int(msg_replay_check(r, MSG_SCHEME_CLUSTER, "@cluster", NOW - 1, n,
+	    NOW, WIN), MSG_DROP_REPLAY, "1 ms before the start: refused");
+	is_int(msg_replay_check(r, MSG_SCHEME_CLUSTER, "@cluster", NOW, n,
+	    NOW, WIN), MSG_DROP_NONE, "stamped at the start: accepted");
+	nonce_of(n, 7, 3);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "bob", NOW - 40000, n,
+	    NOW, WIN), MSG_DROP_STALE, "outside the window it is stale first");
+	msg_replay_free(r);
+}
+
 int
 main(void)
 {
@@ -456,5 +483,6 @@ main(void)
 	test_random();
 	test_eviction_skew();
 	test_new();
+	test_floor();
 	return tap_done();
 }
