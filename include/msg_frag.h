@@ -4,7 +4,12 @@
  * reassembled before it is opened, so authentication covers the whole
  * message (the thesis's layering).  Since fragments are not authenticated
  * on their own, reassembly memory is bounded per sender address and in
- * total, and incomplete reassemblies time out.
+ * total, and incomplete reassemblies time out.  When it is full, a new
+ * message displaces one of a sender that has never sent an authentic
+ * message before one of a sender that has, and one of the host holding
+ * the most reassemblies (ports do not count) before others; a newcomer
+ * that ranks no better than what it would displace is refused, so a
+ * flood from one host only displaces itself.
  */
 #ifndef CILKNOW_MSG_FRAG_H
 #define CILKNOW_MSG_FRAG_H
@@ -46,6 +51,11 @@ size_t		 msg_frag_build(uint32_t msgid, size_t index,
 enum msg_drop	 msg_frag_input(struct msg_frag *, const struct msg_addr *from,
 		    const uint8_t *dgram, size_t len, double now,
 		    const uint8_t **whole, size_t *wholelen);
+/*
+ * from has sent an authentic message (the endpoint says so after
+ * opening one): its reassemblies are displaced last.
+ */
+void		 msg_frag_proven(struct msg_frag *, const struct msg_addr *from);
 /* Discards reassemblies older than the timeout; returns how many. */
 size_t		 msg_frag_expire(struct msg_frag *, double now);
 /* Bytes held now (for tests and status). */

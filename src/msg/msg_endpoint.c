@@ -399,6 +399,7 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 		ep_drop(ep, d, from, hdr.mh_name);
 		return;
 	}
+	msg_frag_proven(ep->ep_frag, from);
 	memset(&in, 0, sizeof(in));
 	in.mi_hdr = &hdr;
 	in.mi_scheme = hdr.mh_scheme;

@@ -9,6 +9,7 @@
 #include "wire.h"
 
 #define FRAG_ACTIVE_MAX	256	/* reassemblies at once, all senders */
+#define FRAG_PROVEN_MAX	256	/* addresses that sent authentic messages */
 
 _Static_assert(MSG_FRAG_COUNT_MAX <= 64, "fragment bitmap is a uint64_t");
 
@@ -20,6 +21,7 @@ struct reasm {
 	uint32_t	 ra_total;
 	uint64_t	 ra_have;	/* bitmap of fragments received */
 	uint16_t	 ra_nhave;
+	int		 ra_proven;	/* its sender had been authentic */
 	double		 ra_started;
 	uint8_t		*ra_buf;
 };
@@ -28,6 +30,9 @@ TAILQ_HEAD(reasm_list, reasm);
 
 struct msg_frag {
 	struct reasm_list mf_list;
+	/* Recently authenticated senders, a ring: their reassemblies go last. */
+	struct msg_addr	 mf_proven[FRAG_PROVEN_MAX];
+	size_t		 mf_nproven, mf_proven_next;
 	size_t		 mf_nactive;
 	size_t		 mf_bytes;
 	size_t		 mf_per_sender, mf_total;
@@ -133,6 +138,104 @@ msg_frag_next_deadline(const struct msg_frag *f, double now)
 	return left > 0 ? left : 0;
 }
 
+void
+msg_frag_proven(struct msg_frag *f, const struct msg_addr *from)
+{
+	size_t i;
+
+	for (i = 0; i < f->mf_nproven; i++)
+		if (msg_addr_eq(&f->mf_proven[i], from))
+			return;
+	f->mf_proven[f->mf_proven_next] = *from;
+	f->mf_proven_next = (f->mf_proven_next + 1) % FRAG_PROVEN_MAX;
+	if (f->mf_nproven < FRAG_PROVEN_MAX)
+		f->mf_nproven++;
+}
+
+static int
+proven(const struct msg_frag *f, const struct msg_addr *a)
+{
+	size_t i;
+
+	for (i = 0; i < f->mf_nproven; i++)
+		if (msg_addr_eq(&f->mf_proven[i], a))
+			return 1;
+	return 0;
+}
+
+/* One host, whatever the port: a user has as many ports as she likes. */
+static int
+same_host(const struct msg_addr *a, const struct msg_addr *b)
+{
+	return a->ma_family == b->ma_family &&
+	    memcmp(a->ma_addr, b->ma_addr, sizeof(a->ma_addr)) == 0;
+}
+
+/* Reassemblies held per host, counted when room is needed. */
+struct host_tally {
+	struct msg_addr	 ht_host;
+	size_t		 ht_n;
+};
+
+static size_t
+tally_find(const struct host_tally *t, size_t n, const struct msg_addr *a)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (same_host(&t[i].ht_host, a))
+			return i;
+	return n;
+}
+
+/*
+ * Who goes when reassembly is full: an unproven sender's before a proven
+ * one's, then one of the host holding the most, then the oldest.  The
+ * newcomer itself is refused when it ranks no better than that victim,
+ * so a flood from one host only ever displaces itself.  Linear in the
+ * reassemblies times the hosts holding them.
+ */
+static int
+make_room(struct msg_frag *f, const struct msg_addr *from, size_t total)
+{
+	struct host_tally t[FRAG_ACTIVE_MAX];
+	struct reasm *ra, *victim;
+	size_t nt, i, vcount, count, mine;
+	int me = proven(f, from);
+
+	while (f->mf_nactive >= FRAG_ACTIVE_MAX ||
+	    f->mf_bytes + total > f->mf_total) {
+		nt = 0;
+		TAILQ_FOREACH(ra, &f->mf_list, ra_entry) {
+			if ((i = tally_find(t, nt, &ra->ra_from)) == nt) {
+				t[nt].ht_host = ra->ra_from;
+				t[nt++].ht_n = 0;
+			}
+			t[i].ht_n++;
+		}
+		victim = NULL;
+		vcount = 0;
+		TAILQ_FOREACH(ra, &f->mf_list, ra_entry) {
+			count = t[tally_find(t, nt, &ra->ra_from)].ht_n;
+			if (victim == NULL ||
+			    (!ra->ra_proven && victim->ra_proven) ||
+			    (ra->ra_proven == victim->ra_proven &&
+			    count > vcount)) {
+				victim = ra;
+				vcount = count;
+			}
+		}
+		if (victim == NULL)
+			return -1;
+		i = tally_find(t, nt, from);
+		mine = (i < nt ? t[i].ht_n : 0) + 1;
+		if (me != victim->ra_proven ? !me : mine >= vcount)
+			return -1;	/* the newcomer is no better */
+		reasm_drop(f, victim);
+	}
+	return 0;
+}
+
 enum msg_drop
 msg_frag_input(struct msg_frag *f, const struct msg_addr *from,
     const uint8_t *dgram, size_t len, double now, const uint8_t **whole,
@@ -184,8 +287,7 @@ msg_frag_input(struct msg_frag *f, const struct msg_addr *from,
 		return MSG_DROP_BAD_HEADER;
 	if (ra == NULL) {
 		if (sender_bytes + total > f->mf_per_sender ||
-		    f->mf_bytes + total > f->mf_total ||
-		    f->mf_nactive >= FRAG_ACTIVE_MAX)
+		    make_room(f, from, total) == -1)
 			return MSG_DROP_REASSEMBLY;
 		if ((ra = calloc(1, sizeof(*ra))) == NULL ||
 		    (ra->ra_buf = malloc(total)) == NULL) {
@@ -193,6 +295,7 @@ msg_frag_input(struct msg_frag *f, const struct msg_addr *from,
 			return MSG_DROP_REASSEMBLY;
 		}
 		ra->ra_from = *from;
+		ra->ra_proven = proven(f, from);
 		ra->ra_msgid = msgid;
 		ra->ra_count = count;
 		ra->ra_total = total;

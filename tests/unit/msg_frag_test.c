@@ -48,6 +48,7 @@ static void	test_interleave(void);
 static void	test_lies(void);
 static void	test_storm(void);
 static void	test_timeout(void);
+static void	test_fair(void);
 
 /* Cuts blob[0..len) into frag[], returning the count. */
 static size_t
@@ -630,6 +631,76 @@ test_timeout(void)
 	msg_frag_free(f);
 }
 
+static struct msg_addr
+host_port(const char *ip4, uint16_t port)
+{
+	struct msg_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.ma_family = 4;
+	memcpy(a.ma_addr, ip4, 4);
+	a.ma_port = port;
+	return a;
+}
+
+/*
+ * A flood of first fragments from one host's many ports fills every
+ * slot; a genuine sender from another host still gets its message
+ * through, the flood only displaces itself, and a sender that has
+ * proven itself beats one that has not, even from the flooding host.
+ */
+static void
+test_fair(void)
+{
+	struct msg_frag *f;
+	struct msg_addr a, good = host_port("\x0a\0\0\x07", 7410);
+	size_t n, i, refused = 0;
+	int done = 0;
+
+	f = msg_frag_new(MSG_FRAG_PER_SENDER, MSG_FRAG_TOTAL, 5.0);
+	ok(f != NULL, "msg_frag_new");
+	randombytes_buf(blob, MSG_FRAG_DATA + 100);
+	n = cut(1, blob, MSG_FRAG_DATA + 100);
+	is_int(n, 2, "a message one fragment long and a bit is two");
+	for (i = 0; i < 256; i++) {
+		a = host_port("\x0a\0\0\x42", (uint16_t)(20000 + i));
+		if (feed(f, &a, frag[0], fraglen[0], 1.0, NULL) !=
+		    MSG_DROP_NONE)
+			refused++;
+	}
+	is_int(refused, 0, "256 first fragments from 256 ports of one host "
+	    "fill every slot");
+	a = host_port("\x0a\0\0\x42", 30000);
+	is_int(feed(f, &a, frag[0], fraglen[0], 1.0, NULL),
+	    MSG_DROP_REASSEMBLY, "that host's next one is refused");
+	(void)cut(99, blob, MSG_FRAG_DATA + 100);
+	is_int(feed(f, &good, frag[0], fraglen[0], 1.1, NULL),
+	    MSG_DROP_NONE, "another host's message displaces one of the flood");
+	(void)cut(1, blob, MSG_FRAG_DATA + 100);
+	for (i = 0; i < 100; i++) {
+		a = host_port("\x0a\0\0\x42", (uint16_t)(40000 + i));
+		if (feed(f, &a, frag[0], fraglen[0], 1.2, NULL) !=
+		    MSG_DROP_REASSEMBLY)
+			break;
+	}
+	is_int(i, 100, "100 more from the flooding host are all refused");
+	(void)cut(99, blob, MSG_FRAG_DATA + 100);
+	is_int(feed(f, &good, frag[1], fraglen[1], 1.3, &done),
+	    MSG_DROP_NONE, "the genuine message's second fragment is taken");
+	ok(done && gotlen == MSG_FRAG_DATA + 100 &&
+	    memcmp(got, blob, MSG_FRAG_DATA + 100) == 0,
+	    "and it comes out whole");
+
+	a = host_port("\x0a\0\0\x42", 50000);
+	msg_frag_proven(f, &a);
+	(void)cut(7, blob, MSG_FRAG_DATA + 100);
+	is_int(feed(f, &a, frag[0], fraglen[0], 1.4, NULL), MSG_DROP_NONE,
+	    "a proven port of the flooding host displaces an unproven one");
+	(void)feed(f, &a, frag[1], fraglen[1], 1.5, &done);
+	ok(done, "and completes");
+	msg_frag_free(f);
+}
+
 int
 main(void)
 {
@@ -649,5 +720,6 @@ main(void)
 	test_lies();
 	test_storm();
 	test_timeout();
+	test_fair();
 	return tap_done();
 }
