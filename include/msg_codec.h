@@ -1,7 +1,8 @@
 /*
  * msg_codec — one secure active message as bytes: the clear header,
  * sealing under a scheme and opening (validate, then verify, then hand
- * out the payload).  Pure apart from reading users' public keys.
+ * out the payload).  Pure apart from reading users' public keys and
+ * cluster.pub again.
  * The format is documented in cilknow-protocol(7).
  */
 #ifndef CILKNOW_MSG_CODEC_H
@@ -86,6 +87,14 @@ struct msg_keyring {
 	struct msg_keyset	kr_user;	/* my own signing key */
 	char			kr_cluster_name[MSG_NAME_MAX + 1];
 	char			kr_users_dir[PATH_MAX];
+	/*
+	 * cluster_pub, read again when "@cluster" signs with a key id
+	 * that no set here holds, at most every MSG_PUBCACHE_TTL: a
+	 * long-lived user process (a job manager) follows a rotation of
+	 * the cluster key without a restart.  "": never.
+	 */
+	char			kr_cluster_pub_path[PATH_MAX];
+	double			kr_cluster_pub_read;	/* now_mono() */
 	struct msg_pubcache_entry kr_cache[MSG_PUBCACHE_MAX];
 };
 
@@ -148,7 +157,10 @@ enum msg_drop	msg_open(struct msg_keyring *, double now_mono,
 		    const uint8_t *, size_t, struct msg_hdr *,
 		    uint8_t *payload, size_t cap, size_t *plen);
 
-/* Looks up the verification key for (name, key id) under USER. */
+/*
+ * Looks up the verification key for (name, key id) under USER; for
+ * "@cluster" an unknown id may read kr_cluster_pub_path again.
+ */
 const struct msg_key *msg_keyring_user_pub(struct msg_keyring *,
 		    double now_mono, const char *name, uint32_t keyid);
 void	msg_keyring_clear(struct msg_keyring *);

@@ -39,4 +39,10 @@ int	msg_keyring_load_with(struct msg_keyring *, const struct conf *,
 	    unsigned flags, const char *cluster_name, msg_keyring_loader *,
 	    void *arg, char *err, size_t errlen);
 
+/*
+ * 1 unless the keyring holds a cluster key and cluster_pub whose current
+ * keys differ: what this daemon signs, users could not verify.
+ */
+int	msg_keyring_pub_matches(const struct msg_keyring *);
+
 #endif

@@ -67,6 +67,27 @@ check_report(enum dcheck_level level, const char *msg, void *arg)
 	log_warnx("%s%s", level == DCHECK_UNSAFE ? "unsafe: " : "", msg);
 }
 
+/*
+ * cluster_pub must hold what we sign with: a job manager or utility
+ * verifies "@cluster" with it.  0, or -1 with both files and key ids.
+ */
+static int
+pub_mismatch(const struct dctx *dc, const struct conf *cf,
+    const struct msg_keyring *kr, char *msg, size_t msglen)
+{
+	const char *key = conf_get(cf, "cluster_key");
+	const char *pub = conf_get(cf, "cluster_pub");
+
+	if (msg_keyring_pub_matches(kr))
+		return 0;
+	snprintf(msg, msglen, "%s: cluster_pub's current key is %08x, but "
+	    "that of %s is %08x: users cannot verify what %s signs; "
+	    "install the public file made with this key (CilkKey public "
+	    "%s > %s)", pub, kr->kr_cluster_pub.ks_key[0].k_id, key,
+	    kr->kr_cluster.ks_key[0].k_id, dc->dc_prog, key, pub);
+	return -1;
+}
+
 /* CLOCK_MONOTONIC in microseconds, as systemd wants it with RELOADING=1. */
 static uint64_t
 mono_usec(void)
@@ -102,6 +123,10 @@ reload_keys(struct dctx *dc)
 static void
 apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 {
+	char msg[1024];
+
+	if (pub_mismatch(dc, cf, kr, msg, sizeof(msg)) == -1)
+		log_warnx("reload: %s", msg);
 	msg_keyring_clear(dc->dc_keys);
 	memcpy(dc->dc_keys, kr, sizeof(*kr));
 	msg_keyring_clear(kr);
@@ -333,7 +358,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	struct msg_addr addr;
 	enum dcheck_level level;
 	const char *listen;
-	char err[512], text[64];
+	char err[512], text[64], msg[1024];
 	int problems = 0;
 
 	memset(dc, 0, sizeof(*dc));
@@ -358,6 +383,9 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	if (msg_keyring_load(dc->dc_keys, dc->dc_conf, sp->ds_keys,
 	    sp->ds_principal, err, sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
+	if (pub_mismatch(dc, dc->dc_conf, dc->dc_keys, msg,
+	    sizeof(msg)) == -1)
+		check_report(DCHECK_WARN, msg, &problems);
 	listen = conf_get(dc->dc_conf, "listen");
 	if (*listen == '\0')
 		listen = sp->ds_default_listen ? sp->ds_default_listen :

@@ -285,6 +285,28 @@ keyset_find(const struct msg_keyset *ks, uint32_t id)
 	return NULL;
 }
 
+/*
+ * The daemons may have taken a rotated cluster key: cluster.pub, which
+ * the procedure installs first, holds it.  A file that cannot be used
+ * leaves the keys as they were.
+ */
+static const struct msg_key *
+cluster_pub_again(struct msg_keyring *kr, double now, uint32_t keyid)
+{
+	struct msg_keyset ks;
+	char err[256];
+
+	if (kr->kr_cluster_pub_path[0] == '\0' ||
+	    now - kr->kr_cluster_pub_read < MSG_PUBCACHE_TTL)
+		return NULL;
+	kr->kr_cluster_pub_read = now;
+	if (msg_keyset_load(&ks, kr->kr_cluster_pub_path,
+	    MSG_KEY_CLUSTER_PUB, err, sizeof(err)) == -1)
+		return NULL;
+	kr->kr_cluster_pub = ks;
+	return keyset_find(&kr->kr_cluster_pub, keyid);
+}
+
 const struct msg_key *
 msg_keyring_user_pub(struct msg_keyring *kr, double now,
     const char *name, uint32_t keyid)
@@ -295,9 +317,10 @@ msg_keyring_user_pub(struct msg_keyring *kr, double now,
 	int i;
 
 	if (strcmp(name, MSG_CLUSTER_NAME) == 0) {
-		if ((k = keyset_find(&kr->kr_cluster_pub, keyid)) != NULL)
+		if ((k = keyset_find(&kr->kr_cluster_pub, keyid)) != NULL ||
+		    (k = keyset_find(&kr->kr_cluster, keyid)) != NULL)
 			return k;
-		return keyset_find(&kr->kr_cluster, keyid);
+		return cluster_pub_again(kr, now, keyid);
 	}
 	if (!msg_user_name_ok(name) || kr->kr_users_dir[0] == '\0')
 		return NULL;

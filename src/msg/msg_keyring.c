@@ -68,6 +68,9 @@ msg_keyring_load_with(struct msg_keyring *kr, const struct conf *cf,
 	if (load_one(&kr->kr_cluster_pub, cf, "cluster_pub",
 	    MSG_KEY_CLUSTER_PUB, 0, loader, arg, err, errlen) == -1)
 		goto fail;
+	/* Read again by msg_keyring_user_pub (msg_codec.h). */
+	(void)conf_get_path(cf, "cluster_pub", kr->kr_cluster_pub_path,
+	    sizeof(kr->kr_cluster_pub_path));
 	if ((flags & (MSG_KR_USER | MSG_KR_USER_OPT)) &&
 	    load_one(&kr->kr_user, cf, "user_key", MSG_KEY_USER,
 	    (flags & MSG_KR_USER) != 0, loader, arg, err, errlen) == -1)
@@ -76,4 +79,13 @@ msg_keyring_load_with(struct msg_keyring *kr, const struct conf *cf,
  fail:
 	msg_keyring_clear(kr);
 	return -1;
+}
+
+int
+msg_keyring_pub_matches(const struct msg_keyring *kr)
+{
+	return kr->kr_cluster.ks_n == 0 || kr->kr_cluster_pub.ks_n == 0 ||
+	    memcmp(kr->kr_cluster.ks_key[0].k_pk,
+	    kr->kr_cluster_pub.ks_key[0].k_pk,
+	    sizeof(kr->kr_cluster.ks_key[0].k_pk)) == 0;
 }

@@ -3,8 +3,9 @@
  * round trips and every header field, "@cluster" signatures, truncation
  * at every byte, every single bit flip, trailing bytes, oversize input,
  * wrong and unknown keys, bad scheme bytes, unknown users, path
- * traversal in the claimed name, forged signatures, key rotation, and
- * the address and name helpers.
+ * traversal in the claimed name, forged signatures, key rotation (a
+ * user's process reading cluster.pub again, and whether cluster.pub
+ * holds the cluster key), and the address and name helpers.
  */
 #include "msg_codec.h"
 
@@ -21,6 +22,7 @@
 #include <sodium.h>
 
 #include "mono.h"
+#include "msg_keyring.h"
 #include "tap.h"
 
 /* Byte offsets of the clear header (cilknow-protocol(7)). */
@@ -63,6 +65,8 @@ static void	test_bad_scheme(void);
 static void	test_users(void);
 static void	test_rotation(void);
 static void	test_seal_keyid(void);
+static void	test_cluster_pub_again(void);
+static void	test_pub_matches(void);
 static void	test_seal_errors(void);
 static void	test_addr(void);
 static void	test_names(void);
@@ -745,6 +749,149 @@ test_seal_keyid(void)
 	free(oldonly);
 }
 
+/* cluster.pub of the public halves of cur (and prev), or of text. */
+static void
+write_cluster_pub(const char *path, const struct msg_key *cur,
+    const struct msg_key *prev, const char *text)
+{
+	struct msg_keyset ks;
+	char err[256];
+	FILE *f;
+
+	if (text != NULL) {
+		if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
+		    fclose(f) == EOF) {
+			printf("Bail out! %s: cannot write\n", path);
+			exit(1);
+		}
+		return;
+	}
+	memset(&ks, 0, sizeof(ks));
+	msg_key_public(cur, &ks.ks_key[ks.ks_n++]);
+	if (prev != NULL)
+		msg_key_public(prev, &ks.ks_key[ks.ks_n++]);
+	if (msg_keyset_save(&ks, path, 1, err, sizeof(err)) == -1) {
+		printf("Bail out! %s\n", err);
+		exit(1);
+	}
+}
+
+/*
+ * A job manager's ring (cluster.pub only) follows a rotation: a key id
+ * it lacks reads cluster.pub again, at most every MSG_PUBCACHE_TTL; a
+ * broken file keeps the keys it had.
+ */
+static void
+test_cluster_pub_again(void)
+{
+	struct msg_keyring *jm, *daemon_new;
+	struct msg_key newkey, newer;
+	struct conf *cf;
+	char path[PATH_MAX], err[256];
+	double t = 1000.0;
+	size_t len;
+
+	if (msg_key_generate(&newkey, MSG_KEY_CLUSTER, NULL) == -1 ||
+	    msg_key_generate(&newer, MSG_KEY_CLUSTER, NULL) == -1)
+		ok(0, "generate");
+	snprintf(path, sizeof(path), "%s/cluster.pub", tmpdir);
+	write_cluster_pub(path, &cluster_key, NULL, NULL);
+	if ((jm = calloc(1, sizeof(*jm))) == NULL ||
+	    (cf = conf_new()) == NULL ||
+	    conf_set(cf, "cluster_pub", path, err, sizeof(err)) == -1 ||
+	    conf_set(cf, "user_keys", tmpdir, err, sizeof(err)) == -1) {
+		printf("Bail out! keyring\n");
+		exit(1);
+	}
+	ok(msg_keyring_load(jm, cf, 0, NULL, err, sizeof(err)) == 0 &&
+	    jm->kr_cluster_pub.ks_n == 1 &&
+	    strcmp(jm->kr_cluster_pub_path, path) == 0,
+	    "msg_keyring_load remembers where cluster_pub is");
+	conf_free(cf);
+
+	/* Rotated: the daemons sign with newkey, cluster.pub has both. */
+	write_cluster_pub(path, &newkey, &cluster_key, NULL);
+	daemon_new = kr_new(&newkey, NULL);
+	daemon_new->kr_cluster.ks_key[1] = cluster_key;
+	daemon_new->kr_cluster.ks_n = 2;
+	seal_ok(daemon_new, MSG_SCHEME_USER, 7, 10, &len);
+	is_int(open_buf(jm, sealed, len, NULL, NULL), MSG_DROP_NONE,
+	    "@cluster signed with the new key: cluster.pub is read again");
+	ok(jm->kr_cluster_pub.ks_n == 2 &&
+	    jm->kr_cluster_pub.ks_key[0].k_id == newkey.k_id,
+	    "and the ring holds [new, old]");
+	t = jm->kr_cluster_pub_read;
+	ok(msg_keyring_user_pub(jm, t, MSG_CLUSTER_NAME, cluster_key.k_id) !=
+	    NULL, "the old key still verifies");
+
+	/* Rotated again at once: not read before MSG_PUBCACHE_TTL. */
+	write_cluster_pub(path, &newer, &newkey, NULL);
+	ok(msg_keyring_user_pub(jm, t + MSG_PUBCACHE_TTL - 0.5,
+	    MSG_CLUSTER_NAME, newer.k_id) == NULL,
+	    "an unknown id within %.0f s of the last read: not read again",
+	    MSG_PUBCACHE_TTL);
+	ok(msg_keyring_user_pub(jm, t + MSG_PUBCACHE_TTL + 0.5,
+	    MSG_CLUSTER_NAME, newer.k_id) != NULL,
+	    "after it: read again, the newer key verifies");
+	t += MSG_PUBCACHE_TTL + 0.5;
+
+	/* A broken or missing file keeps what the ring has. */
+	write_cluster_pub(path, NULL, NULL, "cluster-pub zz junk\n");
+	ok(msg_keyring_user_pub(jm, t + 2 * MSG_PUBCACHE_TTL,
+	    MSG_CLUSTER_NAME, 0x12345678) == NULL &&
+	    msg_keyring_user_pub(jm, t + 2 * MSG_PUBCACHE_TTL,
+	    MSG_CLUSTER_NAME, newer.k_id) != NULL,
+	    "a broken cluster.pub: the keys read before stay");
+	unlink(path);
+	ok(msg_keyring_user_pub(jm, t + 4 * MSG_PUBCACHE_TTL,
+	    MSG_CLUSTER_NAME, 0x12345678) == NULL &&
+	    msg_keyring_user_pub(jm, t + 4 * MSG_PUBCACHE_TTL,
+	    MSG_CLUSTER_NAME, newer.k_id) != NULL,
+	    "a missing cluster.pub: likewise");
+	/* Without a path (rings made by hand) nothing is read. */
+	write_cluster_pub(path, &newer, &newkey, NULL);
+	jm->kr_cluster_pub_path[0] = '\0';
+	jm->kr_cluster_pub.ks_n = 0;
+	ok(msg_keyring_user_pub(jm, t + 8 * MSG_PUBCACHE_TTL,
+	    MSG_CLUSTER_NAME, newer.k_id) == NULL,
+	    "no kr_cluster_pub_path: no file is read");
+	msg_keyring_clear(jm);
+	free(jm);
+	free(daemon_new);
+}
+
+/* What -n checks: cluster.pub's current key is the cluster key's. */
+static void
+test_pub_matches(void)
+{
+	struct msg_keyring *kr;
+	struct msg_key newkey;
+
+	if (msg_key_generate(&newkey, MSG_KEY_CLUSTER, NULL) == -1)
+		ok(0, "generate");
+	kr = kr_new(&newkey, NULL);
+	kr->kr_cluster.ks_key[1] = cluster_key;
+	kr->kr_cluster.ks_n = 2;
+	ok(msg_keyring_pub_matches(kr), "no cluster.pub: nothing to differ");
+	msg_key_public(&newkey, &kr->kr_cluster_pub.ks_key[0]);
+	msg_key_public(&cluster_key, &kr->kr_cluster_pub.ks_key[1]);
+	kr->kr_cluster_pub.ks_n = 2;
+	ok(msg_keyring_pub_matches(kr), "[new, old] and [new, old] match");
+	kr->kr_cluster_pub.ks_n = 1;
+	ok(msg_keyring_pub_matches(kr), "[new] matches [new, old]");
+	msg_key_public(&cluster_key, &kr->kr_cluster_pub.ks_key[0]);
+	ok(!msg_keyring_pub_matches(kr),
+	    "cluster.pub [old] with cluster.key [new, old] does not");
+	msg_key_public(&newkey, &kr->kr_cluster_pub.ks_key[0]);
+	kr->kr_cluster.ks_key[0] = cluster_key;
+	kr->kr_cluster.ks_n = 1;
+	ok(!msg_keyring_pub_matches(kr),
+	    "cluster.pub [new] with cluster.key [old] does not");
+	kr->kr_cluster.ks_n = 0;
+	ok(msg_keyring_pub_matches(kr), "no cluster key: nothing to differ");
+	free(kr);
+}
+
 static void
 test_seal_errors(void)
 {
@@ -949,6 +1096,8 @@ main(void)
 	test_users();
 	test_rotation();
 	test_seal_keyid();
+	test_cluster_pub_again();
+	test_pub_matches();
 	test_seal_errors();
 	test_addr();
 	test_names();
@@ -958,6 +1107,8 @@ main(void)
 	snprintf(path, sizeof(path), "%s/bob.pub", tmpdir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/dave.pub", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cluster.pub", tmpdir);
 	unlink(path);
 	ok(rmdir(tmpdir) == 0, "temporary users folder removed");
 	sodium_memzero(&cluster_key, sizeof(cluster_key));
