@@ -133,7 +133,9 @@ as_alice sus --owner-return=suspend=30 -- sh -c "'$TOOLS/hostile' spin \
 SUS=$LAST_PID
 wait_for 20 ticked_past 5
 ok $? "a job with --owner-return=suspend=30 runs and ticks"
-cpu0=$(cpu_usec)
+# SCHED_IDLE: on a busy machine the spinner waits for an idle moment.
+spun() { [ "$(cpu_usec)" -ge 20000 ]; }
+wait_for 3 spun
 owner_back
 wait_for 5 grep -q "worker .* suspended for at most 30 s" "$LOG"
 ok $? "the owner returns: the node manager suspends the worker"
@@ -143,7 +145,7 @@ wait_for 5 frozen
 ok $? "the kernel reports the worker frozen"
 PIDS_BEFORE=$(worker_pids | sort)
 cpu1=$(cpu_usec)
-[ "$cpu1" -ge 100000 ] && [ "$cpu1" -gt "$cpu0" ]
+[ "$cpu1" -ge 20000 ]
 ok $? "the spinner used CPU while it ran ($((cpu1 / 1000)) ms)"
 tick1=$(last_tick)
 sleep 1	# a measure over time: nothing to poll for
