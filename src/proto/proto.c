@@ -550,7 +550,7 @@ proto_desc_free(struct proto_desc *m)
 	m->de_argc = m->de_envc = 0;
 }
 
-static const char desc_domain[] = "cilknow-jobdesc-v1";
+static const char desc_domain[] = "cilknow-jobdesc-v2";
 
 size_t
 proto_desc_sign(const struct proto_desc *m, const struct msg_key *k,
@@ -570,6 +570,7 @@ proto_desc_sign(const struct proto_desc *m, const struct msg_key *k,
 	crypto_sign_final_create(&st, sig, NULL, k->k_sk);
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, k->k_id);
+	wire_put_str(&w, m->de_user);	/* whose key, before any decoding */
 	wire_put_u32(&w, (uint32_t)n);
 	wire_put_bytes(&w, body, n);
 	wire_put_bytes(&w, sig, sizeof(sig));
@@ -585,39 +586,46 @@ proto_desc_open(struct proto_desc *m, struct msg_keyring *kr, double now,
 	crypto_sign_state st;
 	struct wire_r r;
 	uint32_t keyid, n;
+	char user[MSG_NAME_MAX + 1];
 
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
-	if (wire_get_u32(&r, &keyid) == -1 || wire_get_u32(&r, &n) == -1 ||
+	if (wire_get_u32(&r, &keyid) == -1 ||
+	    wire_get_str(&r, user, sizeof(user)) == -1 ||
+	    wire_get_u32(&r, &n) == -1 ||
 	    wire_get_ref(&r, &body, n) == -1 ||
 	    wire_get_ref(&r, &sig, crypto_sign_BYTES) == -1 ||
-	    wire_get_end(&r) == -1) {
+	    wire_get_end(&r) == -1 || !msg_user_name_ok(user)) {
 		snprintf(why, whylen, "malformed description");
 		return -1;
 	}
-	/* Decoding first only to learn whose key must have signed. */
-	if (proto_desc_dec(m, body, n) == -1) {
-		snprintf(why, whylen, "malformed description");
-		return -1;
-	}
-	if ((k = msg_keyring_user_pub(kr, now, m->de_user, keyid)) == NULL) {
+	/* Verify before decoding: nothing unsigned is parsed or copied. */
+	if ((k = msg_keyring_user_pub(kr, now, user, keyid)) == NULL) {
 		snprintf(why, whylen, "no public key %08x for user %s",
-		    keyid, m->de_user);
-		goto bad;
+		    keyid, user);
+		return -1;
 	}
 	crypto_sign_init(&st);
 	crypto_sign_update(&st, (const uint8_t *)desc_domain,
 	    sizeof(desc_domain));
 	crypto_sign_update(&st, body, n);
 	if (crypto_sign_final_verify(&st, sig, k->k_pk) != 0) {
-		snprintf(why, whylen, "bad signature for user %s",
-		    m->de_user);
-		goto bad;
+		snprintf(why, whylen, "bad signature for user %s", user);
+		return -1;
+	}
+	if (proto_desc_dec(m, body, n) == -1) {
+		snprintf(why, whylen, "malformed description signed by %s",
+		    user);
+		return -1;
+	}
+	/* The envelope named the signer; the signed body must agree. */
+	if (strcmp(m->de_user, user) != 0) {
+		snprintf(why, whylen, "description of user %s signed by %s",
+		    m->de_user, user);
+		proto_desc_free(m);
+		return -1;
 	}
 	return 0;
- bad:
-	proto_desc_free(m);
-	return -1;
 }
 
 size_t

@@ -120,6 +120,7 @@ main(void)
 	    "A=b=c" };
 	uint32_t k;
 	size_t n;
+	uint8_t *at;
 	int i;
 
 	if (sodium_init() < 0)
@@ -307,6 +308,23 @@ main(void)
 	ok(proto_desc_open(&d2, &kr, 1, buf, n, why, sizeof(why)) == -1 &&
 	    strstr(why, "no public key") != NULL,
 	    "bob's key cannot sign ann's job (%s)", why);
+	/* Verified before it is parsed: an unparseable body is a bad
+	 * signature, not a malformed description. */
+	n = proto_desc_sign(&d, &ann, buf, sizeof(buf));
+	memcpy(buf2, buf, n);
+	memset(buf2 + 16, 0xff, 40);
+	ok(proto_desc_open(&d2, &kr, 1, buf2, n, why, sizeof(why)) == -1 &&
+	    strstr(why, "bad signature for user ann") != NULL,
+	    "a garbled body is refused by its signature first (%s)", why);
+	/* The envelope names ann, the body (signed by ann) says bob. */
+	strlcpy(d.de_user, "bob", sizeof(d.de_user));
+	n = proto_desc_sign(&d, &ann, buf, sizeof(buf));
+	at = memmem(buf, n, "bob", 3);
+	ok(at != NULL && (memcpy(at, "ann", 3), 1) &&
+	    proto_desc_open(&d2, &kr, 1, buf, n, why, sizeof(why)) == -1 &&
+	    strstr(why, "description of user bob signed by ann") != NULL,
+	    "ann cannot sign bob's description under her own name (%s)", why);
+	strlcpy(d.de_user, "ann", sizeof(d.de_user));
 	/* Bob signing a description for bob: no bob.pub, refused too. */
 	strlcpy(d.de_user, "bob", sizeof(d.de_user));
 	n = proto_desc_sign(&d, &bob, buf, sizeof(buf));
