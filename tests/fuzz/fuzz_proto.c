@@ -28,7 +28,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	char why[256];
 	size_t which;
 
-	if (len < 1)
+	/* No message carries a larger payload. */
+	if (len < 1 || len - 1 > MSG_PAYLOAD_MAX)
 		return 0;
 	which = data[0] % (PROTO_RT_N + 1);
 	if (which < PROTO_RT_N) {
