@@ -492,22 +492,26 @@ proto_desc_enc(const struct proto_desc *m, uint8_t *buf, size_t cap)
 	return finish(&w);
 }
 
-/* Reads count strings into freshly allocated copies. */
+/*
+ * Reads count strings into freshly allocated copies.  *count is always
+ * how many were copied, what proto_desc_free() frees: never the count
+ * as sent, which may exceed the array.
+ */
 static int
 get_strings(struct wire_r *r, uint16_t *count, char **v, int need_eq)
 {
 	char tmp[PROTO_ARG_MAX];
-	uint16_t i;
+	uint16_t i, n;
 
-	if (wire_get_u16(r, count) == -1 || *count > PROTO_ARGS_MAX)
+	*count = 0;
+	if (wire_get_u16(r, &n) == -1 || n > PROTO_ARGS_MAX)
 		return -1;
-	for (i = 0; i < *count; i++) {
+	for (i = 0; i < n; i++) {
 		if (wire_get_str(r, tmp, sizeof(tmp)) == -1 ||
 		    (need_eq && (tmp[0] == '=' || strchr(tmp, '=') == NULL)) ||
-		    (v[i] = strdup(tmp)) == NULL) {
-			*count = i;
+		    (v[i] = strdup(tmp)) == NULL)
 			return -1;
-		}
+		*count = (uint16_t)(i + 1);
 	}
 	return 0;
 }

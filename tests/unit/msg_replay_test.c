@@ -67,8 +67,7 @@ test_basic(void)
 	    WIN), MSG_DROP_NONE, "alice's second nonce, same timestamp");
 	is_int(msg_replay_senders(r), 3, "three senders remembered");
 	msg_replay_free(r);
-	msg_replay_free(NULL);
-	ok(1, "msg_replay_free(NULL) is harmless");
+	msg_replay_free(NULL);	/* harmless; a crash would end the test */
 }
 
 static void

@@ -9,12 +9,18 @@
 
 static uint8_t buf[NMPRIV_MSG_MAX + 16];
 
+/* Decodes; 1 if what it took does not encode back to the same bytes. */
 static int
 dec(const uint8_t *p, size_t len)
 {
+	static uint8_t again[NMPRIV_MSG_MAX];
 	struct nmpriv_msg m;
+	size_t n;
 
-	return nmpriv_decode(&m, p, len);
+	if (nmpriv_decode(&m, p, len) == -1)
+		return -1;
+	return nmpriv_encode(&m, again, sizeof(again), &n) == 0 &&
+	    n == len && memcmp(again, p, len) == 0 ? 0 : 1;
 }
 
 /* Encodes, checks robustness, decodes back; returns the length. */

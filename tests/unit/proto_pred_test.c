@@ -7,42 +7,7 @@
 #include "proto_pred.h"
 #include "tap.h"
 #include "codec_robust.h"
-
-static int
-dec_req(const uint8_t *b, size_t n)
-{
-	struct proto_pred_req m;
-
-	return proto_pred_req_dec(&m, b, n);
-}
-
-static int
-dec_ans(const uint8_t *b, size_t n)
-{
-	struct proto_pred_ans m;
-	int rc = proto_pred_ans_dec(&m, b, n);
-
-	proto_pred_ans_free(&m);
-	return rc;
-}
-
-static int
-dec_push(const uint8_t *b, size_t n)
-{
-	struct proto_pred_push m;
-	int rc = proto_pred_push_dec(&m, b, n);
-
-	proto_pred_push_free(&m);
-	return rc;
-}
-
-static int
-dec_users(const uint8_t *b, size_t n)
-{
-	struct proto_pred_users m;
-
-	return proto_pred_users_dec(&m, b, n);
-}
+#include "proto_rt.h"
 
 static void
 test_req(void)
@@ -65,7 +30,7 @@ test_req(void)
 	ok(proto_pred_req_dec(&r, buf, len) == 0 && r.pq_action ==
 	    PRED_A_ADD && strcmp(r.pq_cmd, q.pq_cmd) == 0,
 	    "PRED_REQ round trip");
-	robust("PRED_REQ", dec_req, buf, len);
+	robust("PRED_REQ", rt_proto_pred_req, buf, len);
 	ok(proto_pred_split(r.pq_cmd, words, sizeof(words), out, 8, &n) ==
 	    0 && n == 4 && strcmp(out[3], "idletime=900") == 0,
 	    "split gives the words back");
@@ -124,7 +89,7 @@ test_ans(void)
 	    b.pa_ncluster == 1 && b.pa_cluster[0].pu_idle == -1,
 	    "PRED_ANSWER round trip, unknown values kept");
 	proto_pred_ans_free(&b);
-	robust("PRED_ANSWER", dec_ans, buf, len);
+	robust("PRED_ANSWER", rt_proto_pred_ans, buf, len);
 
 	a.pa_meas.pm_idle = INFINITY;
 	len = proto_pred_ans_enc(&a, buf, sizeof(buf));
@@ -139,7 +104,7 @@ test_ans(void)
 	    b.pa_text != NULL && b.pa_text[0] == '\0' && !b.pa_has_meas,
 	    "an empty list answer");
 	proto_pred_ans_free(&b);
-	robust("PRED_ANSWER (list)", dec_ans, buf, len);
+	robust("PRED_ANSWER (list)", rt_proto_pred_ans, buf, len);
 }
 
 static void
@@ -163,7 +128,7 @@ test_push_users(void)
 	    q.pp_ncluster == 2 && q.pp_cluster[1].pu_idle == 99,
 	    "PRED_PUSH round trip");
 	proto_pred_push_free(&q);
-	robust("PRED_PUSH", dec_push, buf, len);
+	robust("PRED_PUSH", rt_proto_pred_push, buf, len);
 
 	memset(&u, 0, sizeof(u));
 	u.pu_n = 1;
@@ -173,7 +138,7 @@ test_push_users(void)
 	ok(len > 0 && proto_pred_users_dec(&v, buf, len) == 0 &&
 	    v.pu_n == 1 && v.pu_user[0].pu_idle == 1.5,
 	    "PRED_USERS round trip");
-	robust("PRED_USERS", dec_users, buf, len);
+	robust("PRED_USERS", rt_proto_pred_users, buf, len);
 	buf[1] = 200;	/* more users than PRED_MEAS_USERS_MAX */
 	ok(proto_pred_users_dec(&v, buf, len) == -1,
 	    "an oversized user count is refused");

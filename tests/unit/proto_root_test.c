@@ -9,22 +9,7 @@
 #include "proto_root.h"
 #include "tap.h"
 #include "codec_robust.h"
-
-static int
-dec_backup(const uint8_t *b, size_t n)
-{
-	struct proto_root_backup m;
-
-	return proto_root_backup_dec(&m, b, n);
-}
-
-static int
-dec_done(const uint8_t *b, size_t n)
-{
-	struct proto_root_done m;
-
-	return proto_root_done_dec(&m, b, n);
-}
+#include "proto_rt.h"
 
 int
 main(void)
@@ -63,7 +48,7 @@ main(void)
 	ok(proto_root_backup_dec(&b2, buf, n) == 0 && b2.rb_pid == 4242 &&
 	    b2.rb_start == 123456789 && b2.rb_desclen == sn &&
 	    memcmp(b2.rb_desc, sig, sn) == 0, "ROOT_BACKUP round trip");
-	robust("ROOT_BACKUP", dec_backup, buf, n);
+	robust("ROOT_BACKUP", rt_proto_root_backup, buf, n);
 	buf[15] ^= 0x40;	/* the length: past the end */
 	ok(proto_root_backup_dec(&b2, buf, n) == -1,
 	    "ROOT_BACKUP with a length past the end refused");
@@ -87,7 +72,7 @@ main(void)
 	ok(n > 0 && proto_root_done_dec(&d2, buf, n) == 0 &&
 	    d2.rd_pid == 4242 && d2.rd_start == 99 &&
 	    strcmp(d2.rd_ckpt, "/tmp/q.ckpt") == 0, "ROOT_DONE round trip");
-	robust("ROOT_DONE", dec_done, buf, n);
+	robust("ROOT_DONE", rt_proto_root_done, buf, n);
 	strlcpy(d.rd_ckpt, "q.ckpt", sizeof(d.rd_ckpt));
 	ok(proto_root_done_enc(&d, buf, sizeof(buf)) == 0,
 	    "ROOT_DONE with a relative path is not encoded");

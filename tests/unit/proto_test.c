@@ -9,82 +9,7 @@
 #include "proto.h"
 #include "tap.h"
 #include "codec_robust.h"
-
-static int
-dec_node_reg(const uint8_t *b, size_t n)
-{
-	struct proto_node_reg m;
-
-	return proto_node_reg_dec(&m, b, n);
-}
-
-static int
-dec_job_reg(const uint8_t *b, size_t n)
-{
-	struct proto_job_reg m;
-
-	return proto_job_reg_dec(&m, b, n);
-}
-
-static int
-dec_push(const uint8_t *b, size_t n)
-{
-	struct proto_push m;
-	int rc = proto_push_dec(&m, b, n);
-
-	if (rc == 0)
-		proto_push_free(&m);
-	return rc;
-}
-
-static int
-dec_jobs(const uint8_t *b, size_t n)
-{
-	struct proto_job_row *r;
-	uint32_t k;
-	int rc = proto_jobs_dec(&r, &k, b, n);
-
-	free(r);
-	return rc;
-}
-
-static int
-dec_nodes(const uint8_t *b, size_t n)
-{
-	struct proto_node_row *r;
-	uint32_t k;
-	int rc = proto_nodes_dec(&r, &k, b, n);
-
-	free(r);
-	return rc;
-}
-
-static int
-dec_desc(const uint8_t *b, size_t n)
-{
-	struct proto_desc d;
-	int rc = proto_desc_dec(&d, b, n);
-
-	if (rc == 0)
-		proto_desc_free(&d);
-	return rc;
-}
-
-static int
-dec_output(const uint8_t *b, size_t n)
-{
-	struct proto_output o;
-
-	return proto_output_dec(&o, b, n);
-}
-
-static int
-dec_pair(const uint8_t *b, size_t n)
-{
-	struct proto_pair m;
-
-	return proto_pair_dec(&m, b, n);
-}
+#include "proto_rt.h"
 
 static struct msg_addr
 addr(int host, int port)
@@ -97,6 +22,118 @@ addr(int host, int port)
 	a.ma_addr[3] = (uint8_t)host;
 	a.ma_port = (uint16_t)port;
 	return a;
+}
+
+/*
+ * The fixed-size messages and the short ones: a round trip, robustness,
+ * and the one value each refuses.
+ */
+static void
+test_small(void)
+{
+	static uint8_t buf[MSG_PAYLOAD_MAX];
+	struct proto_ack ak, ak2;
+	struct proto_job_unreg ju, ju2;
+	struct proto_list li, li2;
+	struct proto_assign as, as2;
+	struct proto_desc_req dr, dr2;
+	struct proto_output_ack oa, oa2;
+	struct proto_error er, er2;
+	size_t n;
+
+	memset(&ak, 0, sizeof(ak));
+	ak.ak_id = 0x01020304;
+	ak.ak_interval_ms = 2500;
+	n = proto_ack_enc(&ak, buf, sizeof(buf));
+	ok(n == 8 && proto_ack_dec(&ak2, buf, n) == 0 &&
+	    memcmp(&ak, &ak2, sizeof(ak)) == 0, "ack round trip");
+	robust("ack", rt_proto_ack, buf, n);
+	ak.ak_id = 0;
+	n = proto_ack_enc(&ak, buf, sizeof(buf));
+	ok(n > 0 && proto_ack_dec(&ak2, buf, n) == -1, "ack of id 0 refused");
+
+	memset(&ju, 0, sizeof(ju));
+	ju.ju_job = 77;
+	n = proto_job_unreg_enc(&ju, buf, sizeof(buf));
+	ok(n == 4 && proto_job_unreg_dec(&ju2, buf, n) == 0 &&
+	    ju2.ju_job == 77, "job unregister round trip");
+	robust("job unregister", rt_proto_job_unreg, buf, n);
+	ju.ju_job = 0;
+	n = proto_job_unreg_enc(&ju, buf, sizeof(buf));
+	ok(n > 0 && proto_job_unreg_dec(&ju2, buf, n) == -1,
+	    "job unregister of job 0 refused");
+
+	li.li_what = PROTO_LIST_NODES;
+	n = proto_list_enc(&li, buf, sizeof(buf));
+	ok(n == 1 && proto_list_dec(&li2, buf, n) == 0 &&
+	    li2.li_what == PROTO_LIST_NODES, "list round trip");
+	robust("list", rt_proto_list, buf, n);
+	buf[0] = PROTO_LIST_UNDEF;
+	ok(proto_list_dec(&li2, buf, 1) == -1, "list of nothing refused");
+	buf[0] = PROTO_LIST_MAX;
+	ok(proto_list_dec(&li2, buf, 1) == -1,
+	    "list of an unknown kind refused");
+
+	memset(&as, 0, sizeof(as));
+	as.as_job = 3;
+	as.as_jobmgr = addr(1, 40000);
+	strlcpy(as.as_user, "ann", sizeof(as.as_user));
+	n = proto_assign_enc(&as, buf, sizeof(buf));
+	ok(n > 0 && proto_assign_dec(&as2, buf, n) == 0 &&
+	    memcmp(&as, &as2, sizeof(as)) == 0, "assign round trip");
+	robust("assign", rt_proto_assign, buf, n);
+	strlcpy(as.as_user, "../ann", sizeof(as.as_user));
+	n = proto_assign_enc(&as, buf, sizeof(buf));
+	ok(n > 0 && proto_assign_dec(&as2, buf, n) == -1,
+	    "assign for a bad user name refused");
+	strlcpy(as.as_user, "ann", sizeof(as.as_user));
+	as.as_jobmgr.ma_family = 0;
+	n = proto_assign_enc(&as, buf, sizeof(buf));
+	ok(n > 0 && proto_assign_dec(&as2, buf, n) == -1,
+	    "assign without a job manager address refused");
+
+	memset(&dr, 0, sizeof(dr));
+	dr.dr_job = 3;
+	strlcpy(dr.dr_node, "127.0.0.3", sizeof(dr.dr_node));
+	n = proto_desc_req_enc(&dr, buf, sizeof(buf));
+	ok(n > 0 && proto_desc_req_dec(&dr2, buf, n) == 0 &&
+	    memcmp(&dr, &dr2, sizeof(dr)) == 0,
+	    "description request round trip");
+	robust("description request", rt_proto_desc_req, buf, n);
+	dr.dr_job = 0;
+	n = proto_desc_req_enc(&dr, buf, sizeof(buf));
+	ok(n > 0 && proto_desc_req_dec(&dr2, buf, n) == -1,
+	    "description request for job 0 refused");
+
+	memset(&oa, 0, sizeof(oa));
+	oa.oa_job = 3;
+	oa.oa_task = 9;
+	oa.oa_stream = PROTO_STREAM_EXIT;
+	oa.oa_offset = (1ULL << 33) + 5;
+	n = proto_output_ack_enc(&oa, buf, sizeof(buf));
+	ok(n == 17 && proto_output_ack_dec(&oa2, buf, n) == 0 &&
+	    memcmp(&oa, &oa2, sizeof(oa)) == 0, "output ack round trip");
+	robust("output ack", rt_proto_output_ack, buf, n);
+	oa.oa_stream = PROTO_STREAM_MAX;
+	n = proto_output_ack_enc(&oa, buf, sizeof(buf));
+	ok(n > 0 && proto_output_ack_dec(&oa2, buf, n) == -1,
+	    "output ack of an unknown stream refused");
+
+	memset(&er, 0, sizeof(er));
+	er.er_handler = PROTO_H_JOB_REGISTER;
+	strlcpy(er.er_reason, "no such user", sizeof(er.er_reason));
+	n = proto_error_enc(&er, buf, sizeof(buf));
+	ok(n > 0 && proto_error_dec(&er2, buf, n) == 0 &&
+	    memcmp(&er, &er2, sizeof(er)) == 0, "error round trip");
+	robust("error", rt_proto_error, buf, n);
+	memset(er.er_reason, 'x', sizeof(er.er_reason) - 1);
+	n = proto_error_enc(&er, buf, sizeof(buf));
+	ok(n > 0 && proto_error_dec(&er2, buf, n) == 0,
+	    "an error of the longest reason decodes");
+	buf[2] = 0;	/* length high byte: now one byte more than sent */
+	buf[3] = (uint8_t)sizeof(er.er_reason);
+	ok(proto_error_dec(&er2, buf, n + 1) == -1,
+	    "an error reason longer than the maximum refused");
 }
 
 int
@@ -125,6 +162,7 @@ main(void)
 
 	if (sodium_init() < 0)
 		return 1;
+	test_small();
 	memset(&nr, 0, sizeof(nr));
 	nr.nr_node = 7;
 	nr.nr_boot = 0x1122334455667788ULL;
@@ -137,7 +175,7 @@ main(void)
 	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
 	ok(n > 0 && proto_node_reg_dec(&nr2, buf, n) == 0 &&
 	    memcmp(&nr, &nr2, sizeof(nr)) == 0, "node register round trip");
-	robust("node register", dec_node_reg, buf, n);
+	robust("node register", rt_proto_node_reg, buf, n);
 	nr.nr_state = PROTO_NS_MAX;
 	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
 	ok(proto_node_reg_dec(&nr2, buf, n) == -1, "an unknown state is refused");
@@ -152,7 +190,7 @@ main(void)
 	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
 	ok(n > 0 && proto_job_reg_dec(&jr2, buf, n) == 0 &&
 	    memcmp(&jr, &jr2, sizeof(jr)) == 0, "job register round trip");
-	robust("job register", dec_job_reg, buf, n);
+	robust("job register", rt_proto_job_reg, buf, n);
 	jr.jr_pri = 0;
 	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
 	ok(proto_job_reg_dec(&jr2, buf, n) == -1, "priority 0 is refused");
@@ -182,12 +220,13 @@ main(void)
 	    p2.pu_nnodes == 3 && p2.pu_jobs[1].pj_jobmgr.ma_port == 5001 &&
 	    p2.pu_nodes[2].pn_addr.ma_addr[3] == 4, "push round trip");
 	proto_push_free(&p2);
-	robust("push", dec_push, buf, n);
+	robust("push", rt_proto_push, buf, n);
 	/* A row count that lies is refused before anything is allocated. */
 	buf2[0] = 0;
 	memcpy(buf2, buf, n);
 	buf2[12] = 0xff;	/* njobs high byte */
-	ok(dec_push(buf2, n) == -1, "push with a huge job count is refused");
+	ok(rt_proto_push(buf2, n) == -1,
+	    "push with a huge job count is refused");
 
 	memset(jw, 0, sizeof(jw));
 	jw[0].jw_job = 3;
@@ -202,7 +241,7 @@ main(void)
 	    jw2[1].jw_job == 4 && strcmp(jw2[0].jw_command, "queens 12") == 0,
 	    "jobs round trip");
 	free(jw2);
-	robust("jobs", dec_jobs, buf, n);
+	robust("jobs", rt_proto_jobs, buf, n);
 
 	memset(&nw, 0, sizeof(nw));
 	nw.nw_node = 2;
@@ -214,7 +253,7 @@ main(void)
 	ok(n > 0 && proto_nodes_dec(&nw2, &k, buf, n) == 0 && k == 1 &&
 	    nw2[0].nw_seen_ms == 4000, "nodes round trip");
 	free(nw2);
-	robust("nodes", dec_nodes, buf, n);
+	robust("nodes", rt_proto_nodes, buf, n);
 
 	memset(&o, 0, sizeof(o));
 	o.ou_job = 3;
@@ -230,7 +269,7 @@ main(void)
 	    o2.ou_offset == 1ULL << 40 && o2.ou_status == -9 &&
 	    o2.ou_len == 5 && memcmp(o2.ou_data, "hello", 5) == 0,
 	    "output round trip (negative status, 64-bit offset)");
-	robust("output", dec_output, buf, n);
+	robust("output", rt_proto_output, buf, n);
 
 	/* Pairing: a node with a job names it fully; one without, nothing. */
 	{
@@ -246,13 +285,13 @@ main(void)
 		n = proto_pair_enc(&pa, buf, sizeof(buf));
 		ok(n > 0 && proto_pair_dec(&pb, buf, n) == 0 &&
 		    memcmp(&pa, &pb, sizeof(pa)) == 0, "pair round trip");
-		robust("pair", dec_pair, buf, n);
+		robust("pair", rt_proto_pair, buf, n);
 		memset(&pa, 0, sizeof(pa));
 		pa.pa_busy = 1;
 		n = proto_pair_enc(&pa, buf, sizeof(buf));
 		ok(proto_pair_dec(&pb, buf, n) == 0 && pb.pa_job == 0 &&
 		    pb.pa_busy == 1, "a node without a job pairs too");
-		robust("pair without a job", dec_pair, buf, n);
+		robust("pair without a job", rt_proto_pair, buf, n);
 		pa.pa_jobmgr = addr(1, 40000);
 		n = proto_pair_enc(&pa, buf, sizeof(buf));
 		ok(proto_pair_dec(&pb, buf, n) == -1,
@@ -282,7 +321,20 @@ main(void)
 	    strcmp(d2.de_argv[1], "12") == 0 &&
 	    strcmp(d2.de_env[1], "A=b=c") == 0, "description round trip");
 	proto_desc_free(&d2);
-	robust("description", dec_desc, buf, n);
+	robust("description", rt_proto_desc, buf, n);
+	/* Counts beyond the arrays: refused, and nothing past them freed. */
+	d.de_argc = d.de_envc = 0;
+	n = proto_desc_enc(&d, buf, sizeof(buf));
+	buf[n - 4] = buf[n - 3] = 0xff;
+	ok(n > 4 && proto_desc_dec(&d2, buf, n) == -1 && d2.de_argc == 0,
+	    "a description of 65535 arguments is refused");
+	d.de_argc = 1;
+	n = proto_desc_enc(&d, buf, sizeof(buf));
+	buf[n - 2] = 0x01;	/* 257 environment entries */
+	buf[n - 1] = 0x01;
+	ok(n > 2 && proto_desc_dec(&d2, buf, n) == -1 && d2.de_envc == 0,
+	    "a description of 257 environment entries is refused");
+	d.de_argc = d.de_envc = 2;
 
 	if (mkdtemp(dir) == NULL)
 		return 1;

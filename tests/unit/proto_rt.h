@@ -1,0 +1,161 @@
+/*
+ * proto_rt — every payload decoder of src/proto wrapped as "decode, and
+ * if that took the bytes, encode again and compare".  Each returns -1
+ * when the decoder refused, 0 when it took the bytes and they encode
+ * back to the very same bytes, and 1 when it took bytes that no encoder
+ * writes (a decoder bug: the codecs are canonical, every field has one
+ * encoding).  Whatever a decoder allocates is freed here.
+ *
+ * Header-only, shared by the unit tests (with codec_robust.h) and the
+ * fuzzer tests/fuzz/fuzz_proto.c, which picks one by its index in
+ * proto_rt[].
+ */
+#ifndef PROTO_RT_H
+#define PROTO_RT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "proto_pred.h"
+#include "proto_root.h"
+
+/* Room for any re-encoding of what the fuzzer feeds (-max_len 8192). */
+static uint8_t	rt_out[MSG_PAYLOAD_MAX + 1];
+
+/* The verdict once an accepted input was encoded again into m bytes. */
+static int
+rt_same(const uint8_t *b, size_t n, size_t m)
+{
+	return m == n && memcmp(rt_out, b, n) == 0 ? 0 : 1;
+}
+
+#define RT_SIMPLE(name, type)						\
+static int								\
+rt_##name(const uint8_t *b, size_t n)					\
+{									\
+	static type m;							\
+									\
+	if (name##_dec(&m, b, n) == -1)					\
+		return -1;						\
+	return rt_same(b, n, name##_enc(&m, rt_out, sizeof(rt_out)));	\
+}
+
+RT_SIMPLE(proto_node_reg, struct proto_node_reg)
+RT_SIMPLE(proto_ack, struct proto_ack)
+RT_SIMPLE(proto_job_reg, struct proto_job_reg)
+RT_SIMPLE(proto_job_unreg, struct proto_job_unreg)
+RT_SIMPLE(proto_list, struct proto_list)
+RT_SIMPLE(proto_assign, struct proto_assign)
+RT_SIMPLE(proto_desc_req, struct proto_desc_req)
+RT_SIMPLE(proto_output, struct proto_output)
+RT_SIMPLE(proto_output_ack, struct proto_output_ack)
+RT_SIMPLE(proto_pair, struct proto_pair)
+RT_SIMPLE(proto_error, struct proto_error)
+RT_SIMPLE(proto_pred_req, struct proto_pred_req)
+RT_SIMPLE(proto_pred_users, struct proto_pred_users)
+RT_SIMPLE(proto_root_backup, struct proto_root_backup)
+RT_SIMPLE(proto_root_done, struct proto_root_done)
+
+static int
+rt_proto_jobs(const uint8_t *b, size_t n)
+{
+	struct proto_job_row *rows;
+	uint32_t k;
+	int rc;
+
+	if (proto_jobs_dec(&rows, &k, b, n) == -1)
+		return -1;
+	rc = rt_same(b, n, proto_jobs_enc(rows, k, rt_out, sizeof(rt_out)));
+	free(rows);
+	return rc;
+}
+
+static int
+rt_proto_nodes(const uint8_t *b, size_t n)
+{
+	struct proto_node_row *rows;
+	uint32_t k;
+	int rc;
+
+	if (proto_nodes_dec(&rows, &k, b, n) == -1)
+		return -1;
+	rc = rt_same(b, n, proto_nodes_enc(rows, k, rt_out, sizeof(rt_out)));
+	free(rows);
+	return rc;
+}
+
+static int
+rt_proto_push(const uint8_t *b, size_t n)
+{
+	struct proto_push m;
+	int rc;
+
+	if (proto_push_dec(&m, b, n) == -1)
+		return -1;
+	rc = rt_same(b, n, proto_push_enc(&m, rt_out, sizeof(rt_out)));
+	proto_push_free(&m);
+	return rc;
+}
+
+static int
+rt_proto_desc(const uint8_t *b, size_t n)
+{
+	static struct proto_desc m;
+	int rc;
+
+	if (proto_desc_dec(&m, b, n) == -1)
+		return -1;
+	rc = rt_same(b, n, proto_desc_enc(&m, rt_out, sizeof(rt_out)));
+	proto_desc_free(&m);
+	return rc;
+}
+
+/* The predicate decoders allocate even when they refuse. */
+static int
+rt_proto_pred_ans(const uint8_t *b, size_t n)
+{
+	static struct proto_pred_ans m;
+	int rc = -1;
+
+	if (proto_pred_ans_dec(&m, b, n) == 0)
+		rc = rt_same(b, n, proto_pred_ans_enc(&m, rt_out,
+		    sizeof(rt_out)));
+	proto_pred_ans_free(&m);
+	return rc;
+}
+
+static int
+rt_proto_pred_push(const uint8_t *b, size_t n)
+{
+	static struct proto_pred_push m;
+	int rc = -1;
+
+	if (proto_pred_push_dec(&m, b, n) == 0)
+		rc = rt_same(b, n, proto_pred_push_enc(&m, rt_out,
+		    sizeof(rt_out)));
+	proto_pred_push_free(&m);
+	return rc;
+}
+
+struct proto_rt {
+	const char	*pr_name;
+	int		(*pr_fn)(const uint8_t *, size_t);
+};
+
+#define RT(name)	{ #name, rt_##name }
+/* Unused by a test that names its codecs. */
+static const struct proto_rt proto_rt[] __attribute__((unused)) = {
+	RT(proto_node_reg), RT(proto_ack), RT(proto_job_reg),
+	RT(proto_job_unreg), RT(proto_list), RT(proto_jobs),
+	RT(proto_nodes), RT(proto_assign), RT(proto_push),
+	RT(proto_desc_req), RT(proto_desc), RT(proto_output),
+	RT(proto_output_ack), RT(proto_pair), RT(proto_error),
+	RT(proto_pred_req), RT(proto_pred_ans), RT(proto_pred_push),
+	RT(proto_pred_users), RT(proto_root_backup), RT(proto_root_done),
+};
+#undef RT
+#define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))
+
+#endif
