@@ -56,6 +56,7 @@ struct broker {
 	uint32_t		 br_nnodes, br_njobs;
 	uint32_t		 br_next_node, br_next_job;
 	double			 br_interval;	/* register_interval */
+	uint32_t		 br_user_jobs;	/* user_jobs: per user */
 	double			 br_assign_timeout;
 	uint64_t		 br_epoch;	/* rises on every change */
 };
@@ -74,9 +75,13 @@ void	broker_fini(struct broker *);
  */
 struct broker_node *broker_node_register(struct broker *,
 	    const struct proto_node_reg *, const struct msg_addr *, double now);
+#define BROKER_PRI_MAX	1000	/* priorities are 1 to this */
+
 /*
- * A job registered by user from addr.  -1 with a reason when refused
- * (the id belongs to another user's job).
+ * A job registered by user from addr.  NULL with a reason when refused:
+ * the id belongs to another user's job, the priority is outside 1 to
+ * BROKER_PRI_MAX, the user has br_user_jobs jobs already (0: no limit),
+ * or the table is full.
  */
 struct broker_job *broker_job_register(struct broker *,
 	    const struct proto_job_reg *, const char *user,

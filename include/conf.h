@@ -44,6 +44,10 @@ int		 conf_override(struct conf *, const char *kv,
 /* The value as text; NULL only for an unknown key. */
 const char	*conf_get(const struct conf *, const char *key);
 /* Duration keys (seconds, fractions allowed). -1 if not a duration. */
+#define CONF_COUNT_MAX		1000000
+/* A count key (user_jobs): 0, or -1 with EINVAL. */
+int		 conf_get_count(const struct conf *, const char *key,
+		    unsigned *out);
 int		 conf_get_seconds(const struct conf *, const char *key,
 		    double *out);
 /*

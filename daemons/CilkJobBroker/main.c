@@ -174,6 +174,10 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	uint8_t buf[64];
 	size_t len;
 
+	/* As configured now (a SIGHUP may have changed it). */
+	if (conf_get_count(b->b_dc.dc_conf, "user_jobs",
+	    &b->b_br.br_user_jobs) == -1)
+		b->b_br.br_user_jobs = 64;
 	/* Only a user may speak for a user's job. */
 	if (!msg_user_name_ok(in->mi_name) ||
 	    proto_job_reg_dec(&r, in->mi_data, in->mi_len) == -1 ||

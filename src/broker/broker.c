@@ -124,8 +124,13 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
     const char *user, const struct msg_addr *from, double now,
     const char **why)
 {
-	struct broker_job *j = NULL;
+	struct broker_job *j = NULL, *o;
+	uint32_t mine = 0;
 
+	if (r->jr_pri < 1 || r->jr_pri > BROKER_PRI_MAX) {
+		*why = "priority must be 1 to 1000";
+		return NULL;
+	}
 	if (r->jr_job != 0 && (j = broker_job_find(br, r->jr_job)) != NULL &&
 	    strcmp(j->bj_user, user) != 0) {
 		*why = "job id belongs to another user";
@@ -134,6 +139,14 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 	if (j != NULL && j->bj_boot != r->jr_boot)
 		j = NULL;	/* same id, another job manager: new id */
 	if (j == NULL) {
+		/* One user may not fill the table that every user shares. */
+		TAILQ_FOREACH(o, &br->br_jobs, bj_entry)
+			if (strcmp(o->bj_user, user) == 0)
+				mine++;
+		if (br->br_user_jobs != 0 && mine >= br->br_user_jobs) {
+			*why = "too many jobs of this user (user_jobs)";
+			return NULL;
+		}
 		if (br->br_njobs >= JOBS_MAX) {
 			*why = "too many jobs";
 			return NULL;

@@ -47,6 +47,7 @@ enum conf_type {
 	CONF_T_USERS,		/* comma-separated user names, may be empty */
 	CONF_T_BOOL,		/* "yes" or "no" */
 	CONF_T_POLICY,		/* "thesis" or "targeted" */
+	CONF_T_COUNT,		/* whole number, 1 to CONF_COUNT_MAX */
 	CONF_T_MAX
 };
 
@@ -88,6 +89,7 @@ static const struct conf_key conf_keys[] = {
 	{ "suspend_max",	CONF_T_SECONDS,	0, "600" },
 	{ "timeout",		CONF_T_SECONDS,	0, "3" },
 	{ "user",		CONF_T_USER,	CONF_F_EMPTY, "" },
+	{ "user_jobs",		CONF_T_COUNT,	0, "64" },
 	{ "user_key",		CONF_T_PATH,	0, "~/.cilknow/id" },
 	{ "user_keys",		CONF_T_PATH,	0, "/etc/cilknow/users" },
 	{ "worker_cpu_idle",	CONF_T_BOOL,	0, "yes" },
@@ -117,6 +119,7 @@ static int	conf_check(const struct conf_key *, const char *, char *,
 static int	conf_check_hostport(const char *, char *, size_t);
 static int	conf_check_path(const char *, char *, size_t);
 static int	conf_parse_seconds(const char *, double *);
+static int	conf_parse_count(const char *, unsigned *);
 static int	conf_check_user(const char *, size_t, char *, size_t);
 static int	conf_check_users(const char *, char *, char *, size_t);
 static int	conf_parse_line(struct conf *, char *, char *, size_t);
@@ -406,6 +409,7 @@ static int
 conf_check(const struct conf_key *ck, const char *val, char *canon,
     char *why, size_t whysz)
 {
+	unsigned n;
 	double d;
 
 	strlcpy(canon, val, CONF_VALUE_MAX);
@@ -442,6 +446,13 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		return conf_check_user(val, strlen(val), why, whysz);
 	case CONF_T_USERS:
 		return conf_check_users(val, canon, why, whysz);
+	case CONF_T_COUNT:
+		if (conf_parse_count(val, &n) == -1) {
+			conf_reason(why, whysz, "\"%.64s\": expected a whole "
+			    "number from 1 to %u", val, CONF_COUNT_MAX);
+			return -1;
+		}
+		return 0;
 	case CONF_T_POLICY:
 		if (strcmp(val, "thesis") == 0 || strcmp(val, "targeted") == 0)
 			return 0;
@@ -661,6 +672,39 @@ conf_get(const struct conf *cf, const char *key)
 	if ((ck = conf_lookup(key)) == NULL)
 		return NULL;
 	return cf->cf_val[ck - conf_keys];
+}
+
+/* Digits only, no sign, no leading zero: "1" to CONF_COUNT_MAX. */
+static int
+conf_parse_count(const char *s, unsigned *out)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	if (*s < '1' || *s > '9' || strlen(s) > 7)
+		return -1;
+	for (p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v > CONF_COUNT_MAX)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int
+conf_get_count(const struct conf *cf, const char *key, unsigned *out)
+{
+	const struct conf_key *ck;
+
+	if ((ck = conf_lookup(key)) == NULL || ck->ck_type != CONF_T_COUNT ||
+	    conf_parse_count(cf->cf_val[ck - conf_keys], out) == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }
 
 int

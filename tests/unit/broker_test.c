@@ -205,5 +205,28 @@ main(void)
 	is_int(count(&br, j1->bj_id, 0.1), 6, "priority 3 gets 6 of 8");
 	is_int(count(&br, j2->bj_id, 0.1), 2, "priority 1 gets 2 of 8");
 	broker_fini(&br);
+
+	/* Quotas: no user fills the table, priorities 1 to 1000. */
+	broker_init(&br, 1.0);
+	br.br_user_jobs = 3;
+	for (i = 0; i < 3; i++)
+		ok(job(&br, 0, "alice", 0, 1, 0, &why) != NULL,
+		    "alice's job %d of 3", i + 1);
+	ok(job(&br, 0, "alice", 0, 1, 0, &why) == NULL &&
+	    strstr(why, "too many jobs of this user") != NULL,
+	    "her 4th is refused (%s)", why);
+	j1 = job(&br, 0, "bob", 0, 1, 0, &why);
+	ok(j1 != NULL, "bob still registers a job");
+	ok(job(&br, j1->bj_id, "bob", 0, 1, 0.5, &why) == j1,
+	    "and re-registers it: re-registration counts no new job");
+	ok(job(&br, 0, "root", 0, 1001, 0, &why) == NULL &&
+	    strcmp(why, "priority must be 1 to 1000") == 0,
+	    "priority 1001 is refused");
+	ok(job(&br, 0, "root", 0, 1000, 0, &why) != NULL,
+	    "priority 1000 is accepted");
+	br.br_user_jobs = 0;
+	ok(job(&br, 0, "alice", 0, 1, 0, &why) != NULL,
+	    "user_jobs 0: no limit");
+	broker_fini(&br);
 	return tap_done();
 }

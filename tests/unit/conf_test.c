@@ -218,6 +218,7 @@ main(void)
 		{ "suspend_max",	"600" },
 		{ "timeout",		"3" },
 		{ "user",		"" },
+		{ "user_jobs",		"64" },
 		{ "user_key",		"~/.cilknow/id" },
 		{ "user_keys",		"/etc/cilknow/users" },
 		{ "worker_cpu_idle",	"yes" },
@@ -615,5 +616,30 @@ main(void)
 		unlink(buf);
 	}
 	ok(rmdir(tmpdir) == 0, "temporary directory removed");
+	{
+		unsigned u = 0;
+		char e[256];
+		struct conf *c2 = conf_new();
+
+		ok(c2 != NULL && conf_get_count(c2, "user_jobs", &u) == 0 &&
+		    u == 64, "user_jobs defaults to 64");
+		ok(conf_set(c2, "user_jobs", "7", e, sizeof(e)) == 0 &&
+		    conf_get_count(c2, "user_jobs", &u) == 0 && u == 7,
+		    "user_jobs = 7");
+		ok(conf_set(c2, "user_jobs", "1000000", e, sizeof(e)) == 0,
+		    "a count of 1000000 is the largest");
+		ok(conf_set(c2, "user_jobs", "1000001", e, sizeof(e)) == -1 &&
+		    conf_set(c2, "user_jobs", "0", e, sizeof(e)) == -1 &&
+		    conf_set(c2, "user_jobs", "07", e, sizeof(e)) == -1 &&
+		    conf_set(c2, "user_jobs", "-1", e, sizeof(e)) == -1 &&
+		    conf_set(c2, "user_jobs", "3x", e, sizeof(e)) == -1 &&
+		    conf_set(c2, "user_jobs", "", e, sizeof(e)) == -1,
+		    "0, a leading zero, a sign, junk and empty are refused");
+		ok(strstr(e, "expected a whole number from 1 to 1000000") !=
+		    NULL, "saying what is expected (%s)", e);
+		ok(conf_get_count(c2, "quantum", &u) == -1,
+		    "conf_get_count of a seconds key is refused");
+		conf_free(c2);
+	}
 	return tap_done();
 }
