@@ -37,6 +37,8 @@ enum proto_handler {
 	PROTO_H_PRED_USERS,			/* node -> broker, cluster */
 	PROTO_H_ROOT_BACKUP,			/* root -> home node, user */
 	PROTO_H_ROOT_DONE,			/* root -> home node, user */
+	PROTO_H_COOKIE,				/* broker -> tool: ask again
+						   with this */
 	PROTO_H_MAX
 };
 
@@ -105,8 +107,22 @@ enum proto_list_what {
 	PROTO_LIST_MAX
 };
 
+#define PROTO_COOKIE_LEN	16
+
+/*
+ * A list under the user scheme is answered in full only with the cookie
+ * the broker gave this address (PROTO_H_COOKIE): a large answer goes
+ * only where the asker can receive, so a forged source address cannot
+ * turn the broker into an amplifier.
+ */
 struct proto_list {
 	uint8_t		li_what;
+	uint8_t		li_has_cookie;
+	uint8_t		li_cookie[PROTO_COOKIE_LEN];
+};
+
+struct proto_cookie {
+	uint8_t		co_cookie[PROTO_COOKIE_LEN];
 };
 
 struct proto_job_row {
@@ -267,6 +283,8 @@ int	proto_job_unreg_dec(struct proto_job_unreg *, const uint8_t *,
 	    size_t);
 size_t	proto_list_enc(const struct proto_list *, uint8_t *, size_t);
 int	proto_list_dec(struct proto_list *, const uint8_t *, size_t);
+size_t	proto_cookie_enc(const struct proto_cookie *, uint8_t *, size_t);
+int	proto_cookie_dec(struct proto_cookie *, const uint8_t *, size_t);
 size_t	proto_jobs_enc(const struct proto_job_row *, uint32_t, uint8_t *,
 	    size_t);
 /* Rows go into an array the decoder allocates; free it. */

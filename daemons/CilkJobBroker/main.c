@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bpred.h"
+#include "broker_cookie.h"
 #include "broker.h"
 #include "dctx.h"
 #include "log.h"
@@ -20,6 +21,7 @@ struct bctx {
 	struct dctx	 b_dc;
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
+	struct broker_cookie b_cookie;	/* for user-scheme lists */
 	double		 b_started;
 	uint64_t	 b_pushed_epoch;
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
@@ -238,6 +240,24 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 	if (proto_list_dec(&l, in->mi_data, in->mi_len) == -1)
 		return;
+	/*
+	 * A user's signed request may come from a forged address: the
+	 * answer, up to 100 times larger, goes only where a cookie sent
+	 * there came back from.  Daemons and administrators with the
+	 * cluster key are trusted with it as they are with everything.
+	 */
+	if (in->mi_scheme != MSG_SCHEME_CLUSTER && !(l.li_has_cookie &&
+	    broker_cookie_ok(&b->b_cookie, &in->mi_from, now, l.li_cookie))) {
+		struct proto_cookie c;
+
+		broker_cookie_make(&b->b_cookie, &in->mi_from, now,
+		    c.co_cookie);
+		if ((len = proto_cookie_enc(&c, b->b_buf,
+		    sizeof(b->b_buf))) > 0)
+			(void)msg_ep_reply(ep, in, PROTO_H_COOKIE, b->b_buf,
+			    len);
+		return;
+	}
 	broker_recount(&b->b_br, now);
 	if (l.li_what == PROTO_LIST_JOBS) {
 		TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
@@ -358,6 +378,7 @@ main(int argc, char *argv[])
 	dctx_start(&b.b_dc, &sp, &da, &b);
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
 	b.b_started = now_mono();
+	broker_cookie_init(&b.b_cookie);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
 	dctx_ready(&b.b_dc);

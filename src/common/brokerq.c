@@ -33,6 +33,9 @@ struct brokerq {
 	int			 q_done;	/* answer or ERROR came */
 	int			 q_refused;	/* it was ERROR */
 	char			 q_reason[PROTO_REASON_MAX];
+	uint8_t			 q_cookie[PROTO_COOKIE_LEN];
+	int			 q_have_cookie;	/* echo it in every list */
+	int			 q_cookies;	/* cookies taken */
 };
 
 void
@@ -146,7 +149,29 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	evloop_break(q->q_loop);
 }
 
+static void	send_list(struct brokerq *);
+
+/* The broker wants to see that we receive here: ask again, with this. */
+static void
+on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct brokerq *q = arg;
+	struct proto_cookie c;
+
+	(void)ep;
+	if (q->q_done || !from_broker(q, in) ||
+	    proto_cookie_dec(&c, in->mi_data, in->mi_len) == -1)
+		return;
+	/* Once per try: a broker cannot keep us asking. */
+	if (q->q_cookies++ >= BROKERQ_TRIES)
+		return;
+	memcpy(q->q_cookie, c.co_cookie, sizeof(q->q_cookie));
+	q->q_have_cookie = 1;
+	send_list(q);
+}
+
 static const struct msg_handler brokerq_table[PROTO_H_MAX] = {
+	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEMES_ALL, on_cookie },
 	[PROTO_H_JOBS] = { "jobs", MSG_SCHEMES_ALL, on_rows },
 	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_rows },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
@@ -156,11 +181,15 @@ static void
 send_list(struct brokerq *q)
 {
 	struct proto_list l;
-	uint8_t buf[16];
+	uint8_t buf[2 + PROTO_COOKIE_LEN];
 	size_t len;
 
 	memset(&l, 0, sizeof(l));
 	l.li_what = q->q_what;
+	if (q->q_have_cookie) {
+		l.li_has_cookie = 1;
+		memcpy(l.li_cookie, q->q_cookie, sizeof(l.li_cookie));
+	}
 	if ((len = proto_list_enc(&l, buf, sizeof(buf))) == 0)
 		return;
 	if (msg_ep_send(q->q_ep, &q->q_broker, q->q_scheme, PROTO_H_LIST,

@@ -198,6 +198,9 @@ proto_list_enc(const struct proto_list *m, uint8_t *buf, size_t cap)
 
 	wire_w_init(&w, buf, cap);
 	wire_put_u8(&w, m->li_what);
+	wire_put_u8(&w, m->li_has_cookie ? 1 : 0);
+	if (m->li_has_cookie)
+		wire_put_bytes(&w, m->li_cookie, PROTO_COOKIE_LEN);
 	return finish(&w);
 }
 
@@ -206,11 +209,36 @@ proto_list_dec(struct proto_list *m, const uint8_t *buf, size_t len)
 {
 	struct wire_r r;
 
+	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
-	if (wire_get_u8(&r, &m->li_what) == -1 || wire_get_end(&r) == -1 ||
-	    m->li_what == PROTO_LIST_UNDEF || m->li_what >= PROTO_LIST_MAX)
+	if (wire_get_u8(&r, &m->li_what) == -1 ||
+	    wire_get_u8(&r, &m->li_has_cookie) == -1 ||
+	    m->li_what == PROTO_LIST_UNDEF || m->li_what >= PROTO_LIST_MAX ||
+	    m->li_has_cookie > 1 || (m->li_has_cookie &&
+	    wire_get_bytes(&r, m->li_cookie, PROTO_COOKIE_LEN) == -1))
 		return -1;
-	return 0;
+	return wire_get_end(&r);
+}
+
+size_t
+proto_cookie_enc(const struct proto_cookie *m, uint8_t *buf, size_t cap)
+{
+	struct wire_w w;
+
+	wire_w_init(&w, buf, cap);
+	wire_put_bytes(&w, m->co_cookie, PROTO_COOKIE_LEN);
+	return finish(&w);
+}
+
+int
+proto_cookie_dec(struct proto_cookie *m, const uint8_t *buf, size_t len)
+{
+	struct wire_r r;
+
+	wire_r_init(&r, buf, len);
+	if (wire_get_bytes(&r, m->co_cookie, PROTO_COOKIE_LEN) == -1)
+		return -1;
+	return wire_get_end(&r);
 }
 
 size_t

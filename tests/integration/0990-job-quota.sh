@@ -2,7 +2,8 @@
 # No user fills the job table every user shares: with user_jobs = 3 the
 # broker takes three of ann's jobs and refuses the fourth, saying why,
 # while bob still registers his.  Priorities outside 1-1000 are refused
-# by the broker itself, whatever the client checked.
+# by the broker itself, whatever the client checked.  And no reflector:
+# a user-scheme list is answered in full only with a cookie.
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf
@@ -31,6 +32,23 @@ exit_is $? 1 "priority 1001 is refused by the broker"
 contains "$T/pri.err" "priority must be 1 to 1000" "saying why"
 $F -o user_key="$T/bob.id" job 1000 0 0 "bob's urgent job" >/dev/null 2>&1
 exit_is $? 0 "priority 1000 is accepted"
+
+# A reflector no more: a signed list request whose answer would go to a
+# forged address gets a cookie no larger than the request; only an asker
+# that echoes it (CilkPs does) gets the list.
+$F -o user_key="$T/bob.id" job 1 0 0 "bob's sweep $(printf '%0200d' 0)" \
+    >/dev/null 2>&1
+exit_is $? 0 "bob's third job, with a long command line"
+$F -o user_key="$T/bob.id" list jobs >"$T/forge.out" 2>&1
+exit_is $? 0 "a list request without a cookie is answered"
+contains "$T/forge.out" '^request [0-9]+ answer cookie 16$' \
+    "with a 16-byte cookie, not the list"
+"$BIN/CilkPs" -c "$C" -b $AT -o cluster_key="$T/none.key" >"$T/ps.out" 2>&1
+exit_is $? 0 "CilkPs in the user scheme echoes the cookie"
+[ "$(tail -n +2 "$T/ps.out" | wc -l)" -eq 6 ]
+ok $? "and gets the whole list ($(tail -n +2 "$T/ps.out" | wc -l) of 6 jobs)"
+"$BIN/CilkPs" -c "$C" -b $AT --json >"$T/ps.json" 2>&1
+exit_is $? 0 "CilkPs with the cluster key needs no cookie"
 kill -0 "$BROKER"
 ok $? "the broker is still running"
 finish

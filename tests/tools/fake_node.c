@@ -6,12 +6,16 @@
  *	    [-W wait] node STATE LOAD IDLE USERS [JOB]
  *	fake_node [-c file] [-o k=v] [-b broker] [-a addr] [-W wait]
  *	    job PRI MAX AGE COMMAND
+ *	fake_node [-c file] [-o k=v] [-b broker] [-a addr] [-W wait]
+ *	    list jobs|nodes
  *
  * A node registers under the cluster scheme, a job under the user
  * scheme (the user_key's user).  LOAD is the 1-minute load (0.25), AGE
  * seconds since the job started.  Prints the id the broker gave and
  * exits 0 on its ACK, 1 on an ERROR, 2 on bad arguments, 3 when no
- * answer came within the wait (default: the timeout key).
+ * answer came within the wait (default: the timeout key).  list sends
+ * one user-scheme list request and prints "request N answer cookie|list
+ * M" (payload bytes) for the first answer: a forger's view.
  */
 #include <err.h>
 #include <getopt.h>
@@ -49,7 +53,10 @@ usage(void)
 	    "           node STATE LOAD IDLE USERS [JOB]\n"
 	    "       fake_node [-c file] [-o key=value] [-b broker] [-a addr] "
 	    "[-W wait]\n"
-	    "           job PRI MAX AGE COMMAND\n");
+	    "           job PRI MAX AGE COMMAND\n"
+	    "       fake_node [-c file] [-o key=value] [-b broker] [-a addr] "
+	    "[-W wait]\n"
+	    "           list jobs|nodes\n");
 	exit(CLI_EXIT_USAGE);
 }
 
@@ -97,10 +104,29 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	evloop_break(f->f_loop);
 }
 
+/* list: what came back for one request, as an eavesdropped victim. */
+static void
+on_answer(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct fake *f = arg;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &f->f_broker) || f->f_ack != 0)
+		return;
+	printf("request %zu answer %s %zu\n", f->f_len,
+	    in->mi_hdr->mh_handler == PROTO_H_COOKIE ? "cookie" : "list",
+	    in->mi_len);
+	f->f_rc = 2;
+	evloop_break(f->f_loop);
+}
+
 static const struct msg_handler table[PROTO_H_MAX] = {
 	[PROTO_H_NODE_ACK] = { "node-ack", MSG_SCHEMES_ALL, on_ack },
 	[PROTO_H_JOB_ACK] = { "job-ack", MSG_SCHEMES_ALL, on_ack },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
+	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEMES_ALL, on_answer },
+	[PROTO_H_JOBS] = { "jobs", MSG_SCHEMES_ALL, on_answer },
+	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_answer },
 };
 
 static void
@@ -178,6 +204,24 @@ build_job(struct fake *f, int argc, char **argv)
 	f->f_len = proto_job_reg_enc(&r, f->f_buf, sizeof(f->f_buf));
 }
 
+/* One list request, never answering a cookie: what a forger gets. */
+static void
+build_list(struct fake *f, int argc, char **argv)
+{
+	struct proto_list l;
+
+	if (argc != 2 || (strcmp(argv[1], "jobs") != 0 &&
+	    strcmp(argv[1], "nodes") != 0))
+		usage();
+	memset(&l, 0, sizeof(l));
+	l.li_what = strcmp(argv[1], "jobs") == 0 ? PROTO_LIST_JOBS :
+	    PROTO_LIST_NODES;
+	f->f_scheme = MSG_SCHEME_USER;
+	f->f_handler = PROTO_H_LIST;
+	f->f_ack = 0;
+	f->f_len = proto_list_enc(&l, f->f_buf, sizeof(f->f_buf));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -227,6 +271,8 @@ main(int argc, char *argv[])
 		build_node(&f, argc, argv, host);
 	else if (strcmp(argv[0], "job") == 0)
 		build_job(&f, argc, argv);
+	else if (strcmp(argv[0], "list") == 0)
+		build_list(&f, argc, argv);
 	else
 		usage();
 	if (f.f_len == 0)
@@ -269,6 +315,8 @@ main(int argc, char *argv[])
 		warnx("refused: %s", f.f_reason);
 		return CLI_EXIT_FAILURE;
 	}
+	if (f.f_rc == 2)
+		return 0;	/* list: printed by on_answer */
 	warnx("no answer within %g s", wait);
 	return CLI_EXIT_TIMEOUT;
 }

@@ -47,6 +47,7 @@ RT_SIMPLE(proto_ack, struct proto_ack)
 RT_SIMPLE(proto_job_reg, struct proto_job_reg)
 RT_SIMPLE(proto_job_unreg, struct proto_job_unreg)
 RT_SIMPLE(proto_list, struct proto_list)
+RT_SIMPLE(proto_cookie, struct proto_cookie)
 RT_SIMPLE(proto_assign, struct proto_assign)
 RT_SIMPLE(proto_desc_req, struct proto_desc_req)
 RT_SIMPLE(proto_output, struct proto_output)
@@ -154,6 +155,7 @@ static const struct proto_rt proto_rt[] __attribute__((unused)) = {
 	RT(proto_output_ack), RT(proto_pair), RT(proto_error),
 	RT(proto_pred_req), RT(proto_pred_ans), RT(proto_pred_push),
 	RT(proto_pred_users), RT(proto_root_backup), RT(proto_root_done),
+	RT(proto_cookie),
 };
 #undef RT
 #define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))

@@ -35,6 +35,7 @@ test_small(void)
 	struct proto_ack ak, ak2;
 	struct proto_job_unreg ju, ju2;
 	struct proto_list li, li2;
+	struct proto_cookie co, co2;
 	struct proto_assign as, as2;
 	struct proto_desc_req dr, dr2;
 	struct proto_output_ack oa, oa2;
@@ -63,16 +64,33 @@ test_small(void)
 	ok(n > 0 && proto_job_unreg_dec(&ju2, buf, n) == -1,
 	    "job unregister of job 0 refused");
 
+	memset(&li, 0, sizeof(li));
 	li.li_what = PROTO_LIST_NODES;
 	n = proto_list_enc(&li, buf, sizeof(buf));
-	ok(n == 1 && proto_list_dec(&li2, buf, n) == 0 &&
-	    li2.li_what == PROTO_LIST_NODES, "list round trip");
+	ok(n == 2 && proto_list_dec(&li2, buf, n) == 0 &&
+	    li2.li_what == PROTO_LIST_NODES && !li2.li_has_cookie,
+	    "list round trip");
 	robust("list", rt_proto_list, buf, n);
 	buf[0] = PROTO_LIST_UNDEF;
-	ok(proto_list_dec(&li2, buf, 1) == -1, "list of nothing refused");
+	ok(proto_list_dec(&li2, buf, 2) == -1, "list of nothing refused");
 	buf[0] = PROTO_LIST_MAX;
-	ok(proto_list_dec(&li2, buf, 1) == -1,
+	ok(proto_list_dec(&li2, buf, 2) == -1,
 	    "list of an unknown kind refused");
+	li.li_has_cookie = 1;
+	memset(li.li_cookie, 0xc5, sizeof(li.li_cookie));
+	n = proto_list_enc(&li, buf, sizeof(buf));
+	ok(n == 2 + PROTO_COOKIE_LEN && proto_list_dec(&li2, buf, n) == 0 &&
+	    li2.li_has_cookie && li2.li_cookie[15] == 0xc5,
+	    "list with a cookie round trip");
+	robust("list with a cookie", rt_proto_list, buf, n);
+	buf[1] = 2;
+	ok(proto_list_dec(&li2, buf, n) == -1, "a cookie flag of 2 refused");
+	li.li_has_cookie = 0;
+	memset(&co, 0x3c, sizeof(co));
+	n = proto_cookie_enc(&co, buf, sizeof(buf));
+	ok(n == PROTO_COOKIE_LEN && proto_cookie_dec(&co2, buf, n) == 0 &&
+	    memcmp(&co, &co2, sizeof(co)) == 0, "cookie round trip");
+	robust("cookie", rt_proto_cookie, buf, n);
 
 	memset(&as, 0, sizeof(as));
 	as.as_job = 3;
