@@ -114,6 +114,10 @@ void	msg_addr_text(const struct msg_addr *, char *, size_t);
  * -1 with errno, or EAI errors as EHOSTUNREACH.
  */
 int	msg_addr_parse(struct msg_addr *, const char *, uint16_t default_port);
+/* 1 if the host of "HOST[:PORT]" is a name, not a numeric address. */
+int	msg_addr_named(const char *);
+/* 1 if a is a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z). */
+int	msg_addr_loopback(const struct msg_addr *);
 
 /* 1 if the name may be claimed under the scheme. */
 int	msg_name_ok(enum msg_scheme, const char *);

@@ -184,6 +184,11 @@ struct pred_set		*pred_set_new(void);
 void			 pred_set_free(struct pred_set *);
 void			 pred_set_clear(struct pred_set *);
 size_t			 pred_set_count(const struct pred_set *);
+/*
+ * Keeps only the node=H predicates (node != 0), which node managers
+ * keep, or only the others, which the broker keeps.
+ */
+void			 pred_set_keep_node(struct pred_set *, int node);
 /* In canonical order (by scope kind, then user, then node). */
 const struct pred	*pred_set_first(const struct pred_set *);
 const struct pred	*pred_set_next(const struct pred *);

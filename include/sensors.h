@@ -88,6 +88,15 @@ int	sensors_read_utmp(const char *path, struct sensors_session *out,
 	    size_t max, size_t *n);
 
 /*
+ * The newest login or logout of a wtmp file (struct utmpx records, as
+ * /var/log/wtmp), as realtime seconds into *when: the last moment a
+ * session is known to have existed.  Reads at most
+ * SENSORS_UTMP_RECORDS_MAX records from the end.  -1 with errno (ENOENT
+ * also when no record tells).
+ */
+int	sensors_read_last_session(const char *path, double *when);
+
+/*
  * Seconds since the last input on devdir/line (now - atime, at least 0),
  * as w(1) computes it.  -1 with errno: ENOENT for lines that are not
  * devices (X displays), EINVAL for a line that escapes devdir.
@@ -150,14 +159,23 @@ void	sensors_input_close(struct sensors_input *);
 
 struct sensors_logind {
 	void	*sl_bus;	/* sd_bus *, NULL until opened */
+	double	 sl_session;	/* CLOCK_MONOTONIC seconds a session was
+				   last known to exist; the caller's
+				   start (or a wtmp record) at first */
 };
 
-/* address: a D-Bus address, or NULL for the system bus.  0 or -1. */
+/*
+ * address: a D-Bus address, or NULL for the system bus.  0 or -1.
+ * sl_session is the caller's and stays as it is.
+ */
 int	sensors_logind_open(struct sensors_logind *, const char *address);
 /*
  * Seconds since the session manager last saw its users active, into
  * *idle (0 while they are active): 0, or -1 with errno when logind
- * does not answer.
+ * does not answer.  With no session at all (logind answers an idle
+ * hint since 0) the idle time counts from sl_session, the last moment
+ * a session was seen, never from boot: a node is not lent at once
+ * after its owner logs out.
  */
 int	sensors_logind_idle(struct sensors_logind *, double *idle);
 void	sensors_logind_close(struct sensors_logind *);

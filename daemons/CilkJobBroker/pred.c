@@ -143,12 +143,18 @@ bpred_init(struct bpred *bp, struct dctx *dc, struct broker *br, char *err,
 		return -1;
 	/*
 	 * Versions before privilege separation kept the file in state_dir
-	 * itself, which stays root's: take it over, leave it in place.
+	 * itself, which stays root's: take it over, leave it in place.  A
+	 * node manager on this host wrote the same file then: its node=H
+	 * predicates are its own (it takes them over), and a file left
+	 * with none of ours is one it saved last: the default instead.
 	 */
 	snprintf(old, sizeof(old), "%s/%s", sdir, BPRED_FILE);
 	if ((rc = load(bp->bp_set, old, err, errlen)) == -2 ||
 	    (rc == -1 && errno != ENOENT))
 		return -1;
+	pred_set_keep_node(bp->bp_set, 0);
+	if (rc == 0 && pred_set_count(bp->bp_set) == 0)
+		rc = -1;
 	/* First start: the default, stored so that it stays. */
 	if (rc == -1 && pred_set_default(bp->bp_set) == -1) {
 		snprintf(err, errlen, "out of memory");

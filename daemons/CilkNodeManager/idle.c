@@ -167,12 +167,32 @@ on_sense(struct evloop *loop, void *arg)
 	    on_sense, n);
 }
 
+/*
+ * Where logind knows no session, idle time counts from the last one:
+ * the newest login or logout wtmp records, else our own start; never
+ * from boot, which would lend a node at once after its owner logs out
+ * (logind forgets a session when it ends).
+ */
+static void
+logind_since(struct node *n)
+{
+	double now = now_mono(), when, ago;
+
+	n->n_logind.sl_session = now;
+	if (sensors_read_last_session("/var/log/wtmp", &when) == -1)
+		return;
+	ago = (double)now_real_ns() / 1e9 - when;
+	if (ago > 0)
+		n->n_logind.sl_session = now - ago;
+}
+
 void
 node_idle_start(struct node *n)
 {
 	struct nc_facts f;
 
 	loadmodel_init(&n->n_loadmodel);
+	logind_since(n);
 	node_input_scan(n);
 	n->n_owner_away = node_sense(n);
 	node_facts(n, &f);

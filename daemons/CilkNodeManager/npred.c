@@ -1,10 +1,12 @@
 /*
  * CilkNodeManager: its predicates.  The node's own (node=H scope) live
- * in state_dir/predicates and are changed here for CilkPred; the
+ * in state_dir/engine/predicates and are changed here for CilkPred; the
  * broker's (always and user scopes) come in PRED_PUSH and are cached in
- * state_dir/predicates.broker so that a restarted node manager judges
- * by them before the broker speaks.  Until it has any copy of the
- * broker's predicates the node uses the built-in default in their place.
+ * state_dir/engine/predicates.broker so that a restarted node manager
+ * judges by them before the broker speaks.  Until it has any copy of
+ * the broker's predicates the node uses the built-in default in their
+ * place.  A broker on this host keeps its own in state_dir/broker: no
+ * file here is shared.
  */
 #include <errno.h>
 #include <math.h>
@@ -89,6 +91,32 @@ load(struct pred_set *set, const char *path, int *found, char *err,
 	return rc;
 }
 
+/*
+ * Versions before privilege separation kept the node's predicates in
+ * state_dir/predicates, which a broker on this host wrote too: ours are
+ * its node=H ones.  Read until we store our own; left in place.
+ */
+static int
+takeover(struct node *n, char *err, size_t errlen)
+{
+	char old[PATH_MAX];
+	int found;
+
+	if (snprintf(old, sizeof(old), "%s/%s", n->n_state_dir,
+	    NPRED_FILE) >= (int)sizeof(old)) {
+		snprintf(err, errlen, "state_dir: path too long");
+		return -1;
+	}
+	if (load(n->n_pred_node, old, &found, err, errlen) == -1)
+		return -1;
+	pred_set_keep_node(n->n_pred_node, 1);
+	if (pred_set_count(n->n_pred_node) > 0)
+		log_info("%s: %zu node predicate%s taken over", old,
+		    pred_set_count(n->n_pred_node),
+		    pred_set_count(n->n_pred_node) == 1 ? "" : "s");
+	return 0;
+}
+
 int
 node_pred_init(struct node *n, char *err, size_t errlen)
 {
@@ -107,6 +135,8 @@ node_pred_init(struct node *n, char *err, size_t errlen)
 		return -1;
 	}
 	if (load(n->n_pred_node, n->n_pred_path, &found, err, errlen) == -1)
+		return -1;
+	if (!found && takeover(n, err, errlen) == -1)
 		return -1;
 	/* A broken cache is only a cache: the broker sends it again. */
 	if (load(n->n_pred_cluster, n->n_pred_cache, &found, err,

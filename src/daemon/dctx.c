@@ -2,6 +2,7 @@
 #include "dctx.h"
 
 #include <sys/stat.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -350,6 +351,30 @@ pidfile(struct dctx *dc)
 		    "another instance is running" : strerror(errno));
 }
 
+/*
+ * A daemon told its address by name that resolves to loopback (Debian's
+ * "127.0.1.1 HOSTNAME" line in /etc/hosts) listens where no other
+ * machine reaches it, and nothing else would say so: the warning names
+ * the address and the key to set.  A loopback address written as one
+ * is meant (CilkLocal, tests).
+ */
+static void
+loopback_warning(const char *key, const char *text,
+    const struct msg_addr *a, char *buf, size_t bufsz)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (!msg_addr_named(text) || !msg_addr_loopback(a) ||
+	    inet_ntop(a->ma_family == 4 ? AF_INET : AF_INET6, a->ma_addr,
+	    addr, sizeof(addr)) == NULL)
+		return;
+	snprintf(buf, bufsz, "warning: %s = %s: the name resolves to %s, a "
+	    "loopback address, where no other machine can reach this daemon; "
+	    "set listen = ADDRESS (cilknow.conf or -o), this machine's "
+	    "address on the network, or make the name resolve to it", key,
+	    text, addr);
+}
+
 void
 dctx_start(struct dctx *dc, const struct dctx_spec *sp,
     struct daemon_args *da, void *arg)
@@ -357,8 +382,8 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	struct msg_ep_opts eo;
 	struct msg_addr addr;
 	enum dcheck_level level;
-	const char *listen;
-	char err[512], text[64], msg[1024];
+	const char *listen, *key;
+	char err[512], text[64], msg[1024], warning[512] = "";
 	int problems = 0;
 
 	memset(dc, 0, sizeof(*dc));
@@ -386,12 +411,14 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	if (pub_mismatch(dc, dc->dc_conf, dc->dc_keys, msg,
 	    sizeof(msg)) == -1)
 		check_report(DCHECK_WARN, msg, &problems);
-	listen = conf_get(dc->dc_conf, "listen");
-	if (*listen == '\0')
-		listen = sp->ds_default_listen ? sp->ds_default_listen :
-		    conf_get(dc->dc_conf, "broker");
+	listen = conf_get(dc->dc_conf, key = "listen");
+	if (*listen == '\0' && sp->ds_default_listen != NULL)
+		listen = sp->ds_default_listen;
+	else if (*listen == '\0')
+		listen = conf_get(dc->dc_conf, key = "broker");
 	if (msg_addr_parse(&addr, listen, sp->ds_default_port) == -1)
 		startup_fail(dc, "listen %s: bad or unknown address", listen);
+	loopback_warning(key, listen, &addr, warning, sizeof(warning));
 	/* With ds_privsep the checks run after the drop. */
 	if (sp->ds_privsep)
 		privsep_user(dc);
@@ -408,6 +435,8 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		if (sp->ds_privsep && sp->ds_check != NULL &&
 		    sp->ds_check(dc, err, sizeof(err)) == -1)
 			startup_fail(dc, "%s", err);
+		if (warning[0] != '\0')
+			log_warnx("%s", warning);
 		msg_addr_text(&addr, text, sizeof(text));
 		printf("%s: configuration and keys OK (would listen on %s)\n",
 		    sp->ds_prog, text);
@@ -416,6 +445,8 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	if (!da->da_foreground && daemon_detach(0) == -1)
 		startup_fail(dc, "detach: %s", strerror(errno));
 	log_init(da->da_foreground, sp->ds_prog, da->da_cc.cc_verbose);
+	if (warning[0] != '\0')
+		log_warnx("%s", warning);
 	if ((dc->dc_loop = evloop_new()) == NULL ||
 	    evloop_signal(dc->dc_loop, SIGTERM, on_signal, dc) == -1 ||
 	    evloop_signal(dc->dc_loop, SIGINT, on_signal, dc) == -1 ||

@@ -22,7 +22,7 @@ sensors_logind_open(struct sensors_logind *lg, const char *address)
 	sd_bus *b = NULL;
 	int r;
 
-	lg->sl_bus = NULL;
+	lg->sl_bus = NULL;	/* sl_session is the caller's */
 	if (address == NULL)
 		r = sd_bus_open_system(&b);
 	else if ((r = sd_bus_new(&b)) >= 0 &&
@@ -62,15 +62,17 @@ sensors_logind_idle(struct sensors_logind *lg, double *idle)
 		errno = -r;
 		return -1;
 	}
-	if (!hint) {
-		*idle = 0;
-		return 0;
-	}
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
 		return -1;
 	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-	*idle = since == 0 ? SENSORS_IDLE_UNATTENDED :
-	    now > since ? (double)(now - since) / 1e6 : 0;
+	if (hint && since == 0) {
+		/* No session: idle since the last one was seen to end. */
+		*idle = (double)now / 1e6 > lg->sl_session ?
+		    (double)now / 1e6 - lg->sl_session : 0;
+		return 0;
+	}
+	lg->sl_session = (double)now / 1e6;
+	*idle = !hint ? 0 : now > since ? (double)(now - since) / 1e6 : 0;
 	return 0;
 }
 

@@ -143,6 +143,56 @@ copy_field(char *dst, size_t dstsz, const char *src, size_t srcsz)
 }
 
 int
+sensors_read_last_session(const char *path, double *when)
+{
+	struct utmpx ut;
+	struct stat st;
+	off_t at;
+	size_t nrec;
+	ssize_t r;
+	int fd, saved;
+
+	if (path == NULL || when == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	/* From the end, whole records: the newest that knew a session. */
+	at = st.st_size - st.st_size % (off_t)sizeof(ut);
+	for (nrec = 0; nrec < SENSORS_UTMP_RECORDS_MAX && at > 0; nrec++) {
+		at -= (off_t)sizeof(ut);
+		if ((r = pread(fd, &ut, sizeof(ut), at)) == -1 && errno == EINTR) {
+			at += (off_t)sizeof(ut);
+			continue;
+		}
+		if (r == -1)
+			goto fail;
+		if (r != (ssize_t)sizeof(ut))
+			break;		/* shrunk meanwhile */
+		if ((ut.ut_type == USER_PROCESS || ut.ut_type == DEAD_PROCESS) &&
+		    ut.ut_tv.tv_sec > 0) {
+			*when = (double)ut.ut_tv.tv_sec +
+			    (double)ut.ut_tv.tv_usec / 1e6;
+			close(fd);
+			return 0;
+		}
+	}
+	errno = ENOENT;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int
 sensors_read_utmp(const char *path, struct sensors_session *out, size_t max,
     size_t *np)
 {

@@ -134,49 +134,64 @@ msg_addr_text(const struct msg_addr *a, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "(invalid address)");
 }
 
-int
-msg_addr_parse(struct msg_addr *a, const char *text, uint16_t default_port)
+/*
+ * Splits "HOST[:PORT]" or "[V6]:PORT": the host, NUL-terminated in buf
+ * (*h points at it), and the port if given.  -1 with errno.
+ */
+static int
+addr_split(const char *text, char *buf, size_t bufsz, const char **h,
+    unsigned long *port)
 {
-	char host[256], *colon, *end;
-	const char *h;
-	struct addrinfo hints, *res;
-	unsigned long port = default_port;
-	int rc;
+	char *colon, *end;
 
-	if (strlcpy(host, text, sizeof(host)) >= sizeof(host)) {
+	if (strlcpy(buf, text, bufsz) >= bufsz) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	h = host;
-	if (host[0] == '[') {
-		if ((end = strchr(host, ']')) == NULL) {
+	*h = buf;
+	if (buf[0] == '[') {
+		if ((end = strchr(buf, ']')) == NULL) {
 			errno = EINVAL;
 			return -1;
 		}
 		*end = '\0';
-		h = host + 1;
+		*h = buf + 1;
 		colon = end[1] == ':' ? end + 1 : NULL;
 		if (end[1] != '\0' && colon == NULL) {
 			errno = EINVAL;
 			return -1;
 		}
-	} else if ((colon = strrchr(host, ':')) != NULL &&
-	    strchr(host, ':') != colon)
+	} else if ((colon = strrchr(buf, ':')) != NULL &&
+	    strchr(buf, ':') != colon)
 		colon = NULL;	/* bare IPv6 address without a port */
 	if (colon != NULL) {
 		*colon = '\0';
 		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
+		*port = strtoul(colon + 1, &end, 10);
 		if (colon[1] == '\0' || *end != '\0' || errno != 0 ||
-		    port == 0 || port > 65535) {
+		    *port == 0 || *port > 65535) {
 			errno = EINVAL;
 			return -1;
 		}
 	}
-	if (*h == '\0') {
+	if (**h == '\0') {
 		errno = EINVAL;
 		return -1;
 	}
+	return 0;
+}
+
+int
+msg_addr_parse(struct msg_addr *a, const char *text, uint16_t default_port)
+{
+	char host[256];
+	const char *h;
+	struct addrinfo hints, *res;
+	unsigned long port = default_port;
+	int rc;
+
+	if (addr_split(text, host, sizeof(host), &h, &port) == -1)
+		return -1;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_DGRAM;
@@ -189,6 +204,42 @@ msg_addr_parse(struct msg_addr *a, const char *text, uint16_t default_port)
 	if (rc == 0)
 		a->ma_port = (uint16_t)port;
 	return rc;
+}
+
+int
+msg_addr_named(const char *text)
+{
+	char host[256];
+	const char *h;
+	struct addrinfo hints, *res;
+	unsigned long port = 0;
+
+	if (addr_split(text, host, sizeof(host), &h, &port) == -1)
+		return 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_DGRAM;
+	hints.ai_flags = AI_NUMERICHOST;
+	if (getaddrinfo(h, NULL, &hints, &res) != 0)
+		return 1;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int
+msg_addr_loopback(const struct msg_addr *a)
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff };
+	static const uint8_t one[16] = { [15] = 1 };
+
+	if (a->ma_family == 4)
+		return a->ma_addr[0] == 127;
+	if (a->ma_family == 6)
+		return memcmp(a->ma_addr, one, 16) == 0 ||
+		    (memcmp(a->ma_addr, v4mapped, 12) == 0 &&
+		    a->ma_addr[12] == 127);
+	return 0;
 }
 
 int

@@ -67,6 +67,23 @@ pred_set_clear(struct pred_set *set)
 }
 
 void
+pred_set_keep_node(struct pred_set *set, int node)
+{
+	struct pred *p, *next;
+
+	if (set == NULL)
+		return;
+	for (p = TAILQ_FIRST(&set->st_list); p != NULL; p = next) {
+		next = TAILQ_NEXT(p, pr_entry);
+		if ((p->pr_scope.ps_type == PRED_S_NODE) != (node != 0)) {
+			TAILQ_REMOVE(&set->st_list, p, pr_entry);
+			set->st_n--;
+			free(p);
+		}
+	}
+}
+
+void
 pred_set_free(struct pred_set *set)
 {
 	if (set == NULL)

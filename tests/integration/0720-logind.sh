@@ -4,6 +4,11 @@
 # private D-Bus bus on which tests/tools/fake_logind answers for
 # systemd-logind.  Active users: the node is busy; idle for long
 # enough: it is lent and runs a job; active again: the worker stops.
+# The last session ends (logind then answers an idle hint since 0): the
+# node is lent only once the idle time has passed since the logout, and
+# a node manager started with no session counts from its own start,
+# never from boot.  Any uptime will do: the stand-in answers "since
+# boot" for an idle time longer than it.
 . "$(dirname "$0")/lib.sh"
 if ! command -v dbus-daemon >/dev/null; then
 	echo "ok 1 # SKIP no dbus-daemon (make check-deps)"
@@ -76,9 +81,14 @@ ok $? "logind says the users are active: 127.0.0.3 is busy"
 echo "idle 1000" >"$STATE"
 wait_for 15 state_is idle
 ok $? "logind says idle for 1000 s: 127.0.0.3 is lent"
-"$BIN/CilkNodes" >"$T/nodes.out"
-contains "$T/nodes.out" '127\.0\.0\.3 +idle +- +[0-9.]+ +(99[0-9]|1[0-9]{3})\b' \
-    "CilkNodes shows its idle time from logind"
+# logind can say no more than "since boot": 1000 s or the uptime.
+want=$(awk '{ s = int($1); print (s > 1000 ? 1000 : s) }' /proc/uptime)
+"$BIN/CilkNodes" --json >"$T/nodes.json"
+python3 -c 'import json, sys
+n = [x for x in json.load(open(sys.argv[1]))["nodes"] if x["host"] == "127.0.0.3"]
+assert n and int(sys.argv[2]) - 2 <= n[0]["idle"] <= int(sys.argv[2]) + 30, n' \
+    "$T/nodes.json" "$want"
+ok $? "CilkNodes shows its idle time from logind (about $want s)"
 
 MARK=cilknow-logind-$$
 start run "$BIN/CilkRun" -- sh -c "sleep 300; : $MARK"
@@ -97,5 +107,42 @@ wait_for 10 state_is busy
 ok $? "and 127.0.0.3 is busy"
 kill -INT "$RUN"
 wait "$RUN" 2>/dev/null
+
+# The last session ends: idle from the logout, not from boot.
+"$BIN/CilkPred" always add idletime=10 >"$T/p4.out" 2>&1
+ok $? "the always predicate is now idletime=10"
+secs() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.1f", b - a }'; }
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+t0=$(secs)
+echo none >"$STATE"
+wait_for 30 state_is idle
+ok $? "logind knows no session: 127.0.0.3 is lent in the end"
+dt=$(since "$t0")
+at_least "$dt" 8
+ok $? "but only once idletime=10 has passed since the logout (${dt} s)"
+
+# A node manager started with no session counts from its start (when
+# wtmp records no login or logout to count from).
 stop "$N3PID"
+listed() { "$BIN/CilkNodes" | awk '$2 == "127.0.0.3"' | grep -q .; }
+gone() { ! listed; }
+wait_for 10 gone
+ok $? "the stopped node manager leaves the broker's list"
+if [ -s /var/log/wtmp ]; then
+	echo "ok $((TAP_N += 1)) # SKIP /var/log/wtmp has records: idle counts from them"
+else
+	t0=$(secs)
+	start n3b "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
+	    -o listen=127.0.0.3:$((PORT + 1)) -o state_dir="$N3/state" \
+	    -o run_dir="$N3/run" -o sensors=system -o input_devices=none \
+	    -o logind="unix:path=$BUS"
+	N3PID=$LAST_PID
+	wait_for 30 state_is idle
+	rc=$?
+	dt=$(since "$t0")
+	[ $rc -eq 0 ] && at_least "$dt" 9
+	ok $? "restarted with no session, it is lent only idletime=10 after its start (${dt} s)"
+	stop "$N3PID"
+fi
 finish

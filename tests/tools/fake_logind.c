@@ -2,9 +2,11 @@
  * fake_logind — stands in for systemd-logind on a private D-Bus bus, for
  * the node manager's idle-hint test: serves IdleHint and
  * IdleSinceHintMonotonic of org.freedesktop.login1.Manager from a state
- * file read at every question ("active", or "idle SECONDS": idle for
- * that long).  Prints "ready" once it owns the name; exits on SIGTERM
- * or after 120 seconds.
+ * file read at every question: "active"; "idle SECONDS", idle for that
+ * long, or since boot (since 1) on a machine up for less, as logind
+ * can say no more; or "none", no session at all, which logind answers
+ * with an idle hint since 0.  Prints "ready" once it owns the name;
+ * exits on SIGTERM or after 300 seconds.
  *	fake_logind ADDRESS STATEFILE
  */
 #include <err.h>
@@ -17,7 +19,7 @@
 
 #include <systemd/sd-bus.h>
 
-#define LIFETIME	120
+#define LIFETIME	300
 
 static volatile sig_atomic_t stop;
 
@@ -28,7 +30,7 @@ on_term(int sig)
 	stop = 1;
 }
 
-/* 1 and the idle seconds, or 0 while active. */
+/* 1 and the idle seconds (-1: no session), or 0 while active. */
 static int
 state(const char *path, double *idle)
 {
@@ -41,6 +43,10 @@ state(const char *path, double *idle)
 	if (fgets(buf, sizeof(buf), f) == NULL)
 		buf[0] = '\0';
 	fclose(f);
+	if (strncmp(buf, "none", 4) == 0) {
+		*idle = -1;
+		return 1;
+	}
 	return sscanf(buf, "idle %lf", idle) == 1;
 }
 
@@ -65,8 +71,9 @@ get_since(sd_bus *bus, const char *path, const char *iface,
 	(void)bus; (void)path; (void)iface; (void)prop; (void)e;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-	if (state(file, &idle) && idle * 1e6 < (double)now)
-		since = now - (uint64_t)(idle * 1e6);
+	if (state(file, &idle) && idle >= 0)
+		since = idle * 1e6 < (double)now ? now -
+		    (uint64_t)(idle * 1e6) : 1;
 	return sd_bus_message_append(reply, "t", since);
 }
 

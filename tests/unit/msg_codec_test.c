@@ -951,6 +951,22 @@ test_addr(void)
 	    a.ma_port == 7410, "bare ::1 takes the default port");
 	ok(msg_addr_parse(&a, "127.0.0.1:65535", 1) == 0 &&
 	    a.ma_port == 65535, "port 65535");
+	/* A name or an address; loopback or not (for the start-up warning). */
+	ok(!msg_addr_named("127.0.0.1:7410") && !msg_addr_named("[::1]:5") &&
+	    !msg_addr_named("::1") && !msg_addr_named("0.0.0.0"),
+	    "numeric addresses are not names");
+	ok(msg_addr_named("localhost") && msg_addr_named("localhost:7410") &&
+	    msg_addr_named("falcon.example.org:7410"), "host names are names");
+	ok(msg_addr_parse(&a, "127.0.1.1", 1) == 0 && msg_addr_loopback(&a),
+	    "127.0.1.1 is loopback");
+	ok(msg_addr_parse(&a, "[::1]", 1) == 0 && msg_addr_loopback(&a),
+	    "::1 is loopback");
+	ok(msg_addr_parse(&a, "[::ffff:127.0.0.9]", 1) == 0 &&
+	    msg_addr_loopback(&a), "::ffff:127.0.0.9 is loopback");
+	ok(msg_addr_parse(&a, "10.0.0.1", 1) == 0 && !msg_addr_loopback(&a) &&
+	    msg_addr_parse(&a, "0.0.0.0", 1) == 0 && !msg_addr_loopback(&a) &&
+	    msg_addr_parse(&a, "[::2]", 1) == 0 && !msg_addr_loopback(&a),
+	    "10.0.0.1, 0.0.0.0 and ::2 are not");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
 		ok(msg_addr_parse(&a, bad[i], 7410) == -1 && errno == EINVAL,

@@ -447,6 +447,51 @@ test_tod(void)
 	    "  local time wraps midnight");
 }
 
+/* The newest login or logout of a wtmp file, read from its end. */
+static void
+test_wtmp(void)
+{
+	struct utmpx recs[5];
+	double when;
+	FILE *fp;
+
+	utmp_rec(&recs[0], BOOT_TIME, NULL, "~", 0);
+	recs[0].ut_tv.tv_sec = 1000;
+	utmp_rec(&recs[1], USER_PROCESS, "ann", "pts/1", 101);
+	recs[1].ut_tv.tv_sec = 2000;
+	utmp_rec(&recs[2], DEAD_PROCESS, "", "pts/1", 101);
+	recs[2].ut_tv.tv_sec = 3000;
+	recs[2].ut_tv.tv_usec = 500000;
+	utmp_rec(&recs[3], BOOT_TIME, NULL, "~", 0);
+	recs[3].ut_tv.tv_sec = 4000;
+	utmp_rec(&recs[4], RUN_LVL, "runlevel", "~", 0);
+	recs[4].ut_tv.tv_sec = 4001;
+	tmp("wtmp");
+	fp = fopen(path, "w");
+	fwrite(recs, sizeof(recs[0]), 5, fp);
+	fwrite(&recs[1], 100, 1, fp);		/* a partial record */
+	fclose(fp);
+	ok(sensors_read_last_session(path, &when) == 0 && when == 3000.5,
+	    "wtmp: the newest logout, past boot records and a partial one");
+	fp = fopen(path, "w");
+	fwrite(recs, sizeof(recs[0]), 2, fp);
+	fclose(fp);
+	ok(sensors_read_last_session(path, &when) == 0 && when == 2000,
+	    "wtmp: a login counts too");
+	fp = fopen(path, "w");
+	fwrite(&recs[3], sizeof(recs[0]), 2, fp);
+	fclose(fp);
+	ok(sensors_read_last_session(path, &when) == -1 && errno == ENOENT,
+	    "wtmp without a login or logout: ENOENT (never the boot)");
+	fp = fopen(path, "w");
+	fclose(fp);
+	ok(sensors_read_last_session(path, &when) == -1 && errno == ENOENT,
+	    "empty wtmp: ENOENT");
+	unlink(path);
+	ok(sensors_read_last_session(path, &when) == -1 && errno == ENOENT,
+	    "missing wtmp: ENOENT");
+}
+
 int
 main(void)
 {
@@ -457,6 +502,7 @@ main(void)
 	test_file();
 	test_proc();
 	test_utmp_tty();
+	test_wtmp();
 	test_input();
 	test_tod();
 	ok(rmdir(tmpdir) == 0, "temporary directory cleaned up");
