@@ -23,6 +23,15 @@
 static void	notify_watchdog(struct evloop *, void *);
 static void	apply(struct dctx *, struct conf *, struct msg_keyring *);
 
+/*
+ * Keys every daemon reads only at start (dctx_start): the address it
+ * binds, its pid file's folder, the endpoint's replay window.  Each
+ * daemon's own are in its ds_restart.
+ */
+static const char *const dctx_restart_keys[] = {
+	"listen", "replay_window", "run_dir", NULL
+};
+
 static void __attribute__((noreturn))
 startup_fail(struct dctx *dc, const char *fmt, ...)
 {
@@ -74,6 +83,91 @@ mono_usec(void)
 	return (uint64_t)(now_mono() * 1e6);
 }
 
+/*
+ * The configuration, every error logged as a line of its own (at start
+ * stderr, later the journal or syslog, where a bare stderr is lost).
+ * NULL on any error.
+ */
+static struct conf *
+conf_load_logged(struct dctx *dc, const char *what)
+{
+	struct conf *cf;
+	char *msgs = NULL, *line, *next;
+	size_t len = 0;
+	FILE *errs;
+
+	if ((errs = open_memstream(&msgs, &len)) == NULL) {
+		log_warn("%sconfiguration: open_memstream", what);
+		return NULL;
+	}
+	cf = cli_conf_load_to(&dc->dc_args.da_cc, NULL, errs);
+	if (fclose(errs) == EOF) {
+		log_warn("%sconfiguration: its errors", what);
+		conf_free(cf);
+		free(msgs);
+		return NULL;
+	}
+	for (line = msgs; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		log_warnx("%s%s", what, line);
+	}
+	free(msgs);
+	return cf;
+}
+
+/* Each changed key in keys (NULL-terminated): one warning; how many. */
+static int
+restart_changes(const struct conf *was, const struct conf *cf,
+    const char *const *keys)
+{
+	const char *a, *b;
+	int n = 0;
+
+	for (; keys != NULL && *keys != NULL; keys++) {
+		a = conf_get(was, *keys);
+		b = conf_get(cf, *keys);
+		if (a == NULL || b == NULL || strcmp(a, b) == 0)
+			continue;
+		log_warning("reload: %s changed from '%s' to '%s'; it needs "
+		    "a restart to take effect", *keys, a, b);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * SIGHUP's configuration, as the process that reads files sees it: it
+ * must parse, and its key files pass the start's checks (unsafe ones
+ * refuse it).  Keys read only at start are compared with the values we
+ * started with, and each change is logged as needing a restart.  NULL,
+ * logged, keeps the old configuration and keys.
+ */
+static struct conf *
+reload_conf(struct dctx *dc)
+{
+	const struct conf *was = dc->dc_started != NULL ? dc->dc_started :
+	    dc->dc_conf;
+	struct conf *cf;
+	int problems = 0;
+
+	if ((cf = conf_load_logged(dc, "reload: ")) == NULL) {
+		log_warnx("reload refused: the configuration has errors "
+		    "(above); keeping the old configuration and keys");
+		return NULL;
+	}
+	if (dcheck_files(cf, (dc->dc_spec->ds_keys & MSG_KR_CLUSTER) != 0,
+	    check_report, &problems) == DCHECK_UNSAFE) {
+		log_warnx("reload refused: unsafe key files (above); keeping "
+		    "the old configuration and keys");
+		conf_free(cf);
+		return NULL;
+	}
+	(void)restart_changes(was, cf, dctx_restart_keys);
+	(void)restart_changes(was, cf, dc->dc_spec->ds_restart);
+	return cf;
+}
+
 /* New keys take effect at once; the socket and listen address stay. */
 static void
 reload_keys(struct dctx *dc)
@@ -82,15 +176,13 @@ reload_keys(struct dctx *dc)
 	struct conf *cf;
 	char err[512];
 
-	if ((cf = cli_conf_load(&dc->dc_args.da_cc, dc->dc_prog)) == NULL) {
-		log_warnx("reload: configuration has errors; keeping the old");
+	if ((cf = reload_conf(dc)) == NULL)
 		return;
-	}
 	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
 	    msg_keyring_load(kr, cf, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1) {
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    kr ? err : "out of memory");
+		log_warnx("reload refused: %s; keeping the old configuration "
+		    "and keys", kr ? err : "out of memory");
 		free(kr);
 		conf_free(cf);
 		return;
@@ -106,7 +198,11 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 	memcpy(dc->dc_keys, kr, sizeof(*kr));
 	msg_keyring_clear(kr);
 	free(kr);
-	conf_free(dc->dc_conf);
+	/* The first one is what we started with: restart_changes' base. */
+	if (dc->dc_started == NULL)
+		dc->dc_started = dc->dc_conf;
+	else
+		conf_free(dc->dc_conf);
 	dc->dc_conf = cf;
 	log_info("reloaded the configuration and keys");
 	if (dc->dc_on_reload != NULL)
@@ -123,8 +219,8 @@ dctx_reload_from(struct dctx *dc, const uint8_t *payload, size_t len)
 	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
 	    priv_recv_keys(payload, len, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, &cf, kr, err, sizeof(err)) == -1) {
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    kr ? err : "out of memory");
+		log_warnx("reload refused: %s; keeping the old configuration "
+		    "and keys", kr ? err : "out of memory");
 		free(kr);
 		return -1;
 	}
@@ -187,14 +283,13 @@ parent_reload(struct priv_chan *pc, void *arg)
 	char err[512];
 	int rc;
 
-	if ((cf = cli_conf_load(&dc->dc_args.da_cc, dc->dc_prog)) == NULL) {
-		log_warnx("reload: configuration has errors; keeping the old");
+	/* Our dc_conf stays the one we started with. */
+	if ((cf = reload_conf(dc)) == NULL)
 		return -1;
-	}
 	if ((rc = priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, err, sizeof(err))) == -1)
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    err);
+		log_warnx("reload refused: %s; keeping the old configuration "
+		    "and keys", err);
 	conf_free(cf);
 	return rc;
 }
@@ -348,7 +443,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	dc->dc_watchdog_usec = sdnotify_watchdog_usec();
 	if (sodium_init() < 0)
 		startup_fail(dc, "libsodium failed to initialise");
-	if ((dc->dc_conf = cli_conf_load(&da->da_cc, sp->ds_prog)) == NULL)
+	if ((dc->dc_conf = conf_load_logged(dc, "")) == NULL)
 		exit(1);
 	/* Who could replace our keys: every problem, before the first error. */
 	level = dcheck_files(dc->dc_conf, (sp->ds_keys & MSG_KR_CLUSTER) != 0,
@@ -452,4 +547,5 @@ dctx_stop(struct dctx *dc)
 		free(dc->dc_keys);
 	}
 	conf_free(dc->dc_conf);
+	conf_free(dc->dc_started);
 }
