@@ -152,14 +152,14 @@ reload_conf(struct dctx *dc)
 	int problems = 0;
 
 	if ((cf = conf_load_logged(dc, "reload: ")) == NULL) {
-		log_warnx("reload refused: the configuration has errors "
-		    "(above); keeping the old configuration and keys");
+		log_warnx("reload: the configuration has errors (above); "
+		    "keeping the old keys and configuration");
 		return NULL;
 	}
 	if (dcheck_files(cf, (dc->dc_spec->ds_keys & MSG_KR_CLUSTER) != 0,
 	    check_report, &problems) == DCHECK_UNSAFE) {
-		log_warnx("reload refused: unsafe key files (above); keeping "
-		    "the old configuration and keys");
+		log_warnx("reload: unsafe key files (above); keeping the old "
+		    "keys and configuration");
 		conf_free(cf);
 		return NULL;
 	}
@@ -168,8 +168,11 @@ reload_conf(struct dctx *dc)
 	return cf;
 }
 
-/* New keys take effect at once; the socket and listen address stay. */
-static void
+/*
+ * New keys take effect at once; the socket and listen address stay.
+ * 0, or -1 (logged) with the old ones kept.
+ */
+static int
 reload_keys(struct dctx *dc)
 {
 	struct msg_keyring *kr;
@@ -177,17 +180,18 @@ reload_keys(struct dctx *dc)
 	char err[512];
 
 	if ((cf = reload_conf(dc)) == NULL)
-		return;
+		return -1;
 	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
 	    msg_keyring_load(kr, cf, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1) {
-		log_warnx("reload refused: %s; keeping the old configuration "
-		    "and keys", kr ? err : "out of memory");
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    kr ? err : "out of memory");
 		free(kr);
 		conf_free(cf);
-		return;
+		return -1;
 	}
 	apply(dc, cf, kr);
+	return 0;
 }
 
 /* The new configuration and keys, in place of the old. */
@@ -219,8 +223,8 @@ dctx_reload_from(struct dctx *dc, const uint8_t *payload, size_t len)
 	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
 	    priv_recv_keys(payload, len, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, &cf, kr, err, sizeof(err)) == -1) {
-		log_warnx("reload refused: %s; keeping the old configuration "
-		    "and keys", kr ? err : "out of memory");
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    kr ? err : "out of memory");
 		free(kr);
 		return -1;
 	}
@@ -239,9 +243,13 @@ reload(struct dctx *dc)
 		return;
 	}
 	sdnotify_printf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, mono_usec());
-	reload_keys(dc);
-	sdnotify_printf("READY=1\nSTATUS=running; last reload at monotonic %.0f s",
-	    now_mono());
+	/* The status says what happened, as a privileged parent's does. */
+	if (reload_keys(dc) == -1)
+		sdnotify_printf("READY=1\nSTATUS=running; reload failed at "
+		    "monotonic %.0f s", now_mono());
+	else
+		sdnotify_printf("READY=1\nSTATUS=running; last reload at "
+		    "monotonic %.0f s", now_mono());
 }
 
 static void
@@ -288,8 +296,8 @@ parent_reload(struct priv_chan *pc, void *arg)
 		return -1;
 	if ((rc = priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, err, sizeof(err))) == -1)
-		log_warnx("reload refused: %s; keeping the old configuration "
-		    "and keys", err);
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    err);
 	conf_free(cf);
 	return rc;
 }

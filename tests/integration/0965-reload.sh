@@ -9,7 +9,8 @@
 # a bare SIGHUP with a broken configuration or an unsafe key folder is
 # refused and the old keys stay in use; a good one brings in the new
 # cluster key, and each changed key that needs a restart is a warning
-# ("<4>") naming it.  PID 1 is not systemd here, so the units are not
+# ("<4>") naming it.  The status sent to systemd says whether a reload
+# failed.  PID 1 is not systemd here, so the units are not
 # run by systemd itself (0940 verifies them).
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
@@ -81,8 +82,12 @@ exercise() {
 	shift 5
 	conf a
 	: >"$log"
+	# systemd's notify socket too, for what the status says.
+	start "$u-notify" "$TOOLS/notify_listen" "$T/$u.sock" "$T/$u.notify" 120
+	wait_for 5 test -S "$T/$u.sock"
 	read -r -a argv <<<"$(sed -n 's/^ExecStart=//p' "$U/$u.service")"
-	JOURNAL_STREAM=$(stream "$log") "${argv[@]}" "$@" >>"$log" 2>&1 &
+	NOTIFY_SOCKET=$T/$u.sock JOURNAL_STREAM=$(stream "$log") \
+	    "${argv[@]}" "$@" >>"$log" 2>&1 &
 	pid=$!
 	PIDS="$PIDS $pid"
 	wait_for 10 pings a "$a"
@@ -109,10 +114,12 @@ exercise() {
 
 	# A bare SIGHUP (kill -HUP, or a reload that skips the check).
 	kill -HUP "$pid"
-	wait_for 10 grep -q "^<3>reload refused: the configuration has errors" "$log"
+	wait_for 10 grep -q "^<3>reload: the configuration has errors .*keeping the old" "$log"
 	ok $? "$u: SIGHUP with a broken configuration is refused, an error"
 	contains "$log" "^<3>reload: .*cilknow\.conf:[0-9]+: .*quantum" \
 	    "$u: the error itself is logged, not lost on stderr"
+	wait_for 10 grep -q '^READY=1|STATUS=running; reload failed' "$T/$u.notify"
+	ok $? "$u: and the status systemd shows says the reload failed"
 	pings a "$a" >/dev/null 2>&1 && ! pings b "$a" >/dev/null 2>&1
 	ok $? "$u: the old configuration and key stay in use"
 
@@ -120,7 +127,7 @@ exercise() {
 	conf b
 	chmod 777 "$K/users"
 	kill -HUP "$pid"
-	wait_for 10 grep -q "^<3>reload refused: unsafe key files" "$log"
+	wait_for 10 grep -q "^<3>reload: unsafe key files .*keeping the old" "$log"
 	ok $? "$u: SIGHUP with a user_keys folder anyone can write is refused"
 	contains "$log" "^<3>unsafe: .*users: the user_keys folder is writable" \
 	    "$u: saying which"
