@@ -116,24 +116,20 @@ conf_load_logged(struct dctx *dc, const char *what)
 	return cf;
 }
 
-/* Each changed key in keys (NULL-terminated): one warning; how many. */
-static int
+/* Each key in keys (NULL-terminated) that cf changes: one warning. */
+static void
 restart_changes(const struct conf *was, const struct conf *cf,
     const char *const *keys)
 {
 	const char *a, *b;
-	int n = 0;
 
 	for (; keys != NULL && *keys != NULL; keys++) {
 		a = conf_get(was, *keys);
 		b = conf_get(cf, *keys);
-		if (a == NULL || b == NULL || strcmp(a, b) == 0)
-			continue;
-		log_warning("reload: %s changed from '%s' to '%s'; it needs "
-		    "a restart to take effect", *keys, a, b);
-		n++;
+		if (a != NULL && b != NULL && strcmp(a, b) != 0)
+			log_warning("reload: %s changed from '%s' to '%s'; it "
+			    "needs a restart to take effect", *keys, a, b);
 	}
-	return n;
 }
 
 /*
@@ -163,8 +159,8 @@ reload_conf(struct dctx *dc)
 		conf_free(cf);
 		return NULL;
 	}
-	(void)restart_changes(was, cf, dctx_restart_keys);
-	(void)restart_changes(was, cf, dc->dc_spec->ds_restart);
+	restart_changes(was, cf, dctx_restart_keys);
+	restart_changes(was, cf, dc->dc_spec->ds_restart);
 	return cf;
 }
 
