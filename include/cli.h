@@ -43,6 +43,9 @@ int		 cli_common_opt(struct cli_common *, int ch, const char *arg);
  * error; NULL on any.
  */
 struct conf	*cli_conf_load(const struct cli_common *, const char *prog);
+/* The same, every error a line to errs, "prog: " first unless NULL. */
+struct conf	*cli_conf_load_to(const struct cli_common *, const char *prog,
+		    FILE *errs);
 
 /*
  * Where another cilknow program lives: $CILKNOW_SBIN if set; else beside

@@ -21,6 +21,8 @@ struct dctx {
 	const struct dctx_spec	*dc_spec;
 	struct daemon_args	 dc_args;
 	struct conf		*dc_conf;
+	struct conf		*dc_started;	/* dc_conf at start, once
+						   a reload replaced it */
 	struct evloop		*dc_loop;
 	struct msg_keyring	*dc_keys;
 	struct msg_ep		*dc_ep;
@@ -50,6 +52,13 @@ struct dctx_spec {
 	/* Extra checks for -n and startup; 0 or -1 with a message. */
 	int				(*ds_check)(struct dctx *, char *,
 					    size_t);
+	/*
+	 * The keys this daemon reads only at start, NULL-terminated,
+	 * beyond those every daemon does (listen, replay_window,
+	 * run_dir): a SIGHUP that changes one logs a warning that it
+	 * needs a restart (cilknow.conf(5), RELOAD).
+	 */
+	const char *const		*ds_restart;
 	/*
 	 * Privilege separation (priv.h).  Started as root, the daemon
 	 * looks up service_user (fail closed), binds, writes its pid
@@ -82,9 +91,10 @@ void	dctx_start(struct dctx *, const struct dctx_spec *,
 void	dctx_ready(struct dctx *);
 /*
  * The loop until SIGTERM or SIGINT.  SIGHUP re-reads the configuration
- * and the keys (keeping the old ones if either is broken), then calls
- * dc_on_reload; with ds_privsep the parent reads them and the child
- * takes them from its message.
+ * and the keys (keeping the old ones, with an error logged, if either
+ * is broken or a key file unsafe; warning of each changed key that
+ * needs a restart), then calls dc_on_reload; with ds_privsep the
+ * parent reads them and the child takes them from its message.
  */
 int	dctx_run(struct dctx *);
 void	dctx_stop(struct dctx *);

@@ -1,4 +1,8 @@
-/* log — OpenBSD-style logging: stderr in the foreground, syslog otherwise. */
+/*
+ * log — OpenBSD-style logging: stderr in the foreground, syslog otherwise.
+ * On systemd's journal stream (JOURNAL_STREAM) a stderr line is "<N>text"
+ * (sd-daemon(3) priority, no program name); elsewhere "ident: text".
+ */
 #ifndef CILKNOW_LOG_H
 #define CILKNOW_LOG_H
 
@@ -6,15 +10,23 @@
 
 /*
  * foreground: 1 logs to stderr, 0 to syslog (LOG_DAEMON) under ident.
- * verbose: 0 info and up, 1 adds debug.  Safe to call again (re-init).
+ * verbose: 0 info and up, 1 adds debug.  Safe to call again (re-init);
+ * whether stderr is the journal is decided here, not per line.
  */
 void	log_init(int foreground, const char *ident, int verbose);
 void	log_setverbose(int verbose);
 int	log_getverbose(void);
 
-/* log_warn appends ": strerror(errno)"; every function preserves errno. */
+/*
+ * Priorities: log_warn and log_warnx LOG_ERR (log_warn appends
+ * ": strerror(errno)"), log_warning LOG_WARNING (something an
+ * administrator should act on that is not an error), log_info LOG_INFO,
+ * log_debug LOG_DEBUG, fatal and fatalx LOG_CRIT.  Every function
+ * preserves errno.
+ */
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_warning(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	fatal(const char *, ...)

@@ -85,6 +85,8 @@ main(int argc, char *argv[])
 		.ds_table = NULL,
 		.ds_ntable = CN_H_MAX,
 		.ds_no_pidfile = 1,	/* one per job */
+		/* Read at start only (ch_host): cilknow.conf(5), RELOAD. */
+		.ds_restart = (const char *const[]){ "broker", NULL },
 	};
 
 	h.h_report_fd = -1;

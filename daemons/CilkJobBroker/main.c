@@ -349,6 +349,15 @@ check(struct dctx *dc, char *err, size_t errlen)
 	return bpred_init(&b->b_pred, dc, &b->b_br, err, errlen);
 }
 
+/* Read at start only (beyond dctx's own): see cilknow.conf(5), RELOAD. */
+static const char *const restart_keys[] = {
+	"broker",		/* where we listen when listen is unset */
+	"register_interval",	/* broker_init */
+	"service_user",		/* the drop */
+	"state_dir",		/* bpred_init */
+	NULL
+};
+
 int
 main(int argc, char *argv[])
 {
@@ -361,6 +370,7 @@ main(int argc, char *argv[])
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,
+		.ds_restart = restart_keys,
 		/* Root only reads the keys; see CilkJobBroker(8). */
 		.ds_privsep = 1,
 		.ds_prepare = bpred_prepare,	/* our folder, before the drop */

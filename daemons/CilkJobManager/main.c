@@ -153,6 +153,9 @@ main(int argc, char *argv[])
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,
 		.ds_no_pidfile = 1,	/* one per job, many per user */
+		/* Read at start only: cilknow.conf(5), RELOAD. */
+		.ds_restart = (const char *const[]){ "broker",
+		    "register_interval", "timeout", NULL },
 	};
 	char why[64];
 

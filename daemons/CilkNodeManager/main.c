@@ -54,6 +54,22 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 
 static int	node_limits(struct node *, char *, size_t);
 
+/* Read at start only (beyond dctx's own): see cilknow.conf(5), RELOAD. */
+static const char *const restart_keys[] = {
+	"broker",		/* check */
+	"cgroup",		/* node_privileged_setup */
+	"input_devices",	/* what is open stays open */
+	"logind",		/* a bus once connected stays */
+	"quantum", "register_interval", "stop_grace", "timeout", /* main */
+	"sensors",		/* check */
+	"service_user",		/* the engine's drop */
+	"state_dir",		/* check */
+	"worker_cpu_idle", "worker_cpu_weight", "worker_io_weight",
+	"worker_memory_high", "worker_memory_max", "worker_pids_max",
+				/* node_limits */
+	NULL
+};
+
 static int
 check(struct dctx *dc, char *err, size_t errlen)
 {
@@ -224,6 +240,7 @@ main(int argc, char *argv[])
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,
+		.ds_restart = restart_keys,
 	};
 
 	daemon_getopt(&da, argc, argv, "CilkNodeManager", NULL, NULL, NULL,

@@ -41,34 +41,43 @@ cli_common_opt(struct cli_common *cc, int ch, const char *arg)
 struct conf *
 cli_conf_load(const struct cli_common *cc, const char *prog)
 {
+	return cli_conf_load_to(cc, prog, stderr);
+}
+
+struct conf *
+cli_conf_load_to(const struct cli_common *cc, const char *prog, FILE *errs)
+{
 	struct conf *cf;
 	char err[256];
 	const char *path = cc->cc_conf_path ? cc->cc_conf_path :
 	    conf_default_path();
+	const char *sep = prog != NULL ? ": " : "";
 	int i, n, bad = 0;
 
+	if (prog == NULL)
+		prog = "";
 	if ((cf = conf_new()) == NULL) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		fprintf(errs, "%s%sout of memory\n", prog, sep);
 		return NULL;
 	}
 	/* Only an explicitly named file must exist. */
 	n = conf_load_file(cf, path, cc->cc_conf_path == NULL &&
-	    getenv("CILKNOW_CONF") == NULL, stderr);
+	    getenv("CILKNOW_CONF") == NULL, errs);
 	if (n == -1) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		fprintf(errs, "%s%s%s: %s\n", prog, sep, path, strerror(errno));
 		bad++;
 	} else
 		bad += n;
 	for (i = 0; i < cc->cc_noverrides; i++)
 		if (conf_override(cf, cc->cc_overrides[i], err,
 		    sizeof(err)) == -1) {
-			fprintf(stderr, "%s: -o %s: %s\n", prog,
+			fprintf(errs, "%s%s-o %s: %s\n", prog, sep,
 			    cc->cc_overrides[i], err);
 			bad++;
 		}
 	if (cc->cc_broker != NULL &&
 	    conf_set(cf, "broker", cc->cc_broker, err, sizeof(err)) == -1) {
-		fprintf(stderr, "%s: -b %s: %s\n", prog, cc->cc_broker, err);
+		fprintf(errs, "%s%s-b %s: %s\n", prog, sep, cc->cc_broker, err);
 		bad++;
 	}
 	if (bad) {

@@ -2,6 +2,14 @@
  * log — OpenBSD-style logging (after iked and ntpd log.c): lines go to
  * stderr in the foreground and to syslog (LOG_DAEMON) otherwise.
  *
+ * When stderr is systemd's journal stream (JOURNAL_STREAM names its
+ * device and inode, systemd.exec(5)), a line starts with its priority
+ * as sd-daemon(3) says, "<3>" for an error, "<4>" a warning, "<6>"
+ * information, "<7>" debugging, and not with the program name, which
+ * the journal records itself; so "journalctl -p warning" finds what it
+ * should.  Anything else stderr may be (a terminal, a file, a pipe)
+ * keeps "ident: message".  No libsystemd: the prefix is the protocol.
+ *
  * Every message is formatted into a bounded buffer; a message that does
  * not fit is cut and its last character replaced by '+'.  Control
  * characters become '?' so that text from the network cannot forge log
@@ -12,12 +20,15 @@
  */
 #include "log.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #define LOG_LINE_MAX	1024
 #define LOG_IDENT_MAX	64
@@ -25,10 +36,37 @@
 static int	log_foreground = 1;
 static int	log_verbose;
 static int	log_syslog_open;
+static int	log_journal;	/* stderr is the journal: "<N>" prefixes */
 static char	log_ident[LOG_IDENT_MAX];
 
 static void	log_vlog(int, const char *, int, int, const char *, va_list)
 		    __attribute__((format(printf, 5, 0)));
+
+/*
+ * Whether fd is the stream JOURNAL_STREAM ("DEVICE:INODE", decimal)
+ * names.  The variable alone is not enough: it is inherited by children
+ * whose stderr went elsewhere (systemd.exec(5) says to compare both).
+ */
+static int
+log_is_journal(int fd)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char *end;
+
+	if (env == NULL || *env < '0' || *env > '9')
+		return 0;
+	errno = 0;
+	dev = strtoull(env, &end, 10);
+	if (errno != 0 || *end != ':' || end[1] < '0' || end[1] > '9')
+		return 0;
+	ino = strtoull(end + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || fstat(fd, &st) == -1)
+		return 0;
+	return (unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino;
+}
 
 void
 log_init(int foreground, const char *ident, int verbose)
@@ -46,6 +84,7 @@ log_init(int foreground, const char *ident, int verbose)
 	/* openlog(3) keeps the pointer, so ident lives in our own copy. */
 	strlcpy(log_ident, ident, sizeof(log_ident));
 	log_foreground = foreground;
+	log_journal = foreground && log_is_journal(STDERR_FILENO);
 	log_verbose = verbose;
 	if (!foreground) {
 		openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
@@ -112,7 +151,9 @@ log_vlog(int pri, const char *prefix, int with_errno, int errnum,
 			*p = '?';
 
 	if (log_foreground) {
-		if (log_ident[0] != '\0')
+		if (log_journal)
+			fprintf(stderr, "<%d>%s\n", pri, buf);
+		else if (log_ident[0] != '\0')
 			fprintf(stderr, "%s: %s\n", log_ident, buf);
 		else
 			fprintf(stderr, "%s\n", buf);
@@ -142,6 +183,18 @@ log_warnx(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	log_vlog(LOG_ERR, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	errno = saved_errno;
+}
+
+void
+log_warning(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	va_start(ap, fmt);
+	log_vlog(LOG_WARNING, NULL, 0, 0, fmt, ap);
 	va_end(ap);
 	errno = saved_errno;
 }

@@ -24,6 +24,15 @@
 static void	notify_watchdog(struct evloop *, void *);
 static void	apply(struct dctx *, struct conf *, struct msg_keyring *);
 
+/*
+ * Keys every daemon reads only at start (dctx_start): the address it
+ * binds, its pid file's folder, the endpoint's replay window.  Each
+ * daemon's own are in its ds_restart.
+ */
+static const char *const dctx_restart_keys[] = {
+	"listen", "replay_window", "run_dir", NULL
+};
+
 static void __attribute__((noreturn))
 startup_fail(struct dctx *dc, const char *fmt, ...)
 {
@@ -96,18 +105,100 @@ mono_usec(void)
 	return (uint64_t)(now_mono() * 1e6);
 }
 
-/* New keys take effect at once; the socket and listen address stay. */
+/*
+ * The configuration, every error logged as a line of its own (at start
+ * stderr, later the journal or syslog, where a bare stderr is lost).
+ * NULL on any error.
+ */
+static struct conf *
+conf_load_logged(struct dctx *dc, const char *what)
+{
+	struct conf *cf;
+	char *msgs = NULL, *line, *next;
+	size_t len = 0;
+	FILE *errs;
+
+	if ((errs = open_memstream(&msgs, &len)) == NULL) {
+		log_warn("%sconfiguration: open_memstream", what);
+		return NULL;
+	}
+	cf = cli_conf_load_to(&dc->dc_args.da_cc, NULL, errs);
+	if (fclose(errs) == EOF) {
+		log_warn("%sconfiguration: its errors", what);
+		conf_free(cf);
+		free(msgs);
+		return NULL;
+	}
+	for (line = msgs; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		log_warnx("%s%s", what, line);
+	}
+	free(msgs);
+	return cf;
+}
+
+/* Each key in keys (NULL-terminated) that cf changes: one warning. */
 static void
+restart_changes(const struct conf *was, const struct conf *cf,
+    const char *const *keys)
+{
+	const char *a, *b;
+
+	for (; keys != NULL && *keys != NULL; keys++) {
+		a = conf_get(was, *keys);
+		b = conf_get(cf, *keys);
+		if (a != NULL && b != NULL && strcmp(a, b) != 0)
+			log_warning("reload: %s changed from '%s' to '%s'; it "
+			    "needs a restart to take effect", *keys, a, b);
+	}
+}
+
+/*
+ * SIGHUP's configuration, as the process that reads files sees it: it
+ * must parse, and its key files pass the start's checks (unsafe ones
+ * refuse it).  Keys read only at start are compared with the values we
+ * started with, and each change is logged as needing a restart.  NULL,
+ * logged, keeps the old configuration and keys.
+ */
+static struct conf *
+reload_conf(struct dctx *dc)
+{
+	const struct conf *was = dc->dc_started != NULL ? dc->dc_started :
+	    dc->dc_conf;
+	struct conf *cf;
+	int problems = 0;
+
+	if ((cf = conf_load_logged(dc, "reload: ")) == NULL) {
+		log_warnx("reload: the configuration has errors (above); "
+		    "keeping the old keys and configuration");
+		return NULL;
+	}
+	if (dcheck_files(cf, (dc->dc_spec->ds_keys & MSG_KR_CLUSTER) != 0,
+	    check_report, &problems) == DCHECK_UNSAFE) {
+		log_warnx("reload: unsafe key files (above); keeping the old "
+		    "keys and configuration");
+		conf_free(cf);
+		return NULL;
+	}
+	restart_changes(was, cf, dctx_restart_keys);
+	restart_changes(was, cf, dc->dc_spec->ds_restart);
+	return cf;
+}
+
+/*
+ * New keys take effect at once; the socket and listen address stay.
+ * 0, or -1 (logged) with the old ones kept.
+ */
+static int
 reload_keys(struct dctx *dc)
 {
 	struct msg_keyring *kr;
 	struct conf *cf;
 	char err[512];
 
-	if ((cf = cli_conf_load(&dc->dc_args.da_cc, dc->dc_prog)) == NULL) {
-		log_warnx("reload: configuration has errors; keeping the old");
-		return;
-	}
+	if ((cf = reload_conf(dc)) == NULL)
+		return -1;
 	if ((kr = calloc(1, sizeof(*kr))) == NULL ||
 	    msg_keyring_load(kr, cf, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1) {
@@ -115,9 +206,10 @@ reload_keys(struct dctx *dc)
 		    kr ? err : "out of memory");
 		free(kr);
 		conf_free(cf);
-		return;
+		return -1;
 	}
 	apply(dc, cf, kr);
+	return 0;
 }
 
 /* The new configuration and keys, in place of the old. */
@@ -132,7 +224,11 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 	memcpy(dc->dc_keys, kr, sizeof(*kr));
 	msg_keyring_clear(kr);
 	free(kr);
-	conf_free(dc->dc_conf);
+	/* The first one is what we started with: restart_changes' base. */
+	if (dc->dc_started == NULL)
+		dc->dc_started = dc->dc_conf;
+	else
+		conf_free(dc->dc_conf);
 	dc->dc_conf = cf;
 	log_info("reloaded the configuration and keys");
 	if (dc->dc_on_reload != NULL)
@@ -169,9 +265,13 @@ reload(struct dctx *dc)
 		return;
 	}
 	sdnotify_printf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, mono_usec());
-	reload_keys(dc);
-	sdnotify_printf("READY=1\nSTATUS=running; last reload at monotonic %.0f s",
-	    now_mono());
+	/* The status says what happened, as a privileged parent's does. */
+	if (reload_keys(dc) == -1)
+		sdnotify_printf("READY=1\nSTATUS=running; reload failed at "
+		    "monotonic %.0f s", now_mono());
+	else
+		sdnotify_printf("READY=1\nSTATUS=running; last reload at "
+		    "monotonic %.0f s", now_mono());
 }
 
 static void
@@ -213,10 +313,9 @@ parent_reload(struct priv_chan *pc, void *arg)
 	char err[512];
 	int rc;
 
-	if ((cf = cli_conf_load(&dc->dc_args.da_cc, dc->dc_prog)) == NULL) {
-		log_warnx("reload: configuration has errors; keeping the old");
+	/* Our dc_conf stays the one we started with. */
+	if ((cf = reload_conf(dc)) == NULL)
 		return -1;
-	}
 	if ((rc = priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
 	    dc->dc_spec->ds_principal, err, sizeof(err))) == -1)
 		log_warnx("reload: %s; keeping the old keys and configuration",
@@ -398,7 +497,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	dc->dc_watchdog_usec = sdnotify_watchdog_usec();
 	if (sodium_init() < 0)
 		startup_fail(dc, "libsodium failed to initialise");
-	if ((dc->dc_conf = cli_conf_load(&da->da_cc, sp->ds_prog)) == NULL)
+	if ((dc->dc_conf = conf_load_logged(dc, "")) == NULL)
 		exit(1);
 	/* Who could replace our keys: every problem, before the first error. */
 	level = dcheck_files(dc->dc_conf, (sp->ds_keys & MSG_KR_CLUSTER) != 0,
@@ -513,4 +612,5 @@ dctx_stop(struct dctx *dc)
 		free(dc->dc_keys);
 	}
 	conf_free(dc->dc_conf);
+	conf_free(dc->dc_started);
 }

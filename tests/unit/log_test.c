@@ -1,10 +1,13 @@
 /*
  * log_test — the OpenBSD-style logger: format, errno preservation,
  * strerror on log_warn, the truncation marker, debug gating, fatal exit
- * status.  stderr is redirected to a temporary file to read the lines.
+ * status, and the journal's "<N>" priority prefixes when (and only when)
+ * JOURNAL_STREAM names stderr.  stderr is redirected to a temporary file
+ * to read the lines.
  */
 #include "log.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -25,6 +28,7 @@ static int	cap_saved = -1;
 static void	cap_start(void);
 static const char *cap_end(void);
 static int	line_ends_with_plus(const char *);
+static void	journal_env(const char *);
 
 static void
 cap_start(void)
@@ -71,6 +75,21 @@ line_ends_with_plus(const char *s)
 
 	return len >= 2 && s[len - 1] == '\n' && s[len - 2] == '+' &&
 	    strchr(s, '\n') == s + len - 1;
+}
+
+/* JOURNAL_STREAM naming path's device and inode, as systemd sets it. */
+static void
+journal_env(const char *path)
+{
+	struct stat st;
+	char v[64];
+
+	if (stat(path, &st) == -1)
+		abort();
+	snprintf(v, sizeof(v), "%llu:%llu", (unsigned long long)st.st_dev,
+	    (unsigned long long)st.st_ino);
+	if (setenv("JOURNAL_STREAM", v, 1) == -1)
+		abort();
 }
 
 int
@@ -186,6 +205,73 @@ main(void)
 	log_info("x");
 	out = cap_end();
 	is_str(out, "other: x\n", "log_init again changes the ident");
+
+	/* log_warning: a warning, formatted like the others. */
+	log_init(1, "logtest", 0);
+	cap_start();
+	errno = EPERM;
+	log_warning("%s: needs a restart", "listen");
+	e = errno;
+	out = cap_end();
+	is_str(out, "logtest: listen: needs a restart\n", "log_warning text");
+	is_int(e, EPERM, "log_warning preserves errno");
+
+	/*
+	 * stderr is the journal's stream: sd-daemon priority prefixes, no
+	 * program name.  Decided at log_init, with stderr already there.
+	 */
+	cap_start();
+	journal_env(cap_path);
+	log_init(1, "logtest", 1);
+	log_warnx("an error %d", 1);
+	log_warning("a warning");
+	log_info("news");
+	log_debug("detail");
+	errno = ENOENT;
+	log_warn("open x");
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		fatalx("broken");
+	waitpid(pid, &status, 0);
+	out = cap_end();
+	snprintf(want, sizeof(want), "<3>an error 1\n<4>a warning\n<6>news\n"
+	    "<7>detail\n<3>open x: %s\n<2>fatal: broken\n", strerror(ENOENT));
+	is_str(out, want, "journal stream: '<N>' priority prefixes, no ident");
+	cap_start();
+	log_info("a\nb");
+	out = cap_end();
+	is_str(out, "<6>a?b\n", "journal stream: no forged second line "
+	    "(or priority)");
+
+	/* The variable alone is not enough: it must name stderr. */
+	journal_env(cap_dir);
+	cap_start();
+	log_init(1, "logtest", 0);
+	log_warning("w");
+	out = cap_end();
+	is_str(out, "logtest: w\n", "JOURNAL_STREAM naming another file: "
+	    "plain lines");
+	{
+		static const char *const bad[] = { "", "12", "a:b", "1:",
+		    ":1", "1:2x", "-1:-1", "99999999999999999999999:1" };
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			setenv("JOURNAL_STREAM", bad[i], 1);
+			cap_start();
+			log_init(1, "logtest", 0);
+			log_info("i");
+			out = cap_end();
+			is_str(out, "logtest: i\n", "JOURNAL_STREAM='%s': "
+			    "plain lines", bad[i]);
+		}
+	}
+	unsetenv("JOURNAL_STREAM");
+	cap_start();
+	log_init(1, "logtest", 0);
+	log_info("i");
+	out = cap_end();
+	is_str(out, "logtest: i\n", "no JOURNAL_STREAM: plain lines");
 
 	/* syslog mode writes nothing to stderr. */
 	log_init(0, "logtest", 0);
