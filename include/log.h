@@ -34,4 +34,24 @@ void	fatal(const char *, ...)
 void	fatalx(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * One limit for every line a peer can make repeat (a refused request, a
+ * refused description): at most lr_burst lines every lr_interval
+ * seconds of `now` (a monotonic clock).  When a new window opens after
+ * lines were held back, log_rate first logs, at info priority, "N more
+ * WHAT not logged in the last S s".  Returns 1 when the caller may log
+ * its line.
+ */
+struct log_rate {
+	double		 lr_interval;
+	unsigned	 lr_burst;
+	double		 lr_window;	/* start of the current window */
+	unsigned	 lr_lines;	/* logged in it */
+	unsigned long	 lr_held;	/* not logged since it began */
+};
+#define LOG_RATE(interval, burst)	{ (interval), (burst), 0, 0, 0 }
+#define LOG_RATE_DEFAULT		LOG_RATE(60, 20)
+
+int	log_rate(struct log_rate *, double now, const char *what);
+
 #endif

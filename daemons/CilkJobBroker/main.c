@@ -165,6 +165,9 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	schedule_soon(b);
 }
 
+/* A peer can make this line repeat; see log_rate(). */
+static struct log_rate refused_log = LOG_RATE_DEFAULT;
+
 static void
 on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -185,7 +188,10 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    proto_job_reg_dec(&r, in->mi_data, in->mi_len) == -1 ||
 	    (j = broker_job_register(&b->b_br, &r, in->mi_name, &in->mi_from,
 	    now_mono(), &why)) == NULL) {
-		log_info("job register from %s refused: %s", in->mi_name, why);
+		if (log_rate(&refused_log, now_mono(),
+		    "refused job registrations"))
+			log_info("job register from %s refused: %s",
+			    in->mi_name, why);
 		proto_reply_error(ep, in, why);
 		return;
 	}

@@ -286,6 +286,9 @@ answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
 	free(a.pa_text);
 }
 
+/* A peer can make this line repeat; see log_rate(). */
+static struct log_rate refused_log = LOG_RATE_DEFAULT;
+
 void
 bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 {
@@ -322,8 +325,10 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	    conf_get(bp->bp_dc->dc_conf, "admins"), NULL, why,
 	    sizeof(why)) == -1 || proto_pred_set_change(&bp->bp_set, bp->bp_path, &cmd,
 	    why, sizeof(why)) == -1) {
-		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
-		    in->mi_name, why);
+		if (log_rate(&refused_log, now_mono(),
+		    "refused predicate requests"))
+			log_info("predicates: %s from %s refused: %s",
+			    q.pq_cmd, in->mi_name, why);
 		proto_reply_error(ep, in, why);
 		return;
 	}

@@ -315,6 +315,9 @@ change(struct node *n, const struct pred_cmd *cmd, char *why, size_t whylen)
 	return rebuild(n);
 }
 
+/* A peer can make this line repeat; see log_rate(). */
+static struct log_rate refused_log = LOG_RATE_DEFAULT;
+
 void
 node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -362,8 +365,10 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (pred_auth_check(sc, user, conf_get(n->n_dc.dc_conf, "admins"),
 	    conf_get(n->n_dc.dc_conf, "owners"), why, sizeof(why)) == -1 ||
 	    change(n, &cmd, why, sizeof(why)) == -1) {
-		log_info("predicates: %s from %s refused: %s", q.pq_cmd,
-		    in->mi_name, why);
+		if (log_rate(&refused_log, now_mono(),
+		    "refused predicate requests"))
+			log_info("predicates: %s from %s refused: %s",
+			    q.pq_cmd, in->mi_name, why);
 		proto_reply_error(ep, in, why);
 		return;
 	}

@@ -307,6 +307,9 @@ is_owner(struct node *n, const char *user)
 	return pred_auth_listed(conf_get(n->n_dc.dc_conf, "owners"), user);
 }
 
+/* A peer can make this line repeat; see log_rate(). */
+static struct log_rate refused_log = LOG_RATE_DEFAULT;
+
 void
 node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -388,7 +391,8 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    r->r_user, r->r_pid, r->r_ckpt);
 	return;
  refuse:
-	if (++refused <= 10 || refused % 100 == 0)
+	++refused;
+	if (log_rate(&refused_log, now_mono(), "refused ROOT_BACKUPs"))
 		log_warnx("ROOT_BACKUP from %s refused: %s (%llu refused so "
 		    "far)", in->mi_name, why, (unsigned long long)refused);
 }

@@ -219,6 +219,9 @@ record(struct node *n, const struct worker *w)
 		log_warn("%s: %s", __func__, path);
 }
 
+/* A peer can make this line repeat; see log_rate(). */
+static struct log_rate refused_log = LOG_RATE_DEFAULT;
+
 void
 node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -267,8 +270,10 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	proto_desc_free(&d);
  refuse:
 	n->n_refused++;
-	log_warnx("job %u: description refused: %s (%llu refused so far)",
-	    n->n_want_job, why, (unsigned long long)n->n_refused);
+	if (log_rate(&refused_log, now_mono(), "refused descriptions"))
+		log_warnx("job %u: description refused: %s (%llu refused so "
+		    "far)", n->n_want_job, why,
+		    (unsigned long long)n->n_refused);
 	forget_assignment(n);
 }
 

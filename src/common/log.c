@@ -247,3 +247,24 @@ fatalx(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+int
+log_rate(struct log_rate *lr, double now, const char *what)
+{
+	if (lr->lr_lines == 0 && lr->lr_held == 0)
+		lr->lr_window = now;
+	if (now - lr->lr_window >= lr->lr_interval) {
+		if (lr->lr_held > 0)
+			log_info("%lu more %s not logged in the last %.0f s",
+			    lr->lr_held, what, now - lr->lr_window);
+		lr->lr_window = now;
+		lr->lr_lines = 0;
+		lr->lr_held = 0;
+	}
+	if (lr->lr_lines < lr->lr_burst) {
+		lr->lr_lines++;
+		return 1;
+	}
+	lr->lr_held++;
+	return 0;
+}

@@ -49,6 +49,18 @@ exit_is $? 0 "CilkPs in the user scheme echoes the cookie"
 ok $? "and gets the whole list ($(tail -n +2 "$T/ps.out" | wc -l) of 6 jobs)"
 "$BIN/CilkPs" -c "$C" -b $AT --json >"$T/ps.json" 2>&1
 exit_is $? 0 "CilkPs with the cluster key needs no cookie"
+
+# Logs without bound no more: 100 refused registrations, 20 lines.
+refused=0
+for i in $(seq 100); do
+	$F job 1001 0 0 "flood $i" >/dev/null 2>&1
+	[ $? -eq 1 ] && refused=$((refused + 1))
+done
+[ "$refused" -eq 100 ]
+ok $? "100 registrations with priority 1001 are refused ($refused)"
+lines=$(grep -c "job register from ann refused: priority" "$T/broker.out")
+[ "$lines" -le 20 ]
+ok $? "the broker logged at most 20 lines of them ($lines)"
 kill -0 "$BROKER"
 ok $? "the broker is still running"
 finish

@@ -308,6 +308,36 @@ main(void)
 	    strerror(EBADF));
 	is_str(out, want, "fatal appends strerror");
 
+	/* The one rate limiter: 3 lines a 10 s window, then a count. */
+	{
+		struct log_rate lr = LOG_RATE(10, 3);
+		int let = 0, i;
+
+		log_init(1, "logtest", 0);
+		cap_start();
+		for (i = 0; i < 1000; i++)
+			if (log_rate(&lr, 100.0 + i * 0.001, "refusals"))
+				let++;
+		out = cap_end();
+		is_int(let, 3, "1000 lines in 1 s: 3 let through");
+		is_str(out, "", "and log_rate itself said nothing yet");
+		cap_start();
+		ok(log_rate(&lr, 110.5, "refusals"), "a new window lets one "
+		    "through");
+		out = cap_end();
+		is_str(out, "logtest: 997 more refusals not logged in the last "
+		    "10 s\n", "after saying how many were held back");
+		cap_start();
+		ok(log_rate(&lr, 110.6, "refusals") &&
+		    log_rate(&lr, 110.7, "refusals") &&
+		    !log_rate(&lr, 110.8, "refusals"),
+		    "then 2 more, then none");
+		ok(log_rate(&lr, 121.0, "refusals"), "the next window");
+		out = cap_end();
+		is_str(out, "logtest: 1 more refusals not logged in the last "
+		    "10 s\n", "with its count");
+	}
+
 	unlink(cap_path);
 	rmdir(cap_dir);
 	return tap_done();
