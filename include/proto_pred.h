@@ -105,10 +105,15 @@ int	proto_pred_split(const char *cmd, char *buf, size_t bufsz,
 int	proto_pred_req_cmd(const struct msg_in *, struct proto_pred_req *,
 	    struct pred_cmd *, char *why, size_t whysz);
 
+#define PROTO_PRED_USER_MAX	16	/* predicates one user may keep */
+
 /*
  * Applies an add or del to a copy of *setp, stores the copy at path
  * (atomically), and only then takes it in place of *setp: 0, or -1 with
- * why, *setp untouched.
+ * why, *setp untouched.  An add is refused when its user would keep more
+ * than PROTO_PRED_USER_MAX predicates, or when the set's text would no
+ * longer fit in one push (PROTO_PRED_TEXT_MAX): what is stored can
+ * always be sent to the nodes and read back, and a del always passes.
  */
 int	proto_pred_set_change(struct pred_set **setp, const char *path,
 	    const struct pred_cmd *, char *why, size_t whysz);

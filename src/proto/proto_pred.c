@@ -412,6 +412,42 @@ proto_pred_req_cmd(const struct msg_in *in, struct proto_pred_req *q,
 	return 0;
 }
 
+/* Can the set after an add be kept?  0, or -1 with why. */
+static int
+room_for(const struct pred_set *set, const struct pred_cmd *cmd, char *why,
+    size_t whysz)
+{
+	const char *user = cmd->cm_pred.pr_scope.ps_user;
+	const struct pred *p;
+	size_t mine = 0, len;
+	char *text;
+
+	if (cmd->cm_action != PRED_A_ADD)
+		return 0;
+	for (p = pred_set_first(set); *user != '\0' && p != NULL;
+	    p = pred_set_next(p))
+		if (strcmp(p->pr_scope.ps_user, user) == 0)
+			mine++;
+	if (mine > PROTO_PRED_USER_MAX) {
+		snprintf(why, whysz, "%s keeps %d predicates already, the most "
+		    "one user may", user, PROTO_PRED_USER_MAX);
+		return -1;
+	}
+	if ((text = proto_pred_set_text(set, NULL)) == NULL) {
+		snprintf(why, whysz, "out of memory");
+		return -1;
+	}
+	len = strlen(text);
+	free(text);
+	if (len > PROTO_PRED_TEXT_MAX) {
+		snprintf(why, whysz, "the predicates would be too large to "
+		    "send to the nodes (%zu bytes, at most %d)", len,
+		    PROTO_PRED_TEXT_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 int
 proto_pred_set_change(struct pred_set **setp, const char *path,
     const struct pred_cmd *cmd, char *why, size_t whysz)
@@ -427,7 +463,8 @@ proto_pred_set_change(struct pred_set **setp, const char *path,
 		return -1;
 	}
 	if (proto_pred_set_parse(copy, text, why, whysz) == 0 &&
-	    pred_set_apply(copy, cmd, why, whysz) == 0) {
+	    pred_set_apply(copy, cmd, why, whysz) == 0 &&
+	    room_for(copy, cmd, why, whysz) == 0) {
 		if (pred_set_save(copy, path) == -1)
 			snprintf(why, whysz, "could not store the predicates "
 			    "in %s: %s", path, strerror(errno));

@@ -168,4 +168,23 @@ ok $? "the node manager logged that the owner is back"
 kill -INT "$LAST_PID"
 wait "$LAST_PID" 2>/dev/null
 wait_for 10 workers_are 0
+
+# No user fills the store: ann keeps at most 16 predicates, and the
+# administrator's change still reaches the nodes.
+have=$("$P" | grep -c '^user=ann ')
+added=0
+for i in $(seq $((16 - have))); do
+	"$P" $A user=ann node=h$i add idletime=60 >/dev/null 2>&1 &&
+	    added=$((added + 1))
+done
+[ "$((have + added))" -eq 16 ]
+ok $? "ann keeps 16 predicates of her own ($have + $added)"
+"$P" $A user=ann node=h17 add idletime=60 >"$T/q17.out" 2>&1
+exit_is $? 1 "her 17th is refused"
+contains "$T/q17.out" "ann keeps 16 predicates already, the most one user may" \
+    "saying why"
+"$P" always add users=9 >"$T/q.out" 2>&1
+exit_is $? 0 "the administrator's always add is stored"
+wait_for 10 sh -c "'$P' node=127.0.0.3 check 2>&1 | grep -q 'users=9'"
+ok $? "and reaches the node"
 finish

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto_pred.h"
 #include "tap.h"
@@ -169,9 +170,94 @@ test_set_text(void)
 	pred_set_free(t);
 }
 
+/* change: WORDS (blank-separated command) on *set, stored under dir. */
+static int
+change(struct pred_set **set, const char *path, const char *words,
+    char *why, size_t whysz)
+{
+	char buf[1024], *argv[16], *w;
+	struct pred_cmd cmd;
+	int argc = 0;
+
+	strlcpy(buf, words, sizeof(buf));
+	for (w = strtok(buf, " "); w != NULL && argc < 16; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	if (pred_cmd_parse(argc, argv, &cmd, why, whysz) == -1)
+		return -2;
+	return proto_pred_set_change(set, path, &cmd, why, whysz);
+}
+
+/* No user fills the store, and what is stored can always be pushed. */
+static void
+test_quota(void)
+{
+	char dir[] = "/tmp/proto_pred_test.XXXXXX", path[256], why[256];
+	char words[1024], node[200];
+	struct pred_set *set = pred_set_new();
+	int i, rc = 0, u;
+
+	if (mkdtemp(dir) == NULL || set == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/predicates", dir);
+	for (i = 0; i < PROTO_PRED_USER_MAX; i++) {
+		snprintf(words, sizeof(words), "user=alice node=h%d add "
+		    "idletime=60", i);
+		if ((rc = change(&set, path, words, why, sizeof(why))) != 0)
+			break;
+	}
+	is_int(rc, 0, "alice keeps %d predicates", PROTO_PRED_USER_MAX);
+	is_int(change(&set, path, "user=alice node=one-more add idletime=60",
+	    why, sizeof(why)), -1, "her next one is refused");
+	ok(strstr(why, "alice keeps 16 predicates already") != NULL,
+	    "saying why (%s)", why);
+	is_int(change(&set, path, "user=alice node=h3 add idletime=90", why,
+	    sizeof(why)), 0, "she may still change one she keeps");
+	is_int(change(&set, path, "user=alice node=h3 del idletime", why,
+	    sizeof(why)), 0, "and delete one");
+	is_int(change(&set, path, "user=bob global add idletime=30", why,
+	    sizeof(why)), 0, "bob still adds his");
+	/* Many users with long node names: the text would outgrow a push. */
+	memset(node, 'n', sizeof(node) - 1);
+	node[sizeof(node) - 1] = '\0';
+	for (u = 0, rc = 0; u < 100 && rc == 0; u++)
+		for (i = 0; i < PROTO_PRED_USER_MAX && rc == 0; i++) {
+			snprintf(words, sizeof(words), "user=u%d node=%s%d add "
+			    "idletime=60", u, node, i);
+			rc = change(&set, path, words, why, sizeof(why));
+		}
+	is_int(rc, -1, "many users' predicates fill the store at last");
+	ok(strstr(why, "too large to send to the nodes") != NULL,
+	    "refused as too large to push (%s)", why);
+	{
+		char *text = proto_pred_set_text(set, NULL);
+
+		ok(text != NULL && strlen(text) <= PROTO_PRED_TEXT_MAX,
+		    "what is stored fits in one push (%zu bytes)",
+		    text != NULL ? strlen(text) : 0);
+		free(text);
+	}
+	is_int(change(&set, path, "user=bob global del idletime", why,
+	    sizeof(why)),
+	    0, "a del always passes");
+	{
+		struct pred_set *back = pred_set_new();
+
+		ok(back != NULL && pred_set_load(back, path, 0, stdout) == 0 &&
+		    pred_set_equal(back, set),
+		    "and what was saved loads back the same");
+		pred_set_free(back);
+	}
+	pred_set_free(set);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
+	test_quota();
 	test_req();
 	test_ans();
 	test_push_users();
