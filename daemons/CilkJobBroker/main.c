@@ -9,6 +9,7 @@
 #include "bpred.h"
 #include "broker.h"
 #include "dctx.h"
+#include "jobid.h"
 #include "log.h"
 #include "mono.h"
 #include "msg_keyring.h"
@@ -20,6 +21,7 @@ struct bctx {
 	struct dctx	 b_dc;
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
+	struct jobid	 b_jobid;		/* jobid.c */
 	double		 b_started;
 	uint64_t	 b_pushed_epoch;
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
@@ -186,6 +188,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (r.jr_job != j->bj_id)
 		log_info("job %u registered by %s: %s", j->bj_id,
 		    j->bj_user, j->bj_command);
+	jobid_save(&b->b_jobid, &b->b_br);
 	ack.ak_id = j->bj_id;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
 	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
@@ -322,7 +325,9 @@ check(struct dctx *dc, char *err, size_t errlen)
 	    access(dir, X_OK) == -1 && errno != ENOENT)
 		log_warnx("user_keys %s: %s: users' requests will be refused",
 		    dir, strerror(errno));
-	return bpred_init(&b->b_pred, dc, &b->b_br, err, errlen);
+	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
+		return -1;
+	return jobid_init(&b->b_jobid, dc, &b->b_br, err, errlen);
 }
 
 int
