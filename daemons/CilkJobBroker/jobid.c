@@ -11,8 +11,7 @@
 #include "log.h"
 
 int
-jobid_init(struct jobid *ji, struct dctx *dc, struct broker *br, char *err,
-    size_t errlen)
+jobid_init(struct jobid *ji, struct dctx *dc, char *err, size_t errlen)
 {
 	char sdir[PATH_MAX], text[32], *end;
 	unsigned long v;
@@ -49,8 +48,6 @@ jobid_init(struct jobid *ji, struct dctx *dc, struct broker *br, char *err,
 		return -1;
 	}
 	ji->ji_saved = (uint32_t)v;
-	if (br->br_next_job <= ji->ji_saved)
-		br->br_next_job = ji->ji_saved + 1;
 	log_info("%s: job ids go on from %u", ji->ji_path, ji->ji_saved + 1);
 	return 0;
 }

@@ -19,9 +19,11 @@ struct jobid {
 	uint32_t	 ji_saved;	/* the last id on disk */
 };
 
-/* Reads the file (none: a first start) into br's next id; -1 with err. */
-int	jobid_init(struct jobid *, struct dctx *, struct broker *, char *err,
-	    size_t errlen);
+/*
+ * Reads the file into ji_saved (none: a first start, 0); the broker's
+ * next id is ji_saved + 1.  -1 with err.
+ */
+int	jobid_init(struct jobid *, struct dctx *, char *err, size_t errlen);
 /* Writes the last id given, if it grew; failures are logged. */
 void	jobid_save(struct jobid *, const struct broker *);
 

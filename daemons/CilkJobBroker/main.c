@@ -327,7 +327,7 @@ check(struct dctx *dc, char *err, size_t errlen)
 		    dir, strerror(errno));
 	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
 		return -1;
-	return jobid_init(&b->b_jobid, dc, &b->b_br, err, errlen);
+	return jobid_init(&b->b_jobid, dc, err, errlen);
 }
 
 int
@@ -358,6 +358,7 @@ main(int argc, char *argv[])
 	sp.ds_default_port = 7410;
 	dctx_start(&b.b_dc, &sp, &da, &b);
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
+	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	b.b_started = now_mono();
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
