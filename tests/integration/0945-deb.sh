@@ -170,7 +170,8 @@ done
 escaped() { pgrep -r RSDT -f '^sleep 1945[12]$' | wc -l; }
 alive() { [ -n "$(ps -o stat= -p "$1" | grep -v '^Z')" ]; }
 none_alive() { for p in "$@"; do alive "$p" && return 1; done; return 0; }
-wait_for 10 test "$(escaped)" -eq 2
+two_escaped() { [ "$(escaped)" -eq 2 ]; }
+wait_for 10 two_escaped
 ok $? "two workers run, each with a setsid() child (cgroup: ${CG:-none})"
 
 dpkg -r cilknow >"$T/r.out" 2>&1
