@@ -68,6 +68,14 @@ $(BUILD)/obj/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# What -V prints is compiled in: rebuild it whenever VERSION changes, so
+# that a package's programs never report another version than it has.
+$(BUILD)/.version: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(BUILD)/obj/src/common/cli.o $(BUILD)/obj/utils/CilkSim/main.o: \
+	$(BUILD)/.version
+
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
@@ -258,9 +266,10 @@ uninstall:
 # staged make install (conf/debian/build-deb.sh says how).
 # make check-deb: build, install, upgrade, remove, purge and lint it on
 # this machine (root and dpkg only; skipped otherwise).
-DEB_VERSION ?= $(VERSION)
+# The package has the version its programs print (-V): VERSION above,
+# or make deb VERSION=X, which rebuilds what prints it.
 deb: all conf-gen
-	sh conf/debian/build-deb.sh $(BUILD) $(DEB_VERSION) $(BUILD)
+	sh conf/debian/build-deb.sh $(BUILD) $(BUILD)
 check-deb: all
 	CILKNOW_BUILD=$(abspath $(BUILD)) CILKNOW_TOP=$(CURDIR) \
 	    bash tests/integration/0945-deb.sh

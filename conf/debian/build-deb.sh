@@ -3,10 +3,14 @@
 # debhelper): make install into a staging root, then the Debian places
 # for what make install keeps as samples (units, init scripts, defaults,
 # logrotate), compressed man pages and docs, and the control files.
-#   conf/debian/build-deb.sh BUILD VERSION OUTDIR
+#   conf/debian/build-deb.sh BUILD OUTDIR
+# The package's version is the one its programs print (-V), the
+# Makefile's VERSION they were built with: one source of truth.
 set -eu
-build=$1 version=$2 out=$3
+build=$1 out=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
+version=$("$build/bin/CilkKey" -V | sed -n 's/^CilkKey (cilknow) //p')
+[ -n "$version" ] || { echo "$build/bin/CilkKey -V: no version" >&2; exit 1; }
 arch=$(dpkg --print-architecture)
 stage=$build/deb/root
 rm -rf "$build/deb"

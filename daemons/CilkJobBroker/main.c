@@ -10,6 +10,7 @@
 #include "broker_cookie.h"
 #include "broker.h"
 #include "dctx.h"
+#include "jobid.h"
 #include "log.h"
 #include "mono.h"
 #include "msg_keyring.h"
@@ -22,6 +23,7 @@ struct bctx {
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
 	struct broker_cookie b_cookie;	/* for user-scheme lists */
+	struct jobid	 b_jobid;		/* jobid.c */
 	double		 b_started;
 	uint64_t	 b_pushed_epoch;
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
@@ -198,6 +200,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (r.jr_job != j->bj_id)
 		log_info("job %u registered by %s: %s", j->bj_id,
 		    j->bj_user, j->bj_command);
+	jobid_save(&b->b_jobid, &b->b_br);
 	ack.ak_id = j->bj_id;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
 	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
@@ -352,7 +355,9 @@ check(struct dctx *dc, char *err, size_t errlen)
 	    access(dir, X_OK) == -1 && errno != ENOENT)
 		log_warnx("user_keys %s: %s: users' requests will be refused",
 		    dir, strerror(errno));
-	return bpred_init(&b->b_pred, dc, &b->b_br, err, errlen);
+	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
+		return -1;
+	return jobid_init(&b->b_jobid, dc, err, errlen);
 }
 
 /* Read at start only (beyond dctx's own): see cilknow.conf(5), RELOAD. */
@@ -393,6 +398,7 @@ main(int argc, char *argv[])
 	sp.ds_default_port = 7410;
 	dctx_start(&b.b_dc, &sp, &da, &b);
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
+	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	b.b_started = now_mono();
 	broker_cookie_init(&b.b_cookie);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,

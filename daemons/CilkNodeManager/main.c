@@ -20,8 +20,9 @@ static void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: CilkNodeManager [-fnvV] [-c file] [-o key=value]\n"
+	    "usage: CilkNodeManager [-fknvV] [-c file] [-o key=value]\n"
 	    "  -f  stay in the foreground, log to stderr\n"
+	    "  -k  end every worker of this node, then exit\n"
 	    "  -n  check the configuration and keys, then exit\n");
 	exit(status);
 }
@@ -69,6 +70,38 @@ static const char *const restart_keys[] = {
 				/* node_limits */
 	NULL
 };
+
+static int
+opt(int ch, const char *arg, void *endp)
+{
+	(void)arg;
+	if (ch != 'k')
+		return -1;
+	*(int *)endp = 1;
+	return 0;
+}
+
+/* -k: the configuration's run_dir and stop_grace, then endall.c. */
+static int
+end_workers(const struct cli_common *cc)
+{
+	struct conf *conf;
+	char run_dir[PATH_MAX];
+	double grace;
+	int rc;
+
+	if ((conf = cli_conf_load(cc, "CilkNodeManager")) == NULL)
+		return CLI_EXIT_USAGE;
+	if (conf_get_path(conf, "run_dir", run_dir, sizeof(run_dir)) == -1 ||
+	    conf_get_seconds(conf, "stop_grace", &grace) == -1) {
+		warnx("run_dir or stop_grace: bad value");
+		conf_free(conf);
+		return CLI_EXIT_USAGE;
+	}
+	rc = node_end_workers(run_dir, grace);
+	conf_free(conf);
+	return rc;
+}
 
 static int
 check(struct dctx *dc, char *err, size_t errlen)
@@ -230,7 +263,7 @@ main(int argc, char *argv[])
 	struct priv_user pu;
 	char err[512];
 	pid_t engine;
-	int pair[2], rc;
+	int pair[2], rc, end = 0;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
 		.ds_keys = MSG_KR_CLUSTER,
@@ -243,10 +276,12 @@ main(int argc, char *argv[])
 		.ds_restart = restart_keys,
 	};
 
-	daemon_getopt(&da, argc, argv, "CilkNodeManager", NULL, NULL, NULL,
+	daemon_getopt(&da, argc, argv, "CilkNodeManager", "k", opt, &end,
 	    usage);
 	if (optind != argc)
 		usage(CLI_EXIT_USAGE);
+	if (end)
+		return end_workers(&da.da_cc);
 	TAILQ_INIT(&n.n_workers);
 	dctx_start(&n.n_dc, &sp, &da, &n);
 	n.n_root = geteuid() == 0;

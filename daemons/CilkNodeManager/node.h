@@ -154,6 +154,8 @@ struct node {
 	uint8_t		 n_buf[MSG_PAYLOAD_MAX];
 };
 
+/* endall.c: -k, every worker and launch pad ended; the exit status. */
+int	node_end_workers(const char *run_dir, double grace);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
 /* chan.c: the engine's requests to the parent. */

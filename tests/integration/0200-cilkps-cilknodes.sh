@@ -90,9 +90,9 @@ exit_is $? 0 "CilkPs without a cluster key asks in the user scheme"
 
 # Pretend nodes (cluster scheme) and jobs (user scheme, as ann).
 F="$FAKE -c $C -b $AT"
-N1=$($F -a 127.0.0.3 node idle 0.25 912 0 2>"$T/f.err")
+N1=$($F -a 127.0.0.3 -H 127.0.0.3 node idle 0.25 912 0 2>"$T/f.err")
 exit_is $? 0 "fake node 127.0.0.3 registered (id $N1)"
-N2=$($F -a 127.0.0.4 node busy 1.5 3 2 2>>"$T/f.err")
+N2=$($F -a 127.0.0.4 -H 127.0.0.4 node busy 1.5 3 2 2>>"$T/f.err")
 exit_is $? 0 "fake node 127.0.0.4 registered (id $N2)"
 CMD1='queens 12 "x" \y'
 J1=$($F job 2 0 3700 "$CMD1" 2>>"$T/f.err")
@@ -101,7 +101,7 @@ J2=$($F job 1 4 5 'sleep 1' 2>>"$T/f.err")
 exit_is $? 0 "fake job 2 registered by ann (id $J2)"
 $F -o user_key="$T/bob.id" -W 0.5 job 1 0 0 'bobs job' >/dev/null 2>&1
 exit_is $? 3 "a job from bob, whose key is not installed, gets no answer"
-N3=$($F -a 127.0.0.5 node running 0.02 0 0 "$J1" 2>>"$T/f.err")
+N3=$($F -a 127.0.0.5 -H 127.0.0.5 node running 0.02 0 0 "$J1" 2>>"$T/f.err")
 exit_is $? 0 "fake node 127.0.0.5 running job $J1 registered (id $N3)"
 
 "$NODES" -c "$C" -b $AT >"$T/n.out" 2>&1

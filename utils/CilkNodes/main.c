@@ -14,15 +14,17 @@ struct nodes_opts {
 	struct cli_common	 no_cc;
 	enum proto_node_state	 no_state;	/* -s, UNDEF: any */
 	uint32_t		 no_job;	/* -j, 0: any */
+	int			 no_numeric;	/* -n: addresses, not names */
 };
 
 static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: CilkNodes [-v] [-c file] [-o key=value] [-b host[:port]] "
+	    "usage: CilkNodes [-nv] [-c file] [-o key=value] [-b host[:port]] "
 	    "[--json]\n"
 	    "                 [-s state] [-j job]\n"
+	    "  -n        addresses the nodes send from, not their names\n"
 	    "  -s state  only nodes in this state: busy, idle, running,\n"
 	    "            switching or stopping\n"
 	    "  -j job    only nodes running this job\n"
@@ -35,6 +37,21 @@ wanted(const struct nodes_opts *o, const struct proto_node_row *r)
 {
 	return (o->no_state == PROTO_NS_UNDEF || o->no_state == r->nw_state) &&
 	    (o->no_job == 0 || o->no_job == r->nw_job);
+}
+
+/*
+ * HOST: the name the node manager registered with (its host name, or
+ * the address it was told to listen on), as the guide shows it; with
+ * -n, or from a node that sent none, the address it sends from.
+ */
+static void
+row_host(const struct nodes_opts *o, const struct proto_node_row *r,
+    char *buf, size_t bufsz)
+{
+	if (o->no_numeric || r->nw_host[0] == '\0')
+		brokerq_host(&r->nw_addr, buf, bufsz);
+	else
+		brokerq_safe(buf, bufsz, r->nw_host);
 }
 
 /* The load as a JSON number: exact thousandths, no trailing zeros. */
@@ -57,7 +74,7 @@ static void
 print_text(const struct nodes_opts *o, const struct brokerq_reply *rep)
 {
 	const struct proto_node_row *r;
-	char host[64], job[16];
+	char host[PROTO_HOST_MAX + 1], job[16];
 	uint32_t i;
 
 	printf("%5s %-15s %-9s %5s %6s %7s %5s %5s\n", "NODE", "HOST",
@@ -66,7 +83,7 @@ print_text(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		r = &rep->bq_nodes[i];
 		if (!wanted(o, r))
 			continue;
-		brokerq_host(&r->nw_addr, host, sizeof(host));
+		row_host(o, r, host, sizeof(host));
 		if (r->nw_job == 0)
 			strlcpy(job, "-", sizeof(job));
 		else
@@ -82,7 +99,7 @@ static void
 print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 {
 	const struct proto_node_row *r;
-	char host[64];
+	char host[PROTO_HOST_MAX + 1];
 	uint32_t i;
 	int first = 1;
 
@@ -91,7 +108,7 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		r = &rep->bq_nodes[i];
 		if (!wanted(o, r))
 			continue;
-		brokerq_host(&r->nw_addr, host, sizeof(host));
+		row_host(o, r, host, sizeof(host));
 		printf("%s{\"node\": %u, \"host\": ", first ? "" : ", ",
 		    r->nw_node);
 		json_put_str(stdout, host);
@@ -126,7 +143,7 @@ main(int argc, char *argv[])
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
-	while ((ch = getopt_long(argc, argv, "b:c:hj:o:s:vV", longopts,
+	while ((ch = getopt_long(argc, argv, "b:c:hj:no:s:vV", longopts,
 	    NULL)) != -1) {
 		switch (cli_common_opt(&o.no_cc, ch, optarg)) {
 		case 1:
@@ -138,6 +155,9 @@ main(int argc, char *argv[])
 		case 'j':
 			if ((o.no_job = cli_job_number(ch, optarg)) == 0)
 				usage(CLI_EXIT_USAGE);
+			break;
+		case 'n':
+			o.no_numeric = 1;
 			break;
 		case 's':
 			if ((o.no_state = proto_state_from_name(optarg)) ==

@@ -358,6 +358,30 @@ explain_silence(struct sender *s, struct conf *cf)
 			    msg_drop_name(i));
 }
 
+/*
+ * HOST[:PORT].  A bare host is the broker when it is the configured
+ * broker's address, else the node manager every workstation runs
+ * (7411): "CilkPing hawk" asks hawk's node manager, and the broker's
+ * host still answers as the broker (CilkPing(1)).
+ */
+static int
+target_parse(struct msg_addr *a, const char *text, const struct conf *cf)
+{
+	struct msg_addr other, broker;
+
+	if (msg_addr_parse(a, text, 7411) == -1 ||
+	    msg_addr_parse(&other, text, 7410) == -1)
+		return -1;
+	if (a->ma_port == other.ma_port)	/* a port was given */
+		return 0;
+	if (msg_addr_parse(&broker, conf_get(cf, "broker"), 7410) == 0) {
+		other.ma_port = broker.ma_port;
+		if (msg_addr_eq(&other, &broker))
+			*a = broker;
+	}
+	return 0;
+}
+
 static int
 sender_setup(struct sender *s, struct conf *cf)
 {
@@ -366,7 +390,7 @@ sender_setup(struct sender *s, struct conf *cf)
 	struct msg_addr any;
 	char err[512];
 
-	if (msg_addr_parse(&s->s_target, s->s_o->po_target, 7410) == -1) {
+	if (target_parse(&s->s_target, s->s_o->po_target, cf) == -1) {
 		warnx("%s: bad or unknown address", s->s_o->po_target);
 		return CLI_EXIT_USAGE;
 	}

@@ -69,10 +69,14 @@ canonical(const struct pred_cmd *cmd, char *buf, size_t bufsz)
 	}
 }
 
-/* The node manager of host, from the broker's list of nodes. */
+/*
+ * The node manager of host (a name or an address), from the broker's
+ * list of nodes, and the name it registered with into name: the node
+ * manager knows itself by that name only.
+ */
 static int
 find_node(const struct conf *cf, const char *host, struct msg_addr *addr,
-    char *err, size_t errlen)
+    char *name, size_t namesz, char *err, size_t errlen)
 {
 	struct brokerq_reply rep;
 	char text[64];
@@ -92,8 +96,10 @@ find_node(const struct conf *cf, const char *host, struct msg_addr *addr,
 		snprintf(err, errlen, "node %s is not registered with the "
 		    "broker at %s (see CilkNodes)", host, rep.bq_broker);
 		rc = CLI_EXIT_FAILURE;
-	} else
+	} else {
 		*addr = rep.bq_nodes[i].nw_addr;
+		strlcpy(name, rep.bq_nodes[i].nw_host, namesz);
+	}
 	brokerq_reply_free(&rep);
 	return rc;
 }
@@ -183,12 +189,13 @@ main(int argc, char *argv[])
 	struct msg_addr to;
 	struct conf *cf;
 	char why[BROKERQ_ERR_MAX], what[PRED_NODE_MAX + 64];
+	char name[PROTO_HOST_MAX];
 	const struct pred_scope *sc;
 	int ch, rc, to_node;
 
 	memset(&cc, 0, sizeof(cc));
-	/* "+": words like "node=x" after the options are not options. */
-	while ((ch = getopt_long(argc, argv, "+b:c:ho:vV", longopts, NULL)) !=
+	/* Options may follow the words too: "node=x check --json". */
+	while ((ch = getopt_long(argc, argv, "b:c:ho:vV", longopts, NULL)) !=
 	    -1) {
 		switch (cli_common_opt(&cc, ch, optarg)) {
 		case 1:
@@ -225,7 +232,16 @@ main(int argc, char *argv[])
 	if (to_node) {
 		snprintf(what, sizeof(what), "the node manager of %s",
 		    sc->ps_node);
-		rc = find_node(cf, sc->ps_node, &to, why, sizeof(why));
+		rc = find_node(cf, sc->ps_node, &to, name, sizeof(name), why,
+		    sizeof(why));
+		/* node=ADDR: ask the node by the name it goes by. */
+		if (rc == CLI_EXIT_OK && name[0] != '\0') {
+			strlcpy(cmd.cm_pred.pr_scope.ps_node, name,
+			    sizeof(cmd.cm_pred.pr_scope.ps_node));
+			if (canonical(&cmd, req.pq_cmd,
+			    sizeof(req.pq_cmd)) == -1)
+				errx(CLI_EXIT_USAGE, "the command is too long");
+		}
 	} else {
 		strlcpy(what, "the broker", sizeof(what));
 		rc = msg_addr_parse(&to, conf_get(cf, "broker"), 7410) == -1 ?

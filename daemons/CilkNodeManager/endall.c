@@ -1,0 +1,90 @@
+/*
+ * CilkNodeManager -k: end every worker of this node, and its launch
+ * pad, then exit.  The package's prerm runs it on removal, after
+ * stopping the node manager: launch pads outlive the node manager by
+ * design, and once the programs are gone nothing could stop them.
+ *
+ * The launch pads do the killing, as when a node manager stops a
+ * worker: each knows its worker's cgroup (or process tree) and, once
+ * the worker's main process has exited, kills every process left in
+ * it, setsid()ed and daemonized ones included.  Nothing outside the
+ * launch pad could find those as surely.
+ */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lpad.h"
+#include "mono.h"
+#include "node.h"
+
+struct endall {
+	const char	*ea_run_dir;
+	double		 ea_grace;
+	int		 ea_asked;	/* launch pads told to stop and quit */
+	int		 ea_failed;	/* launch pads that would not */
+};
+
+/*
+ * QUIT, then STOP with the grace: the launch pad exits once everything
+ * is gone.  In this order, because a worker that has exited makes its
+ * launch pad send an unasked status, which must not come in the place
+ * of the QUIT's answer; and one that had exited before makes it quit at
+ * once, so the STOP may find nobody.  Whether they went is seen after.
+ */
+static int
+end_one(const char *worker, void *arg)
+{
+	struct endall *ea = arg;
+	int fd;
+
+	if ((fd = lpad_connect(ea->ea_run_dir, worker)) == -1 ||
+	    lpad_quit(fd) == -1) {
+		warn("worker %s: its launch pad would not quit", worker);
+		ea->ea_failed++;
+	} else {
+		(void)lpad_stop(fd, ea->ea_grace);
+		ea->ea_asked++;
+	}
+	if (fd != -1)
+		close(fd);
+	return 0;
+}
+
+/* Counts the launch pads still listening. */
+static int
+count_one(const char *worker, void *arg)
+{
+	(void)worker;
+	(void)arg;
+	return 0;
+}
+
+int
+node_end_workers(const char *run_dir, double grace)
+{
+	struct endall ea = { run_dir, grace, 0, 0 };
+	double deadline;
+	int live;
+
+	if (lpad_list(run_dir, end_one, &ea) == -1) {
+		warn("%s/lpad", run_dir);
+		return 1;
+	}
+	/*
+	 * SIGKILL comes at twice the grace; a launch pad closes its
+	 * socket when it exits, so lpad_list stops seeing it.
+	 */
+	deadline = now_mono() + 2 * grace + LPAD_TIMEOUT;
+	while ((live = lpad_list(run_dir, count_one, NULL)) > 0 &&
+	    now_mono() < deadline)
+		usleep(50000);
+	if (live != 0) {
+		warnx("%d launch pad(s) in %s/lpad still run", live, run_dir);
+		return 1;
+	}
+	printf("ended %d worker(s)\n", ea.ea_asked);
+	return ea.ea_failed > 0;
+}
