@@ -8,8 +8,10 @@
  * records works, so tests feed a FIFO.
  */
 #include <errno.h>
+#include <limits.h>
 #include <glob.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,53 @@
 #define INPUT_DEFAULT	"/dev/input/event*"
 
 static void	on_input(struct evloop *, int, short, void *);
+
+/*
+ * The last input, kept across restarts in ENGINE/last_input (wall-clock
+ * seconds), so that a restarted node manager does not take opening the
+ * devices for the owner's return and stop the worker it adopts.  Without
+ * the file (a first start), opening counts as input: the owner may be
+ * there.  Written at most once a second while input comes.
+ */
+static void
+last_input_save(struct node *n)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	FILE *f;
+
+	if (now_mono() - n->n_input_saved_at < 1)
+		return;
+	n->n_input_saved_at = now_mono();
+	snprintf(path, sizeof(path), "%s/last_input", n->n_engine_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		log_warn("%s: %s", __func__, tmp);
+		return;
+	}
+	fprintf(f, "%.3f\n", (double)now_real_ns() / 1e9);
+	if (fclose(f) == EOF || rename(tmp, path) == -1)
+		log_warn("%s: %s", __func__, path);
+}
+
+/* now_mono() of the last input before our start, or now if unknown. */
+static double
+last_input_before(const struct node *n)
+{
+	char path[PATH_MAX + 32];
+	double when, ago, now = now_mono();
+	FILE *f;
+	int got;
+
+	snprintf(path, sizeof(path), "%s/last_input", n->n_engine_dir);
+	if ((f = fopen(path, "r")) == NULL)
+		return now;
+	got = fscanf(f, "%lf", &when);
+	fclose(f);
+	ago = (double)now_real_ns() / 1e9 - when;
+	if (got != 1 || !(ago >= 0) || ago > now)
+		return now;
+	return now - ago;
+}
 
 static struct node_input *
 input_find(struct node *n, int fd)
@@ -74,6 +123,8 @@ on_input(struct evloop *loop, int fd, short revents, void *arg)
 	}
 	if (ni->ni_dev.inp_eof)
 		input_reopen(n, ni);
+	if (nev > 0)
+		last_input_save(n);
 	/* Only a lent node can change its mind on input: act now. */
 	if (nev > 0 && n->n_owner_away) {
 		log_debug("%s: input on %s", __func__, ni->ni_path);
@@ -142,9 +193,11 @@ node_input_scan(struct node *n)
 			continue;
 		if ((ni = input_slot(n)) == NULL)
 			break;
+		/* One plugged in later is the owner's doing: input now. */
 		if (strlcpy(ni->ni_path, g.gl_pathv[i], sizeof(ni->ni_path)) >=
 		    sizeof(ni->ni_path) || sensors_input_open(&ni->ni_dev,
-		    ni->ni_path, now_mono()) == -1) {
+		    ni->ni_path, first ? last_input_before(n) :
+		    now_mono()) == -1) {
 			/* not ours to read (permissions): the ttys remain */
 			if (first)
 				log_info("input device %s: %s", g.gl_pathv[i],

@@ -109,6 +109,7 @@ struct node {
 	struct loadmodel n_loadmodel;	/* own workers' load */
 	struct node_input n_input[NODE_INPUT_MAX];
 	int		 n_input_scanned;	/* node_input_scan() ran */
+	double		 n_input_saved_at;	/* last_input written */
 	struct sensors_logind n_logind;	/* idle hint, without devices */
 	double		 n_logind_retry;	/* next try to connect */
 	size_t		 n_ninput;

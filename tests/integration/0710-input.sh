@@ -3,8 +3,10 @@
 # records through a FIFO (input_devices = the FIFO): a key press while
 # a worker runs resets the idle time, the worker is stopped at once and
 # the node goes busy; after the predicate's idle time without input the
-# node is lent again and gets the job back.  Then the same through a
-# virtual keyboard made with /dev/uinput, where that exists.
+# node is lent again and gets the job back; a restarted node manager
+# adopts the worker without taking the reopened devices for the owner.
+# Then the same through a virtual keyboard made with /dev/uinput, where
+# that exists.
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -71,6 +73,27 @@ ok $? "the node is lent again"
 press "$T/kbd2"
 wait_for 10 workers_are 0
 ok $? "a key press on the new device stops the worker"
+
+# A restart of the node manager stops no job: opening the devices again
+# is not the owner's return (the last input is kept in its state).
+wait_for 20 workers_are 1
+ok $? "lent again, the node runs the job"
+WPID=$(pgrep -f "^sh -c .*$MARK")
+NM=$(awk '$1 == "node" && index($3, "127.0.0.2") == 1 { print $2 }' "$D/pids")
+kill -KILL "$NM"
+start nm2 "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
+    -o listen=127.0.0.2:$((PORT + 1)) -o state_dir="$D/nodes/127.0.0.2/state" \
+    -o run_dir="$D/nodes/127.0.0.2/run" \
+    -o sensors=file:"$D/nodes/127.0.0.2/sensors"
+wait_for 10 grep -q "adopted worker .* (running)" "$T/nm2.out"
+ok $? "the restarted node manager adopts the running worker"
+! wait_for 4 grep -q "the owner is here\|the owner is back" "$T/nm2.out"
+ok $? "and does not take the reopened devices for the owner"
+[ "$(pgrep -f "^sh -c .*$MARK")" = "$WPID" ]
+ok $? "the same worker runs on ($WPID)"
+press "$T/kbd2"
+wait_for 10 workers_are 0
+ok $? "a real key press still stops it"
 kill -INT "$RUN"
 wait "$RUN" 2>/dev/null
 
