@@ -1,0 +1,293 @@
+#!/bin/bash
+# make check-cluster: a real three-machine cluster of systemd-nspawn
+# containers booted with systemd (Debian 12), on a bridge of their own.
+# The freshly built .deb is installed in each and the admin guide's
+# "A two-node cluster, step by step" (cilknow(7)) is followed as
+# literally as a script can: falcon runs the broker and lends itself,
+# hawk and vulture lend themselves, ann submits from falcon.  Then a
+# job of ann's spans the three while vulture's owner presses a key (an
+# input device), hawk's owner logs in and types, the broker and a node
+# manager are restarted and the package is upgraded; then the package
+# is removed and purged.  TAP output and a summary; exit 1 on failure.
+#
+#   tests/cluster/run.sh BUILD-DIR      (the .deb is BUILD-DIR/cilknow_*.deb)
+#
+# The container image (debootstrap minbase, systemd and the .deb's
+# Depends) is built once into CILKNOW_CLUSTER_CACHE and shared by the
+# containers read-only, each with an overlay of its own.  Nothing but
+# the bridge cnbr0 (no address on this machine, no uplink) connects the
+# containers: they reach nothing else, nothing else reaches them.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:?usage: run.sh BUILD-DIR}
+build=$(cd "$build" && pwd) || exit 1
+cache=${CILKNOW_CLUSTER_CACHE:-/var/cache/cilknow-cluster}
+mirror=${CILKNOW_CLUSTER_MIRROR:-http://deb.debian.org/debian}
+bridge=cnbr0
+net=10.231.0
+nodes="falcon hawk vulture"
+declare -A addr=([falcon]=11 [hawk]=12 [vulture]=13)
+# The image's packages; a change of the list makes a new image.
+pkgs=systemd,systemd-sysv,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2
+image=$cache/bookworm-$(echo "$pkgs" | md5sum | cut -c1-8)
+
+TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 started=$(date +%s)
+ok() {	# ok STATUS DESCRIPTION
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+skip() {	# skip REASON : one skipped step
+	TAP_N=$((TAP_N + 1)) TAP_SKIPPED=$((TAP_SKIPPED + 1))
+	echo "ok $TAP_N # SKIP $1"
+}
+summary() {
+	echo "1..$TAP_N"
+	echo "check-cluster: $((TAP_N - TAP_FAILED - TAP_SKIPPED)) passed," \
+	    "$TAP_FAILED failed, $TAP_SKIPPED skipped," \
+	    "$(( $(date +%s) - started )) s"
+}
+skip_all() {	# skip_all REASON : the cluster cannot run here
+	skip "$1"
+	summary
+	exit 0
+}
+# wait_for SECONDS CMD... : polls CMD every 0.2 s until it succeeds
+wait_for() {
+	local end=$(( $(date +%s) + $1 ))
+	shift
+	while [ "$(date +%s)" -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (containers, mounts, a bridge)"
+for tool in systemd-nspawn debootstrap nsenter ip; do
+	command -v "$tool" >/dev/null || skip_all "$tool is missing" \
+	    "(apt-get install systemd-container debootstrap util-linux iproute2)"
+done
+grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
+    skip_all "no overlay file system for the containers' roots"
+ip link show "$bridge" >/dev/null 2>&1 &&
+    skip_all "the bridge $bridge exists already (another run?)"
+deb=$(ls "$build"/cilknow_*.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || { echo "check-cluster: no $build/cilknow_*.deb (make deb)" >&2; exit 1; }
+
+# ---- the image, once ---------------------------------------------------
+if [ ! -d "$image" ]; then
+	mkdir -p "$cache" || exit 1
+	tmp=$(mktemp -d "$cache/build.XXXXXX") || exit 1
+	echo "# check-cluster: debootstrap bookworm minbase + $pkgs into $image (once; a few minutes)"
+	if ! debootstrap --variant=minbase --include="$pkgs" bookworm \
+	    "$tmp/root" "$mirror" >"$tmp/debootstrap.log" 2>&1; then
+		tail -20 "$tmp/debootstrap.log" | sed 's/^/#   | /'
+		rm -rf "$tmp"
+		echo "check-cluster: debootstrap failed" >&2
+		exit 1
+	fi
+	# Addresses from systemd-networkd; no timers that reach out; a
+	# machine id of its own for each container at every boot.
+	chroot "$tmp/root" systemctl enable systemd-networkd >/dev/null 2>&1 &&
+	    chroot "$tmp/root" systemctl mask apt-daily.timer \
+	    apt-daily-upgrade.timer >/dev/null 2>&1 &&
+	    : >"$tmp/root/etc/machine-id" &&
+	    rm -f "$tmp/root/var/lib/dbus/machine-id" &&
+	    mv "$tmp/root" "$image" || { rm -rf "$tmp"; exit 1; }
+	rm -rf "$tmp"
+fi
+
+# ---- the containers ----------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-cluster.XXXXXX") || exit 1
+declare -A nspawn=() leader=()
+cleanup() {
+	local n p
+	for n in $nodes; do
+		p=${nspawn[$n]:-}
+		[ -n "$p" ] || continue
+		# SIGTERM: nspawn shuts the container down cleanly.
+		kill -TERM "$p" 2>/dev/null
+	done
+	for n in $nodes; do
+		p=${nspawn[$n]:-}
+		[ -n "$p" ] || continue
+		for _ in $(seq 300); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+		# A killed nspawn leaves its container's init behind.
+		p=${leader[$n]:-}
+		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+	done
+	for n in $nodes; do
+		mountpoint -q "$work/$n/root" && { umount "$work/$n/root" ||
+		    umount -l "$work/$n/root"; }
+		rmdir "/run/systemd/nspawn/propagate/cn-$n" 2>/dev/null
+	done
+	ip link del "$bridge" 2>/dev/null
+	if [ "${CILKNOW_CLUSTER_KEEP:-0}" = 1 ] && [ "$TAP_FAILED" -ne 0 ]; then
+		echo "# kept $work"
+	else
+		rm -rf --one-file-system "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# on NODE CMD : runs the shell command CMD as root in NODE, as a login
+# there would (PATH, HOME; not in a unit of the container's systemd).
+on() {
+	local n=$1
+	shift
+	nsenter -t "${leader[$n]}" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	    HOME=/root LANG=C.UTF-8 sh -c "$*"
+}
+# as NODE USER CMD : the same as USER, with a login shell's environment.
+as() {
+	local n=$1 u=$2
+	shift 2
+	nsenter -t "${leader[$n]}" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	    runuser -l "$u" -c "$*"
+}
+
+ip link add "$bridge" type bridge && ip link set "$bridge" up ||
+    skip_all "cannot make the bridge $bridge"
+hosts=$(for n in $nodes; do printf '%s.%s %s.example.org %s\n' "$net" \
+    "${addr[$n]}" "$n" "$n"; done)
+for n in $nodes; do
+	d=$work/$n
+	mkdir -p "$d/upper" "$d/work" "$d/root"
+	mount -t overlay overlay -o "lowerdir=$image,upperdir=$d/upper,workdir=$d/work" \
+	    "$d/root" || skip_all "cannot mount an overlay on $d/root"
+	echo "$n" >"$d/root/etc/hostname"
+	printf '127.0.0.1 localhost\n%s\n' "$hosts" >"$d/root/etc/hosts"
+	printf '[Match]\nName=host0\n[Network]\nAddress=%s.%s/24\nLinkLocalAddressing=no\nIPv6AcceptRA=no\n' \
+	    "$net" "${addr[$n]}" >"$d/root/etc/systemd/network/10-cilknow-host0.network"
+	cp "$deb" "$d/root/root/" || exit 1
+	# --keep-unit --register=no: no machined, no scope of its own.
+	systemd-nspawn -q -D "$d/root" -M "cn-$n" --hostname="$n" \
+	    --boot --register=no --keep-unit --network-bridge="$bridge" \
+	    </dev/null >"$d/console.log" 2>&1 &
+	nspawn[$n]=$!
+done
+# The container's init is the nspawn process's child.
+booted() {
+	local n=$1 p
+	p=$(pgrep -P "${nspawn[$n]}" | head -1)
+	[ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ] || return 1
+	leader[$n]=$p
+	on "$n" "systemctl is-system-running --wait" | grep -Eqx 'running|degraded'
+}
+# boot_wait NODE : up to 90 s, unless nspawn gives up before
+boot_wait() {
+	local end=$(( $(date +%s) + 90 ))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		booted "$1" 2>/dev/null && return 0
+		kill -0 "${nspawn[$1]}" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+for n in $nodes; do
+	if ! boot_wait "$n"; then
+		echo "# $n's console:"
+		tail -15 "$work/$n/console.log" | sed 's/^/#   | /'
+		skip_all "systemd-nspawn cannot boot a Debian 12 container with systemd here"
+	fi
+done
+ok 0 "three containers booted with systemd: $nodes"
+for n in $nodes; do
+	on "$n" "systemctl --failed --no-legend" | sed "s/^/# $n: failed unit: /"
+done
+wait_for 20 on falcon "ip -br addr show host0 | grep -q $net.11" &&
+    wait_for 20 on vulture "ip -br addr show host0 | grep -q $net.13"
+ok $? "their addresses on $bridge"
+
+# ---- cilknow(7), "A two-node cluster, step by step", with three --------
+# ann has an account on every machine (the guide takes it for granted).
+for n in $nodes; do
+	on "$n" "useradd -m -s /bin/sh ann" || ok 1 "useradd ann on $n"
+done
+# 1. On every machine: dpkg -i.
+for n in $nodes; do
+	on "$n" "dpkg -i /root/$(basename "$deb")" >"$work/$n/dpkg-i.out" 2>&1
+	ok $? "$n: dpkg -i $(basename "$deb")"
+done
+# 2. On falcon, whose fresh cluster key becomes the cluster's.
+on falcon "cp /usr/share/doc/cilknow/examples/cilknow.conf /etc/cilknow/ &&
+    echo 'broker = falcon.example.org' >> /etc/cilknow/cilknow.conf &&
+    systemctl enable --now cilknow-broker cilknow-nodemanager" \
+    >"$work/falcon/enable.out" 2>&1
+ok $? "falcon: the broker's configuration; systemctl enable --now cilknow-broker cilknow-nodemanager"
+# 3. Key and configuration to the others (a tar pipe for scp -p), and
+# their node managers.
+for n in hawk vulture; do
+	on falcon "cd /etc/cilknow && tar -cf - cluster.key cluster.pub cilknow.conf" |
+	    on "$n" "tar -C /etc/cilknow -xpf -" &&
+	    on "$n" "CilkNodeManager -n && systemctl enable --now cilknow-nodemanager" \
+	    >"$work/$n/enable.out" 2>&1
+	ok $? "$n: cluster key and configuration copied; CilkNodeManager -n && systemctl enable --now cilknow-nodemanager"
+done
+# 4. ann's key; its public half on every machine.
+as falcon ann "CilkKey generate-user && CilkKey public ~/.cilknow/id > /tmp/ann.pub" \
+    >"$work/falcon/ann-key.out" 2>&1 &&
+    on falcon "install -m 644 /tmp/ann.pub /etc/cilknow/users/ann.pub"
+ok $? "falcon: ann makes her key; root installs its public half"
+for n in hawk vulture; do
+	on falcon "cd /etc/cilknow/users && tar -cf - ann.pub" |
+	    on "$n" "tar -C /etc/cilknow/users -xpf -"
+	ok $? "$n: ann.pub copied"
+done
+# 5. Check: every node listed, and hawk answers pings.
+nodes_listed() {
+	on falcon "CilkNodes" >"$work/nodes.out" 2>&1 &&
+	    [ "$(grep -cE ' (falcon|hawk|vulture)(\.example\.org)? ' "$work/nodes.out")" -eq 3 ]
+}
+wait_for 30 nodes_listed
+ok $? "CilkNodes lists falcon, hawk and vulture"
+sed 's/^/#   | /' "$work/nodes.out"
+as falcon ann "CilkPing hawk.example.org:7411" >"$work/ping.out" 2>&1
+ok $? "CilkPing hawk.example.org:7411"
+sed 's/^/#   | /' "$work/ping.out"
+
+# The default predicate (900 s without input, load below 0.35) keeps
+# fresh containers on a loaded machine busy: root, with a key of its
+# own ("Whose keys must be where"), makes them idle after 5 s without
+# input whatever the load.
+on falcon "CilkKey generate-user >/dev/null &&
+    CilkKey public /root/.cilknow/id > /etc/cilknow/users/root.pub" &&
+    for n in hawk vulture; do
+	on falcon "cd /etc/cilknow/users && tar -cf - root.pub" |
+	    on "$n" "tar -C /etc/cilknow/users -xpf -" || break
+    done &&
+    on falcon "CilkPred always add idletime=5,load=100,100,100" \
+    >"$work/pred.out" 2>&1
+ok $? "root's key on every machine; CilkPred always add idletime=5,load=100,100,100"
+state_is() {	# state_is NODE STATE
+	on falcon "CilkNodes" 2>/dev/null | awk -v a="$net.${addr[$1]}" \
+	    '$2 == a { print $3 }' | grep -qx "$2"
+}
+idle3() { state_is falcon idle && state_is hawk idle && state_is vulture idle; }
+wait_for 30 idle3
+ok $? "the three nodes are idle"
+on falcon CilkNodes | sed 's/^/#   | /'
+
+# 6. ann runs a job; it spreads to every idle node.
+as falcon ann "timeout 60 CilkRun -- sh -c 'echo hello from \$CILKNOW_NODE'" \
+    >"$work/hello.out" 2>&1
+ok $? "ann: CilkRun -- sh -c 'echo hello from \$CILKNOW_NODE' ends, exit 0"
+for n in $nodes; do
+	grep -qx "\[$n\] hello from $n" "$work/hello.out"
+	ok $? "hello from $n"
+done
+sed 's/^/#   | /' "$work/hello.out"
+
+summary
+[ "$TAP_FAILED" -eq 0 ]
