@@ -27,8 +27,8 @@ bridge=cnbr0
 net=10.231.0
 nodes="falcon hawk vulture"
 declare -A addr=([falcon]=11 [hawk]=12 [vulture]=13)
-# The image's packages; a change of the list makes a new image.
-pkgs=systemd,systemd-sysv,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2
+# The image's packages (udev: the group input, as on a desktop); a change of the list makes a new image.
+pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2
 image=$cache/bookworm-$(echo "$pkgs" | md5sum | cut -c1-8)
 
 TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 started=$(date +%s)
@@ -116,7 +116,7 @@ cleanup() {
 	for n in $nodes; do
 		p=${nspawn[$n]:-}
 		[ -n "$p" ] || continue
-		for _ in $(seq 300); do
+		for _ in $(seq 100); do
 			kill -0 "$p" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -248,7 +248,9 @@ done
 # 5. Check: every node listed, and hawk answers pings.
 nodes_listed() {
 	on falcon "CilkNodes" >"$work/nodes.out" 2>&1 &&
-	    [ "$(grep -cE ' (falcon|hawk|vulture)(\.example\.org)? ' "$work/nodes.out")" -eq 3 ]
+	    for n in $nodes; do
+		grep -q " $net.${addr[$n]} " "$work/nodes.out" || return 1
+	    done
 }
 wait_for 30 nodes_listed
 ok $? "CilkNodes lists falcon, hawk and vulture"
@@ -256,6 +258,15 @@ sed 's/^/#   | /' "$work/nodes.out"
 as falcon ann "CilkPing hawk.example.org:7411" >"$work/ping.out" 2>&1
 ok $? "CilkPing hawk.example.org:7411"
 sed 's/^/#   | /' "$work/ping.out"
+
+# vulture's keyboard: a FIFO at the default input_devices path
+# (/dev/input/event*), in the group input, as udev makes them; the node
+# manager reads it from its next poll on.
+on vulture "mkdir -p /dev/input && mkfifo -m 660 /dev/input/event0 &&
+    chgrp input /dev/input/event0"
+ok $? "vulture: a keyboard at /dev/input/event0 (a FIFO)"
+wait_for 10 on vulture "journalctl -u cilknow-nodemanager | grep -q 'reading input device /dev/input/event0'"
+ok $? "vulture's node manager reads it"
 
 # The default predicate (900 s without input, load below 0.35) keeps
 # fresh containers on a loaded machine busy: root, with a key of its
@@ -288,6 +299,60 @@ for n in $nodes; do
 	ok $? "hello from $n"
 done
 sed 's/^/#   | /' "$work/hello.out"
+
+# ---- a long job across the three ---------------------------------------
+as falcon ann "echo \$\$ > /tmp/job.pid &&
+    exec CilkRun -- sh -c 'echo up on \$CILKNOW_NODE; exec sleep 100000'" \
+    >"$work/job.out" 2>&1 &
+job=$!
+worker() { on "$1" "pgrep -u ann -x sleep"; }	# worker NODE : its pid
+declare -A wpid=()
+workers_are() {	# workers_are NODE... : each of them runs one worker
+	local n
+	for n in "$@"; do
+		[ "$(worker "$n" | wc -l)" -eq 1 ] || return 1
+	done
+}
+# same_workers NODE... : the workers seen before still run, no others
+same_workers() {
+	local n
+	for n in "$@"; do
+		[ "$(worker "$n")" = "${wpid[$n]}" ] || return 1
+	done
+}
+remember() { local n; for n in $nodes; do wpid[$n]=$(worker "$n"); done; }
+# job_on NODE... : the broker lists the job, and each NODE running it
+job_on() {
+	local n
+	on falcon "CilkPs -u ann" 2>/dev/null | grep -q 'sleep 100000' || return 1
+	for n in "$@"; do
+		state_is "$n" running || return 1
+	done
+}
+wait_for 30 workers_are $nodes && wait_for 10 job_on $nodes
+ok $? "a job of ann's runs one worker on each node"
+remember
+on falcon "CilkPs; CilkNodes" | sed 's/^/#   | /'
+
+# The owner of vulture presses a key: vulture is busy at once, its
+# worker stopped; 5 s later it is lent again and runs the job anew.
+press() {	# one EV_KEY press of KEY_A and an EV_SYN, as evdev writes them
+	head -c 16 /dev/zero
+	printf '\001\000\036\000\001\000\000\000'
+	head -c 24 /dev/zero
+}
+t0=$(date +%s)
+press | on vulture "timeout 5 sh -c 'cat > /dev/input/event0'"
+ok $? "vulture: a key press on /dev/input/event0"
+wait_for 10 state_is vulture busy
+ok $? "vulture is busy ($(( $(date +%s) - t0 )) s)"
+wait_for 10 on vulture "! kill -0 ${wpid[vulture]}"
+ok $? "its worker is stopped"
+same_workers falcon hawk
+ok $? "the others run on"
+wait_for 30 workers_are vulture && wait_for 10 job_on vulture
+ok $? "vulture is lent again and runs the job ($(( $(date +%s) - t0 )) s)"
+remember
 
 summary
 [ "$TAP_FAILED" -eq 0 ]
