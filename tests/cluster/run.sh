@@ -40,6 +40,7 @@ ok() {	# ok STATUS DESCRIPTION
 		echo "not ok $TAP_N - $2"
 		TAP_FAILED=$((TAP_FAILED + 1))
 	fi
+	return "$1"
 }
 skip() {	# skip REASON : one skipped step
 	TAP_N=$((TAP_N + 1)) TAP_SKIPPED=$((TAP_SKIPPED + 1))
@@ -76,7 +77,7 @@ grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
     skip_all "no overlay file system for the containers' roots"
 ip link show "$bridge" >/dev/null 2>&1 &&
     skip_all "the bridge $bridge exists already (another run?)"
-deb=$(ls "$build"/cilknow_*.deb 2>/dev/null | head -1)
+deb=$(ls -t "$build"/cilknow_*.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || { echo "check-cluster: no $build/cilknow_*.deb (make deb)" >&2; exit 1; }
 
 # ---- the image, once ---------------------------------------------------
@@ -156,6 +157,11 @@ as() {
 	nsenter -t "${leader[$n]}" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	    runuser -l "$u" -c "$*"
 }
+
+# The upgrade: the same tree as a later version.
+version=$(dpkg-deb -f "$deb" Version)
+deb2=$(sh "$top/conf/debian/build-deb.sh" "$build" "$version+cluster1" "$work" \
+    2>"$work/deb2.err") || { cat "$work/deb2.err" >&2; exit 1; }
 
 ip link add "$bridge" type bridge && ip link set "$bridge" up ||
     skip_all "cannot make the bridge $bridge"
@@ -320,6 +326,24 @@ same_workers() {
 		[ "$(worker "$n")" = "${wpid[$n]}" ] || return 1
 	done
 }
+# diag NODE... : what a failed step leaves to read
+diag() {
+	local n
+	for n in "$@"; do
+		echo "# $n: ann's processes, then the node manager's journal:"
+		on "$n" "ps -o pid,ppid,user,args -u ann; journalctl -q -n 15 -u cilknow-nodemanager" |
+		    sed 's/^/#   | /'
+	done
+}
+# same_or_diag NODE... : same_workers, and what differs if not
+same_or_diag() {
+	local n
+	same_workers "$@" && return 0
+	for n in "$@"; do
+		echo "# $n: worker ${wpid[$n]} before, now $(worker "$n" | tr '\n' ' ')"
+	done
+	return 1
+}
 remember() { local n; for n in $nodes; do wpid[$n]=$(worker "$n"); done; }
 # job_on NODE... : the broker lists the job, and each NODE running it
 job_on() {
@@ -353,6 +377,119 @@ ok $? "the others run on"
 wait_for 30 workers_are vulture && wait_for 10 job_on vulture
 ok $? "vulture is lent again and runs the job ($(( $(date +%s) - t0 )) s)"
 remember
+
+# hawk's owner logs in on a terminal (login(1) on a pseudo-terminal,
+# in utmp) and later types there; what is typed goes to the file typed.
+mainpid() { on "$1" "systemctl show -p MainPID --value cilknow-$2"; }
+type_on_hawk() { on hawk "echo '$1' >> /root/typed"; }
+on hawk ": > /root/typed && { tail -f /root/typed |
+    script -qfc 'login -f ann' /dev/null; } </dev/null >/root/tty.out 2>&1 &"
+t0=$(date +%s)
+wait_for 10 on hawk "who | grep -q '^ann '"
+ok $? "hawk: ann logs in (login -f ann on a pseudo-terminal; who lists her)"
+on hawk who | sed 's/^/#   | /'
+tty=$(on hawk "who | awk '\$1 == \"ann\" { print \$2; exit }'")
+wait_for 10 state_is hawk busy
+ok $? "hawk is busy ($(( $(date +%s) - t0 )) s)"
+wait_for 10 on hawk "! kill -0 ${wpid[hawk]}"
+ok $? "its worker is stopped"
+wait_for 40 workers_are hawk
+ok $? "with no input for 5 s, hawk is lent again though ann stays ($(( $(date +%s) - t0 )) s)"
+# The kernel stamps a terminal's access time at most every 8 s.
+tty_idle() { [ $(( $(date +%s) - $(on hawk "stat -c %X /dev/$tty") )) -ge "$1" ]; }
+wait_for 20 tty_idle 9
+remember
+t0=$(date +%s)
+type_on_hawk "echo typed by ann"
+wait_for 10 state_is hawk busy
+ok $? "ann types a command: hawk is busy ($(( $(date +%s) - t0 )) s)"
+wait_for 10 on hawk "! kill -0 ${wpid[hawk]}"
+ok $? "its worker is stopped"
+grep -q 'typed by ann' "$work/hawk/upper/root/tty.out" 2>/dev/null ||
+    on hawk "grep -q 'typed by ann' /root/tty.out"
+ok $? "the command ran in ann's shell"
+type_on_hawk exit
+wait_for 10 on hawk "! who | grep -q '^ann '"
+ok $? "ann logs out"
+type_on_hawk ""	# tail -f ends on the closed pipe
+wait_for 40 workers_are hawk && wait_for 10 job_on hawk
+ok $? "hawk is lent again and runs the job ($(( $(date +%s) - t0 )) s)"
+remember
+
+# A node manager restart mid-job: its worker runs on and is adopted.
+before=$(mainpid hawk nodemanager)
+on hawk "systemctl restart cilknow-nodemanager"
+ok $? "hawk: systemctl restart cilknow-nodemanager"
+[ "$(mainpid hawk nodemanager)" != "$before" ]
+ok $? "a new node manager runs"
+wait_for 10 on hawk "journalctl -u cilknow-nodemanager | grep -q 'adopted worker'"
+ok $? "it adopted the running worker"
+same_or_diag $nodes
+ok $? "every worker runs on"
+wait_for 70 job_on $nodes
+ok $? "the broker lists hawk running the job again"
+
+# A broker restart mid-job: nodes and the job register again.
+t0=$(date +%s)
+on falcon "systemctl restart cilknow-broker"
+ok $? "falcon: systemctl restart cilknow-broker"
+wait_for 90 job_on $nodes
+ok $? "the job and its three nodes are back in the broker's lists ($(( $(date +%s) - t0 )) s)"
+same_or_diag $nodes
+ok $? "no worker was stopped"
+
+# A package upgrade mid-job, on every machine.
+for n in hawk vulture falcon; do
+	nm=$(mainpid "$n" nodemanager)
+	on "$n" "cat > /root/$(basename "$deb2")" <"$deb2" &&
+	    on "$n" "dpkg -i /root/$(basename "$deb2")" >"$work/$n/dpkg-up.out" 2>&1
+	ok $? "$n: dpkg -i $(basename "$deb2") mid-job"
+	[ "$(on "$n" "dpkg-query -W -f='\${Version}' cilknow")" = "$version+cluster1" ]
+	ok $? "$n: $version+cluster1 is installed"
+	[ "$(mainpid "$n" nodemanager)" != "$nm" ] &&
+	    on "$n" "systemctl is-active -q cilknow-nodemanager"
+	ok $? "$n: the upgrade restarted the node manager"
+done
+on falcon "systemctl is-active -q cilknow-broker"
+ok $? "falcon: the broker runs"
+same_or_diag $nodes
+ok $? "no worker was stopped by the upgrade" || diag $nodes
+t0=$(date +%s)
+wait_for 90 job_on $nodes
+ok $? "the broker lists the job on its three nodes ($(( $(date +%s) - t0 )) s)"
+
+# The job ends: its workers end everywhere.
+on falcon "kill -INT \$(cat /tmp/job.pid)"
+for _ in $(seq 100); do
+	kill -0 "$job" 2>/dev/null || break
+	sleep 0.1
+done
+! kill -0 "$job" 2>/dev/null
+ok $? "ann's CilkRun ends on Ctrl-C"
+no_workers() { local n; for n in $nodes; do [ -z "$(worker "$n")" ] || return 1; done; }
+wait_for 30 no_workers
+ok $? "no worker is left on any node" ||
+    { diag $nodes; echo "# the job's output:"; tail -15 "$work/job.out" | sed 's/^/#   | /'; }
+for n in $nodes; do
+	c=$(grep -c "^\[$n\] up on $n\$" "$work/job.out")
+	echo "# $n: the job started there $c times"
+done
+
+# ---- removal -----------------------------------------------------------
+for n in $nodes; do
+	on "$n" "dpkg -r cilknow" >"$work/$n/dpkg-r.out" 2>&1
+	ok $? "$n: dpkg -r cilknow"
+	on "$n" "! systemctl is-active -q cilknow-nodemanager cilknow-broker &&
+	    ! pgrep -x CilkNodeManager && ! pgrep -x CilkJobBroker &&
+	    ! pgrep -x CilkLaunchPad" >/dev/null
+	ok $? "$n: no daemon and no launch pad runs"
+	on "$n" "test ! -e /usr/sbin/CilkNodeManager && test -f /etc/cilknow/cluster.key"
+	ok $? "$n: the programs are gone, the keys stay"
+	on "$n" "dpkg -P cilknow" >"$work/$n/dpkg-p.out" 2>&1 &&
+	    on "$n" "test ! -e /etc/cilknow && test ! -e /var/lib/cilknow &&
+	    test ! -e /lib/systemd/system/cilknow-nodemanager.service"
+	ok $? "$n: dpkg -P cilknow removes keys, configuration and state"
+done
 
 summary
 [ "$TAP_FAILED" -eq 0 ]
