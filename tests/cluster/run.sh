@@ -492,7 +492,11 @@ for n in $nodes; do
 	on "$n" "! systemctl is-active -q cilknow-nodemanager cilknow-broker &&
 	    ! pgrep -x CilkNodeManager && ! pgrep -x CilkJobBroker &&
 	    ! pgrep -x CilkLaunchPad" >/dev/null
-	ok $? "$n: no daemon and no launch pad runs"
+	ok $? "$n: no daemon and no launch pad runs" ||
+	    on "$n" "systemctl is-active cilknow-nodemanager cilknow-broker;
+	    ps -eo pid,ppid,user,args | grep -i [c]ilk;
+	    journalctl -q -n 12 -t CilkLaunchPad -t CilkNodeManager" |
+	    sed 's/^/#   | /' 
 	on "$n" "test ! -e /usr/sbin/CilkNodeManager && test -f /etc/cilknow/cluster.key"
 	ok $? "$n: the programs are gone, the keys stay"
 	on "$n" "dpkg -P cilknow" >"$work/$n/dpkg-p.out" 2>&1 &&
