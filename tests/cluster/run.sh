@@ -472,13 +472,19 @@ for _ in $(seq 100); do
 done
 ! kill -0 "$job" 2>/dev/null
 ok $? "ann's CilkRun ends on Ctrl-C"
-no_workers() { local n; for n in $nodes; do [ -z "$(worker "$n")" ] || return 1; done; }
+# no_workers : no worker and no launch pad on any node
+no_workers() {
+	local n
+	for n in $nodes; do
+		[ -z "$(worker "$n")" ] && on "$n" "! pgrep -x CilkLaunchPad" || return 1
+	done
+}
 # After a broker restart (the upgrade's), nodes stop an ended job's
 # workers only once the broker is three register intervals old
 # (CilkJobBroker(8), "A young broker's push may lack jobs").
 t0=$(date +%s)
 wait_for 200 no_workers
-ok $? "no worker is left on any node ($(( $(date +%s) - t0 )) s)" ||
+ok $? "no worker and no launch pad is left on any node ($(( $(date +%s) - t0 )) s)" ||
     { diag $nodes; echo "# the job's output:"; tail -15 "$work/job.out" | sed 's/^/#   | /'; }
 for n in $nodes; do
 	c=$(grep -c "^\[$n\] up on $n\$" "$work/job.out")
