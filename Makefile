@@ -47,8 +47,8 @@ TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
 MAN	:= $(sort $(wildcard man/*.[1-8]))
 
-.PHONY: all deps check-deps check check-fresh check-valgrind fuzz bench demo install \
-	uninstall clean lint-man conf-gen FORCE deb check-deb
+.PHONY: all deps check-deps check check-fresh check-cluster check-valgrind fuzz \
+	bench demo install uninstall clean lint-man conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -270,6 +270,12 @@ uninstall:
 # or make deb VERSION=X, which rebuilds what prints it.
 deb: all conf-gen
 	sh conf/debian/build-deb.sh $(BUILD) $(BUILD)
+# Three systemd-nspawn containers on a bridge of their own, the .deb
+# in each: tests/cluster/run.sh.  Not part of check.
+check-cluster:
+	@sh tests/install-deps.sh build check cluster
+	$(MAKE) deb
+	bash tests/cluster/run.sh $(BUILD)
 check-deb: all
 	CILKNOW_BUILD=$(abspath $(BUILD)) CILKNOW_TOP=$(CURDIR) \
 	    bash tests/integration/0945-deb.sh

@@ -1,18 +1,21 @@
 #!/bin/sh
-# Installs the Debian packages a build (argument "build") or the tests
-# ("check") need that are not installed yet: with apt-get when run as
-# root, otherwise it prints the one command root must run and fails.  As
-# root it also makes the service user cilknow.  Used by make (deps,
+# Installs the Debian packages that a build (argument "build"), the
+# tests ("check") or make check-cluster ("cluster") need and that are
+# not installed yet: with apt-get when run as root, otherwise it prints
+# the one command root must run and fails.  As root it also makes the
+# service user cilknow.  Used by make (deps,
 # check-deps) and by ./make before make itself exists.
 build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
 	mandoc"
 check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
 	dbus-daemon iproute2"
+cluster="systemd-container debootstrap"
 wanted=
 for group in "$@"; do
 	case "$group" in
 	build) wanted="$wanted $build" ;;
 	check) wanted="$wanted $check" ;;
+	cluster) wanted="$wanted $cluster" ;;
 	*) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
