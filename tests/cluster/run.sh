@@ -259,7 +259,7 @@ for n in hawk vulture; do
 done
 # 5. Check: every node listed, and hawk answers pings.
 nodes_listed() {
-	on falcon "CilkNodes" >"$work/nodes.out" 2>&1 &&
+	on falcon "CilkNodes -n" >"$work/nodes.out" 2>&1 &&
 	    for n in $nodes; do
 		grep -q " $net.${addr[$n]} " "$work/nodes.out" || return 1
 	    done
@@ -294,7 +294,7 @@ on falcon "CilkKey generate-user >/dev/null &&
     >"$work/pred.out" 2>&1
 ok $? "root's key on every machine; CilkPred always add idletime=5,load=100,100,100"
 state_is() {	# state_is NODE STATE
-	on falcon "CilkNodes" 2>/dev/null | awk -v a="$net.${addr[$1]}" \
+	on falcon "CilkNodes -n" 2>/dev/null | awk -v a="$net.${addr[$1]}" \
 	    '$2 == a { print $3 }' | grep -qx "$2"
 }
 idle3() { state_is falcon idle && state_is hawk idle && state_is vulture idle; }
