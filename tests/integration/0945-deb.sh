@@ -8,8 +8,10 @@
 # unshare.  dpkg runs in a private mount namespace, over overlays of
 # /etc, /usr, /var and /run whose changes stay in the test's folder:
 # this machine's own root is never touched.
+# (In a chroot whose / is no mount point unshare cannot make the
+# namespace private: then the test skips.)
 if [ -z "${CILKNOW_DEB_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
-    command -v unshare >/dev/null; then
+    unshare --mount --propagation private true 2>/dev/null; then
 	exec unshare --mount --propagation private env CILKNOW_DEB_NS=1 \
 	    bash "$0" "$@"
 fi
@@ -17,7 +19,8 @@ fi
 : "${CILKNOW_TOP:?}"
 skip() { echo "ok 1 # SKIP $1"; finish; exit 0; }
 [ "$(id -u)" -eq 0 ] || skip "not root"
-[ -n "${CILKNOW_DEB_NS:-}" ] || skip "no unshare"
+[ -n "${CILKNOW_DEB_NS:-}" ] ||
+    skip "no private mount namespace here (no unshare, or / is no mount point, as in a chroot)"
 command -v dpkg-deb >/dev/null || skip "no dpkg"
 dpkg -s cilknow >/dev/null 2>&1 && skip "cilknow is installed here already"
 [ -e /etc/cilknow ] || [ -e /var/lib/cilknow ] &&

@@ -10,13 +10,14 @@
 # (127.0.0.1, the broker) and hawk (127.0.0.2), so the daemons use
 # their default ports as on a real cluster and nothing is shared.
 if [ -z "${CILKNOW_NAMES_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
-    command -v unshare >/dev/null; then
+    unshare --net --uts --mount --propagation private true 2>/dev/null; then
 	exec unshare --net --uts --mount --propagation private \
 	    env CILKNOW_NAMES_NS=1 bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
 skip() { echo "ok 1 # SKIP $1"; finish; exit 0; }
-[ -n "${CILKNOW_NAMES_NS:-}" ] || skip "needs root and unshare"
+[ -n "${CILKNOW_NAMES_NS:-}" ] ||
+    skip "needs root and private namespaces (unshare; / a mount point, not a chroot)"
 ip link set lo up 2>/dev/null || skip "cannot bring up lo (iproute2)"
 hostname hawk || skip "cannot set the host name"
 printf '127.0.0.1 localhost falcon.example.org falcon\n127.0.0.2 hawk.example.org hawk\n' \

@@ -11,6 +11,11 @@
 # Needs root (workers run as other users); the users are the system's
 # "daemon" (standing for alice) and "nobody" (for bob).
 . "$(dirname "$0")/lib.sh"
+# The jobs run as other users, who may not reach the build tree (a
+# clone in /root is 0700): they run a copy in the test's folder.
+HOSTILE=$T/hostile
+cp "$TOOLS/hostile" "$HOSTILE" && chmod 755 "$HOSTILE" ||
+    { echo "Bail out! cannot copy $TOOLS/hostile"; exit 1; }
 root_or_skip
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -89,7 +94,7 @@ ok $? "the engine holds the UDP socket, the parent none"
 
 # 1. escape: setsid and a double fork, then the owner returns.
 export HOSTILE_PIDFILE=$T/work/escape.pid HOSTILE_ALARM=120
-as $ALICE esc "$TOOLS/hostile" escape
+as $ALICE esc "$HOSTILE" escape
 wait_for 15 test -s "$HOSTILE_PIDFILE"
 G=$(cat "$HOSTILE_PIDFILE" 2>/dev/null)
 [ -n "$G" ] && kill -0 "$G" 2>/dev/null
@@ -113,7 +118,7 @@ ok $? "and lendable again afterwards"
 # 2. daemon(): the same through daemon(0,0), the job ending by itself.
 rm -f "$HOSTILE_PIDFILE"
 HOSTILE_ALARM=4 timeout 60 "$BIN/CilkRun" -o user_key="$T/$ALICE.id" \
-    -- "$TOOLS/hostile" daemon >"$T/daemon.out" 2>&1
+    -- "$HOSTILE" daemon >"$T/daemon.out" 2>&1
 G=$(cat "$HOSTILE_PIDFILE" 2>/dev/null)
 wait_for 10 sh -c "! kill -0 ${G:-1} 2>/dev/null"
 ok $? "a daemon() child ends with its job"
@@ -122,7 +127,7 @@ ok $? "nothing of that job is left"
 
 # 3. A worker that ignores SIGQUIT: SIGKILL after the grace (1 s).
 wait_for 10 node_is idle
-as $ALICE ign "$TOOLS/hostile" ignore
+as $ALICE ign "$HOSTILE" ignore
 wait_for 15 grep -q "ignore ready" "$T/ign.out"
 ok $? "a worker that ignores SIGQUIT runs"
 owner_back
@@ -133,7 +138,7 @@ owner_away
 
 # 4. 2000 processes, all of them gone when the owner returns.
 wait_for 10 node_is idle
-as $ALICE bomb "$TOOLS/hostile" forkbomb 2000
+as $ALICE bomb "$HOSTILE" forkbomb 2000
 wait_for 30 grep -q "forked 2000 of 2000" "$T/bomb.out"
 ok $? "a worker forks 2000 processes"
 [ "$(procs_left)" -ge 2000 ]
@@ -146,7 +151,7 @@ owner_away
 
 # 5. The worker tries to stop and kill its launch pad: it may not.
 wait_for 10 node_is idle
-as $BOB stp "$TOOLS/hostile" stop-parent
+as $BOB stp "$HOSTILE" stop-parent
 STP=$LAST_PID
 wait_for 15 grep -q "SIGSTOP:" "$T/stp.out"
 contains "$T/stp.out" "kill [0-9]+ SIGSTOP: EPERM" \
@@ -154,7 +159,7 @@ contains "$T/stp.out" "kill [0-9]+ SIGSTOP: EPERM" \
 stop "$STP"
 wait_for 10 none_left
 wait_for 10 node_is idle
-as $BOB kll "$TOOLS/hostile" kill-parent
+as $BOB kll "$HOSTILE" kill-parent
 wait_for 15 grep -q "SIGKILL:" "$T/kll.out"
 contains "$T/kll.out" "kill [0-9]+ SIGKILL: EPERM" \
     "nor SIGKILL it"
@@ -165,7 +170,7 @@ wait_for 10 none_left
 # is not root): pings are answered at once, and the owner still gets the
 # machine back, by the parent's own hand.
 wait_for 10 node_is idle
-as $BOB spin "$TOOLS/hostile" spin
+as $BOB spin "$HOSTILE" spin
 wait_for 15 grep -q "spin ready" "$T/spin.out"
 LPAD=$(lpad_of "$T/spin.out")
 [ -n "$LPAD" ] && kill -STOP "$LPAD"
@@ -192,7 +197,7 @@ owner_away
 
 # 7. A launch pad that is killed: the worker goes with it.
 wait_for 10 node_is idle
-as $BOB spin2 "$TOOLS/hostile" spin
+as $BOB spin2 "$HOSTILE" spin
 wait_for 15 grep -q "spin ready" "$T/spin2.out"
 LPAD=$(lpad_of "$T/spin2.out")
 grep -q CilkLaunchPad /proc/"$LPAD"/cmdline
@@ -224,14 +229,14 @@ wait_for 10 none_left
 # job (one worker at most) runs on 127.0.0.2, his on 127.0.0.3.
 wait_for 10 node_is idle
 start secret env HOSTILE_SLEEP=60 "$BIN/CilkRun" -n 1 \
-    -o user_key="$T/$ALICE.id" -- "$TOOLS/hostile" say alice-private-token-$$
+    -o user_key="$T/$ALICE.id" -- "$HOSTILE" say alice-private-token-$$
 SECRET=$LAST_PID
 wait_for 15 grep -q "alice-private-token" "$T/secret.out"
 ok $? "alice's job prints her token"
 W=$(ls -d "$STATE"/workers/j* | tail -n 1)
 echo idletime=1000000 >"$D/nodes/127.0.0.3/sensors"
 start peek "$BIN/CilkRun" -n 1 -o user_key="$T/$BOB.id" -- \
-    "$TOOLS/hostile" read "$W/out.log" "$W" "$STATE/workers"
+    "$HOSTILE" read "$W/out.log" "$W" "$STATE/workers"
 PEEK=$LAST_PID
 wait_for 15 grep -q "read $STATE/workers:" "$T/peek.out"
 contains "$T/peek.out" "read $W/out.log: EACCES" "bob cannot read alice's log"
@@ -247,14 +252,14 @@ echo idletime=0 >"$D/nodes/127.0.0.3/sensors"
 wait_for 10 none_left
 BROKER=$(cat "$D/broker/CilkJobBroker.pid")
 HOSTILE_SLEEP=0 timeout 60 "$BIN/CilkRun" -o user_key="$T/$ALICE.id" \
-    -- "$TOOLS/hostile" say alice-token-two-$$ >"$T/a1.out" 2>&1
+    -- "$HOSTILE" say alice-token-two-$$ >"$T/a1.out" 2>&1
 kill -KILL "$BROKER"
 "$SBIN/CilkJobBroker" -f -c "$D/cilknow.conf" -o run_dir="$D/broker" \
     >"$T/broker2.log" 2>&1 &
 PIDS="$PIDS $!"
 wait_for 15 node_is idle
 HOSTILE_SLEEP=0 timeout 60 "$BIN/CilkRun" -o user_key="$T/$BOB.id" \
-    -- "$TOOLS/hostile" say bob-here >"$T/b1.out" 2>&1
+    -- "$HOSTILE" say bob-here >"$T/b1.out" 2>&1
 contains "$T/a1.out" "alice-token-two" "alice's job printed her token"
 contains "$T/b1.out" "bob-here" "bob's job ran after the broker restart"
 ! grep -q "alice-token-two" "$T/b1.out"
@@ -267,7 +272,7 @@ ok $? "ended workers' folders are removed"
 if grep -q "memory" <<<"$MECH"; then
 	wait_for 10 node_is idle
 	HOSTILE_ALARM=20 timeout 60 "$BIN/CilkRun" -o user_key="$T/$BOB.id" \
-	    -- "$TOOLS/hostile" alloc 1000000 >"$T/alloc.out" 2>&1
+	    -- "$HOSTILE" alloc 1000000 >"$T/alloc.out" 2>&1
 	wait_for 10 none_left && grep -q "killed by signal 9\|signal 9" "$T/alloc.out"
 	ok $? "a worker allocating past memory.max is killed, nothing left"
 else

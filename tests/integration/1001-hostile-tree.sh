@@ -4,6 +4,11 @@
 # forks still leaves its grandchild in the launch pad's tree, and the
 # owner's return ends it.  The node manager says once that it is weaker.
 . "$(dirname "$0")/lib.sh"
+# The jobs run as other users, who may not reach the build tree (a
+# clone in /root is 0700): they run a copy in the test's folder.
+HOSTILE=$T/hostile
+cp "$TOOLS/hostile" "$HOSTILE" && chmod 755 "$HOSTILE" ||
+    { echo "Bail out! cannot copy $TOOLS/hostile"; exit 1; }
 root_or_skip
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -28,7 +33,7 @@ ok $? "once"
     "$BIN/CilkKey" public "$T/nobody.id" >"$D/users/nobody.pub"
 mkdir "$T/work" && chmod 777 "$T/work" && cd "$T/work" || exit 1
 export HOSTILE_PIDFILE=$T/work/escape.pid HOSTILE_ALARM=120
-start esc "$BIN/CilkRun" -o user_key="$T/nobody.id" -- "$TOOLS/hostile" escape
+start esc "$BIN/CilkRun" -o user_key="$T/nobody.id" -- "$HOSTILE" escape
 wait_for 15 test -s "$HOSTILE_PIDFILE"
 G=$(cat "$HOSTILE_PIDFILE" 2>/dev/null)
 wait_for 10 grep -q "escape ready" "$T/esc.out"

@@ -11,6 +11,11 @@
 # Needs root (workers run as the system's "daemon") and the service
 # user cilknow, as 1000 does.
 . "$(dirname "$0")/lib.sh"
+# The jobs run as other users, who may not reach the build tree (a
+# clone in /root is 0700): they run a copy in the test's folder.
+HOSTILE=$T/hostile
+cp "$TOOLS/hostile" "$HOSTILE" && chmod 755 "$HOSTILE" ||
+    { echo "Bail out! cannot copy $TOOLS/hostile"; exit 1; }
 root_or_skip
 unset CILKNOW_OWNER_RETURN
 export CILKNOW_SBIN=$SBIN
@@ -127,7 +132,7 @@ states_until() {	# states_until STATE SECONDS FILE
 # 60 ticks of 0.1 s and a known last line; a spinner burns CPU meanwhile
 # (HOSTILE_ALARM travels in the job's environment).
 export HOSTILE_ALARM=60
-as_alice sus --owner-return=suspend=30 -- sh -c "'$TOOLS/hostile' spin \
+as_alice sus --owner-return=suspend=30 -- sh -c "'$HOSTILE' spin \
     >/dev/null & s=\$!; i=0; while [ \$i -lt 60 ]; do i=\$((i+1)); \
     sleep 0.1; echo tick \$i; done; kill \$s; echo done \$i"
 SUS=$LAST_PID
@@ -188,7 +193,7 @@ wait_for 10 node_is idle
 ok $? "the node is lendable again"
 
 # 2. suspend=2 and the owner stays: stopped after about 2 s.
-as_alice sus2 --owner-return=suspend=2 -- "$TOOLS/hostile" spin
+as_alice sus2 --owner-return=suspend=2 -- "$HOSTILE" spin
 SUS2=$LAST_PID
 wait_for 20 grep -q "spin ready" "$T/sus2.out"
 ok $? "a job with --owner-return=suspend=2 runs"
@@ -214,7 +219,7 @@ wait_for 10 node_is idle
 ok $? "and lendable again"
 
 # 3. No flag: the worker is vacated at once, never suspended.
-as_alice vac -- "$TOOLS/hostile" spin
+as_alice vac -- "$HOSTILE" spin
 VAC=$LAST_PID
 wait_for 20 grep -q "spin ready" "$T/vac.out"
 ok $? "a job without --owner-return runs"
@@ -253,7 +258,7 @@ echo idletime=0 >"$D2/nodes/127.0.0.3/sensors"
 wait_for 15 node_is idle &&
     wait_for 15 sh -c "'$BIN/CilkNodes' | grep -Eq '127\.0\.0\.3 +busy '"
 ok $? "its node 127.0.0.2 is lent, 127.0.0.3 its owner's"
-as_alice nos --owner-return=suspend=30 -- "$TOOLS/hostile" spin
+as_alice nos --owner-return=suspend=30 -- "$HOSTILE" spin
 NOS=$LAST_PID
 wait_for 20 grep -q "spin ready" "$T/nos.out"
 ok $? "a job with --owner-return=suspend=30 runs there"
