@@ -57,6 +57,7 @@ enum cn_handler {
 	CN_H_FINISH_ACK,
 	CN_H_LEAVE,			/* w->c: handed back, going */
 	CN_H_GONE,			/* c->w: you were given up for lost */
+	CN_H_ALIVE,			/* c->w: heard your heartbeat */
 	CN_H_MAX
 };
 

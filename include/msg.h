@@ -90,6 +90,16 @@ int		 msg_ep_fd(const struct msg_ep *);
 int		 msg_ep_send(struct msg_ep *, const struct msg_addr *to,
 		    enum msg_scheme, uint16_t handler,
 		    const void *payload, size_t len);
+/*
+ * For a second thread: seals into its own stack and sends one datagram
+ * on the endpoint's socket, touching no other state of the endpoint,
+ * so it may run beside the thread that owns the event loop (a
+ * worker's heartbeat during a long task).  Never fragments: a payload
+ * that needs two datagrams fails with EMSGSIZE.  -1 with errno.
+ */
+int		 msg_ep_send_aside(struct msg_ep *, const struct msg_addr *to,
+		    enum msg_scheme, uint16_t handler,
+		    const void *payload, size_t len);
 /* Answers a message in its own scheme, to its sender's address. */
 int		 msg_ep_reply(struct msg_ep *, const struct msg_in *,
 		    uint16_t handler, const void *payload, size_t len);

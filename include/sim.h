@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched.h"
+#include "fairshare.h"
 
 #define SIM_PROCS_MAX	100000000u
 /*

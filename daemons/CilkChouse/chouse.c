@@ -55,6 +55,7 @@ static struct ch_worker *
 sender(struct chouse *h, const struct msg_in *in, enum cn_handler t)
 {
 	struct ch_worker *w;
+	uint32_t id;
 
 	if (!msg_verify_sender(in, MSG_SCHEME_USER,
 	    h->h_dc.dc_keys->kr_user.ks_key[0].k_name, NULL) ||
@@ -72,8 +73,14 @@ sender(struct chouse *h, const struct msg_in *in, enum cn_handler t)
 	w->w_last = now_mono();
 	return w;
  gone:
-	/* Given up for lost, or from before a restart: tell it. */
+	/*
+	 * Given up for lost, or from before a restart: fenced.  The answer
+	 * names the identity, so that a worker which has joined again
+	 * since is not sent away by news about its old self.
+	 */
+	id = h->h_msg.cm_worker;
 	msg_zero(&h->h_msg);
+	h->h_msg.cm_worker = id;
 	reply(h, in, CN_H_GONE, &h->h_msg);
 	return NULL;
 }
@@ -158,8 +165,13 @@ on_heartbeat(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct ch_worker *w;
 
 	(void)ep;
-	if ((w = sender(h, in, CN_H_HEARTBEAT)) != NULL)
-		w->w_tasks = h->h_msg.cm_stat[0];
+	if ((w = sender(h, in, CN_H_HEARTBEAT)) == NULL)
+		return;
+	w->w_tasks = h->h_msg.cm_stat[0];
+	/* An idle worker would hear nothing else from us for a while. */
+	msg_zero(&h->h_msg);
+	h->h_msg.cm_worker = w->w_id;
+	reply(h, in, CN_H_ALIVE, &h->h_msg);
 }
 
 static void
@@ -322,6 +334,7 @@ on_leave(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	worker_gone(h, w, "handed its work back and left");
 	msg_zero(&h->h_msg);
+	h->h_msg.cm_worker = w->w_id;
 	reply(h, in, CN_H_GONE, &h->h_msg);
 	schedule(h);
 }
@@ -485,6 +498,15 @@ on_tick(struct evloop *loop, void *arg)
 
 	evloop_timer_add(loop, CH_TICK, on_tick, h);
 	ch_jobmgr_reap(h, 0);
+	/*
+	 * A late tick means we were not listening (stopped, starved): the
+	 * workers' heartbeats of that time wait in the socket, unread, so
+	 * that time is not their silence.
+	 */
+	if (h->h_last_tick > 0 && now - h->h_last_tick > CH_DEAF)
+		for (i = 1; i < h->h_nw; i++)
+			h->h_w[i].w_last += now - h->h_last_tick - CH_TICK;
+	h->h_last_tick = now;
 	for (i = 1; i < h->h_nw; i++) {
 		w = &h->h_w[i];
 		/*

@@ -12,6 +12,7 @@
 #define CH_EMPTY_PAUSE	0.05	/* a victim with nothing is left alone */
 #define CH_FINISH_TRIES	30	/* FINISH sent to the root at most */
 #define CH_CKPT_EVERY	1.0	/* seconds between checkpoints */
+#define CH_DEAF		0.5	/* a tick this late: we were not listening */
 
 struct ch_worker {
 	uint32_t	 w_id;
@@ -36,6 +37,7 @@ struct chouse {
 	uint32_t	 h_nw, h_capw;
 	uint32_t	 h_live, h_live_max;
 	double		 h_timeout;	/* silence before a worker is lost */
+	double		 h_last_tick;
 	int		 h_report_fd;	/* -r: our port goes here */
 	/* The job manager: started by us, ends when its stdin closes. */
 	pid_t		 h_jm_pid;

@@ -15,7 +15,7 @@
 #include "proto.h"
 #include "proto_pred.h"
 #include "sensors.h"
-#include "sched.h"
+#include "fairshare.h"
 
 #define FETCH_TRIES	8	/* description requests before giving up */
 #define FETCH_WAIT	0.5	/* seconds between them */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "fairshare.h"
 
 #define NODES_MAX	PROTO_ROWS_MAX
 #define JOBS_MAX	PROTO_ROWS_MAX

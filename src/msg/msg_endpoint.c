@@ -248,6 +248,29 @@ msg_ep_send(struct msg_ep *ep, const struct msg_addr *to,
 }
 
 int
+msg_ep_send_aside(struct msg_ep *ep, const struct msg_addr *to,
+    enum msg_scheme scheme, uint16_t handler, const void *payload,
+    size_t len)
+{
+	uint8_t sealed[MSG_DGRAM_MAX];
+	size_t sealed_len;
+
+	if (ep->ep_fd == -1) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (msg_seal_keyid(ep->ep_keys, scheme, handler, 0, to,
+	    ep_now_ms(ep), payload, len, sealed, sizeof(sealed),
+	    &sealed_len) == -1)
+		return -1;
+	if (msg_frag_count(sealed_len) != 1) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return ep_sendto(ep, to, sealed, sealed_len);
+}
+
+int
 msg_ep_reply(struct msg_ep *ep, const struct msg_in *in, uint16_t handler,
     const void *payload, size_t len)
 {

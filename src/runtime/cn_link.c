@@ -34,6 +34,8 @@ send_msg(struct cn_ctx *c, enum cn_handler h, const struct cn_msg *m)
 {
 	size_t len;
 
+	if (c->c_lost)
+		return;		/* the old identity says nothing more */
 	if ((len = cn_msg_enc(h, m, c->c_buf, sizeof(c->c_buf))) == 0 ||
 	    msg_ep_send(c->c_ep, &c->c_chouse, MSG_SCHEME_USER, h, c->c_buf,
 	    len) == -1)
@@ -76,7 +78,8 @@ export_next(struct cn_ctx *c)
 	struct cn_msg *m = &c->c_msg;
 	size_t n, i;
 
-	if (c->c_inflight > 0 || c->c_noutq == 0 || c->c_id == 0)
+	if (c->c_inflight > 0 || c->c_noutq == 0 || c->c_id == 0 ||
+	    c->c_lost)
 		return;
 	n = c->c_noutq < CN_EXPORT_MAX ? c->c_noutq : CN_EXPORT_MAX;
 	memset(m, 0, offsetof(struct cn_msg, cm_frames));
@@ -135,7 +138,7 @@ done_maybe(struct cn_ctx *c)
 	struct cn_msg *m = &c->c_msg;
 
 	/* Not while a task runs: part of the unit is on the C stack. */
-	if (!c->c_have_unit || c->c_running || c->c_done_sent ||
+	if (!c->c_have_unit || c->c_running || c->c_done_sent || c->c_lost ||
 	    c->c_noutq > 0 ||
 	    c->c_inflight > 0 || cn_local_pending(c) > 0 || c->c_id == 0)
 		return;
@@ -173,6 +176,22 @@ unit_clear(struct cn_ctx *c)
 	c->c_noutq = 0;
 	c->c_inflight = 0;
 	c->c_lo = c->c_hi = 0;
+}
+
+/*
+ * We were given up for lost: our unit is redone elsewhere and our old
+ * identity is fenced.  Everything of the old worker goes (its unit, its
+ * frames, its export numbering), and we join as a new worker.
+ */
+static void
+rejoin(struct cn_ctx *c)
+{
+	unit_clear(c);
+	c->c_lost = 0;
+	c->c_id = 0;
+	atomic_store(&c->c_beat_id, 0);
+	c->c_seq = 0;
+	send_register(c);
 }
 
 static void
@@ -220,7 +239,7 @@ leave_maybe(struct cn_ctx *c)
 static int
 from_chouse(struct cn_ctx *c, const struct msg_in *in, enum cn_handler h)
 {
-	if (!msg_verify_sender(in, MSG_SCHEME_USER, c->c_user,
+	if (c->c_lost || !msg_verify_sender(in, MSG_SCHEME_USER, c->c_user,
 	    &c->c_chouse) || cn_msg_dec(h, &c->c_msg, in->mi_data,
 	    in->mi_len) == -1)
 		return 0;
@@ -238,6 +257,7 @@ on_welcome(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    c->c_msg.cm_worker == 0)
 		return;
 	c->c_id = c->c_msg.cm_worker;
+	atomic_store(&c->c_beat_id, c->c_id);
 	if (c->c_have_unit)
 		export_next(c);
 	else
@@ -396,6 +416,9 @@ on_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	(void)ep;
 	if (!from_chouse(c, in, CN_H_GONE))
 		return;
+	/* About an identity of ours that is already gone: old news. */
+	if (c->c_id == 0 || c->c_msg.cm_worker != c->c_id)
+		return;
 	if (c->c_quit)
 		leave_now(c);	/* our LEAVE was taken */
 	/*
@@ -407,9 +430,23 @@ on_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    "for lost");
 		exit(1);
 	}
-	unit_clear(c);
-	c->c_id = 0;
-	send_register(c);
+	atomic_store(&c->c_beat_id, 0);
+	if (c->c_running) {
+		/* The task on the stack must not spill into a new unit. */
+		c->c_lost = 1;
+		cn_local_stop(c);
+		return;
+	}
+	rejoin(c);
+}
+
+static void
+on_alive(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct cn_ctx *c = arg;
+
+	(void)ep;
+	(void)from_chouse(c, in, CN_H_ALIVE);	/* heard: that is all */
 }
 
 static void
@@ -448,6 +485,8 @@ on_tick(struct evloop *loop, void *arg)
 	}
 	if (!c->c_worker)
 		cn_home_tick(c, now);
+	if (c->c_lost)
+		return;
 	if (c->c_worker && now - c->c_last_heard > CN_SILENCE) {
 		say(c, "cilknow: %s", "no word from the clearinghouse; "
 		    "giving up");
@@ -474,7 +513,8 @@ on_tick(struct evloop *loop, void *arg)
 	}
 	if (!c->c_have_unit && now - c->c_last_steal >= CN_RESEND)
 		steal(c);
-	if (now - c->c_last_sent_hb >= CN_HEARTBEAT) {
+	/* A worker's thread says it (cn_beat.c); the root is never lost. */
+	if (!c->c_beat_on && now - c->c_last_sent_hb >= CN_HEARTBEAT) {
 		send_small(c, CN_H_HEARTBEAT);
 		c->c_last_sent_hb = now;
 	}
@@ -495,7 +535,26 @@ static const struct msg_handler cn_handlers[CN_H_MAX] = {
 	[CN_H_FINISH] = { "finish", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_finish },
 	[CN_H_GONE] = { "gone", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_gone },
+	[CN_H_ALIVE] = { "alive", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_alive },
 };
+
+/*
+ * The event loop, once.  Time spent away from it (a long task, a
+ * stopped or starved process) is time we could not hear the
+ * clearinghouse: it does not count as its silence.
+ */
+static int
+look(struct cn_ctx *c, double wait)
+{
+	double now = now_mono();
+
+	if (now - c->c_last_listen > 1.0)
+		c->c_last_heard += now - c->c_last_listen;
+	c->c_last_listen = now;
+	atomic_store_explicit(&c->c_beat_tasks, c->c_tasks,
+	    memory_order_relaxed);
+	return evloop_run_once(c->c_loop, wait);
+}
 
 /* Called from between and within tasks: a look at the network. */
 static void
@@ -515,7 +574,7 @@ poll_net(struct cn_ctx *c)
 		c->c_last_flush = now;
 		cn_local_stop(c);
 	}
-	(void)evloop_run_once(c->c_loop, 0);
+	(void)look(c, 0);
 }
 
 int
@@ -551,8 +610,12 @@ cn_link_open(struct cn_ctx *c, const char *conf, char *why, size_t whylen)
 		snprintf(why, whylen, "network endpoint: %s", strerror(errno));
 		return -1;
 	}
+	if (c->c_worker && cn_beat_start(c) == -1) {
+		snprintf(why, whylen, "heartbeat thread: %s", strerror(errno));
+		return -1;
+	}
 	c->c_poll = poll_net;
-	c->c_last_heard = now_mono();
+	c->c_last_heard = c->c_last_listen = now_mono();
 	evloop_timer_add(c->c_loop, CN_TICK, on_tick, c);
 	send_register(c);
 	return 0;
@@ -569,6 +632,10 @@ cn_link_run(struct cn_ctx *c)
 			c->c_running = 1;
 			r = cn_local_run(c);
 			c->c_running = 0;
+			if (c->c_lost) {
+				rejoin(c);	/* the stack is unwound */
+				continue;
+			}
 			if (r == 2) {
 				/* Records piled up, or SIGQUIT: the
 				 * stack is unwound, hand back the rest. */
@@ -577,14 +644,14 @@ cn_link_run(struct cn_ctx *c)
 				hand_back(c);
 			}
 			c->c_next_poll = now_mono() + CN_POLL_GAP;
-			if (evloop_run_once(c->c_loop, 0) == -1)
+			if (look(c, 0) == -1)
 				return -1;
 			continue;
 		}
 		if (c->c_stop && cn_local_pending(c) > 0)
 			hand_back(c);	/* spawned while unwinding */
 		done_maybe(c);
-		if (evloop_run_once(c->c_loop, CN_TICK) == -1)
+		if (look(c, CN_TICK) == -1)
 			return -1;
 	}
 	if (c->c_failed) {

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <stdatomic.h>
+
 #include "cn.h"
 #include "conf.h"
 #include "evloop.h"
@@ -49,6 +51,17 @@ struct cn_ctx {
 	pid_t		 c_chouse_pid;
 	char		 c_user[MSG_NAME_MAX + 1];
 	uint32_t	 c_id;		/* 0 until welcomed */
+	/*
+	 * Given up for lost while a task was on the C stack: what that
+	 * task still computes belongs to the lost worker, so nothing is
+	 * sent or taken until the stack unwinds; then we join anew.
+	 */
+	int		 c_lost;
+	double		 c_last_listen;	/* last look at the network */
+	/* The heartbeat thread (cn_beat.c): what it says, and to whom. */
+	_Atomic uint32_t c_beat_id;	/* 0: say nothing */
+	_Atomic uint64_t c_beat_tasks;
+	int		 c_beat_on;
 	int		 c_have_unit;
 	uint32_t	 c_unit, c_attempt, c_nexports;
 	struct cn_frame	 c_root_frame;
@@ -84,6 +97,13 @@ struct cn_ctx {
 	size_t		 c_donelen;
 	struct cn_msg	 c_msg;
 };
+
+/*
+ * A worker's heartbeat comes from a thread of its own, so that a long
+ * task or a busy machine does not make a live worker look lost.  0, or
+ * -1 with errno.
+ */
+int	cn_beat_start(struct cn_ctx *);
 
 int	cn_local_push(struct cn_ctx *, const struct cn_frame *);
 int	cn_local_take_oldest(struct cn_ctx *, struct cn_frame *);

@@ -94,6 +94,7 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 	case CN_H_FINISH_ACK:
 	case CN_H_LEAVE:
 	case CN_H_GONE:
+	case CN_H_ALIVE:
 		wire_put_u32(&w, m->cm_worker);
 		break;
 	case CN_H_HEARTBEAT:
@@ -178,6 +179,7 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 	case CN_H_FINISH_ACK:
 	case CN_H_LEAVE:
 	case CN_H_GONE:
+	case CN_H_ALIVE:
 		if (wire_get_u32(&r, &m->cm_worker) == -1)
 			return -1;
 		break;

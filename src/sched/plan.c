@@ -3,7 +3,7 @@
  * the same integer targets and the same numbering of movers and deficit
  * slots, so the nodes agree on who moves where without talking.
  */
-#include "sched.h"
+#include "fairshare.h"
 
 #include <errno.h>
 #include <math.h>

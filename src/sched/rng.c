@@ -2,7 +2,7 @@
  * rng — the scheduler's random source: xoshiro256** seeded by splitmix64
  * (Blackman and Vigna), or a caller's function for scripted tests.
  */
-#include "sched.h"
+#include "fairshare.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * rule — the pairwise switching decision of the thesis (Lisiecki 1996,
  * section 4.2) with weights and caps, and the simulator's alternatives.
  */
-#include "sched.h"
+#include "fairshare.h"
 
 #include <errno.h>
 #include <math.h>

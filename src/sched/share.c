@@ -2,7 +2,7 @@
  * share — max-min fair shares by water-filling, and the two convergence
  * tests CilkSim reports (within one processor, exact).
  */
-#include "sched.h"
+#include "fairshare.h"
 
 #include <errno.h>
 #include <math.h>

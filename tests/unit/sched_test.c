@@ -3,7 +3,7 @@
  * frequency, weights, caps, water-filling, the improved plan, and
  * determinism through the injected random source.
  */
-#include "sched.h"
+#include "fairshare.h"
 
 #include <errno.h>
 #include <math.h>
