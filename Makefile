@@ -94,6 +94,12 @@ $(foreach e,$(SERIAL),$(eval $(BUILD)/tests/$(e): $(BUILD)/obj/examples/serial/$
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+# The simulation runs the clearinghouse's own handlers.
+$(BUILD)/tests/chsim_test: $(BUILD)/obj/tests/unit/chsim_test.o \
+    $(BUILD)/obj/daemons/CilkChouse/chouse.o \
+    $(BUILD)/obj/daemons/CilkChouse/jobmgr.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)

@@ -177,6 +177,31 @@ uint8_t	*cn_ckpt_read(const char *path, size_t *len);
 
 /* 1 when the root unit and everything under it is final. */
 int	 cn_tree_finished(const struct cn_tree *);
+
+/*
+ * The invariant that makes every piece of work count exactly once.  A
+ * unit's report covers its frame's whole subtree except the frames it
+ * exported, and it names how many it exported; each of those is a kid
+ * unit of that same (unit, attempt).  So the job's sum is the sum of
+ * the final units exactly when, for every unit:
+ *   E1  a unit is final only if its parent is final and it was
+ *       exported by the parent's final attempt (u_parent_attempt ==
+ *       parent's u_attempt);
+ *   E2  a done or final unit has exactly u_exports kids of its own
+ *       attempt, none cancelled;
+ *   E3  a report is taken only from the worker running the unit's
+ *       current attempt: a worker given up for lost is fenced, its
+ *       unit's attempt moves on, and the kids of the lost attempt are
+ *       cancelled with all under them, so nothing of the lost attempt
+ *       can be final;
+ *   E4  t_sum is the sum of the final units and t_open counts the
+ *       units neither final nor cancelled.
+ * E3 is enforced by running() in cn_tree.c and by the clearinghouse's
+ * fencing (CilkChouse(8)); cn_tree_check verifies E1, E2 and E4, and
+ * E3's consequence (a running or pooled unit has no final kid of its
+ * current attempt).  NULL if they hold, else what is broken.
+ */
+const char *cn_tree_check(const struct cn_tree *);
 struct cn_unit *cn_tree_unit(struct cn_tree *, uint32_t);
 
 /*

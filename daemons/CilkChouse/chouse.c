@@ -19,6 +19,29 @@
 static void	schedule(struct chouse *);
 static void	finish(struct chouse *);
 
+static double
+ch_now(const struct chouse *h)
+{
+	return h->h_io ? h->h_io->io_now(h->h_io->io_arg) : now_mono();
+}
+
+static uint32_t
+ch_uniform(const struct chouse *h, uint32_t n)
+{
+	return h->h_io ? h->h_io->io_uniform(h->h_io->io_arg, n) :
+	    randombytes_uniform(n);
+}
+
+static int
+ch_send(struct chouse *h, const struct msg_addr *to, enum cn_handler t,
+    size_t len)
+{
+	if (h->h_io)
+		return h->h_io->io_send(h->h_io->io_arg, to, t, h->h_buf, len);
+	return msg_ep_send(h->h_dc.dc_ep, to, MSG_SCHEME_USER, t, h->h_buf,
+	    len);
+}
+
 static void
 send_to(struct chouse *h, const struct ch_worker *w, enum cn_handler t,
     const struct cn_msg *m)
@@ -26,8 +49,7 @@ send_to(struct chouse *h, const struct ch_worker *w, enum cn_handler t,
 	size_t len;
 
 	if ((len = cn_msg_enc(t, m, h->h_buf, sizeof(h->h_buf))) == 0 ||
-	    msg_ep_send(h->h_dc.dc_ep, &w->w_addr, MSG_SCHEME_USER, t,
-	    h->h_buf, len) == -1)
+	    ch_send(h, &w->w_addr, t, len) == -1)
 		log_debug("%s: to worker %u failed", __func__, w->w_id);
 }
 
@@ -37,8 +59,9 @@ reply(struct chouse *h, const struct msg_in *in, enum cn_handler t,
 {
 	size_t len;
 
+	/* Every party speaks the user scheme: a reply is a send. */
 	if ((len = cn_msg_enc(t, m, h->h_buf, sizeof(h->h_buf))) > 0)
-		(void)msg_ep_reply(h->h_dc.dc_ep, in, t, h->h_buf, len);
+		(void)ch_send(h, &in->mi_from, t, len);
 }
 
 static void
@@ -57,8 +80,7 @@ sender(struct chouse *h, const struct msg_in *in, enum cn_handler t)
 	struct ch_worker *w;
 	uint32_t id;
 
-	if (!msg_verify_sender(in, MSG_SCHEME_USER,
-	    h->h_dc.dc_keys->kr_user.ks_key[0].k_name, NULL) ||
+	if (!msg_verify_sender(in, MSG_SCHEME_USER, h->h_user, NULL) ||
 	    cn_msg_dec(t, &h->h_msg, in->mi_data, in->mi_len) == -1)
 		return NULL;
 	if (t == CN_H_REGISTER)
@@ -70,7 +92,7 @@ sender(struct chouse *h, const struct msg_in *in, enum cn_handler t)
 		return NULL;
 	if (w->w_gone)
 		goto gone;
-	w->w_last = now_mono();
+	w->w_last = ch_now(h);
 	return w;
  gone:
 	/*
@@ -138,7 +160,7 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	w->w_pid = m->cm_seq;
 	w->w_root = m->cm_root;
 	w->w_next_seq = 1;
-	w->w_last = now_mono();
+	w->w_last = ch_now(h);
 	/* A recovered job's root comes without work: the books have it. */
 	if (w->w_root && h->h_recover_path == NULL &&
 	    cn_tree_root(&h->h_tree, i, &m->cm_frames[0]) == -1) {
@@ -209,7 +231,7 @@ on_export(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	w->w_give_sent = 0;
 	if (m->cm_seq == 0) {		/* nothing to give */
-		w->w_empty_until = now_mono() + CH_EMPTY_PAUSE;
+		w->w_empty_until = ch_now(h) + CH_EMPTY_PAUSE;
 		schedule(h);
 		return;
 	}
@@ -389,7 +411,7 @@ schedule(struct chouse *h)
 	struct ch_worker *w, *v;
 	struct cn_msg *m = &h->h_msg;
 	uint32_t i, id, idle = 0, asked = 0, start, k;
-	double now = now_mono();
+	double now = ch_now(h);
 
 	for (i = 1; i < h->h_nw; i++) {
 		w = &h->h_w[i];
@@ -406,7 +428,7 @@ schedule(struct chouse *h)
 	if (idle == 0 || h->h_nw <= 1)
 		return;
 	/* Random victims, one GIVE each at a time. */
-	start = randombytes_uniform(h->h_nw - 1) + 1;
+	start = ch_uniform(h, h->h_nw - 1) + 1;
 	for (k = 0; k < h->h_nw - 1 && asked < idle; k++) {
 		v = &h->h_w[1 + (start - 1 + k) % (h->h_nw - 1)];
 		if (v->w_gone || v->w_idle || now < v->w_empty_until ||
@@ -447,7 +469,10 @@ finish(struct chouse *h)
 		if (h->h_root_acked && h->h_ckpt_path != NULL &&
 		    unlink(h->h_ckpt_path) == -1)
 			log_warn("unlink %s", h->h_ckpt_path);
-		evloop_break(h->h_dc.dc_loop);
+		if (h->h_io)
+			h->h_io->io_over(h->h_io->io_arg);
+		else
+			evloop_break(h->h_dc.dc_loop);
 	}
 	log_debug("%s: FINISH sent (round %d)", __func__,
 	    h->h_finish_tries);
@@ -486,18 +511,15 @@ useful(struct chouse *h)
 		    strerror(errno));
 }
 
-static void
-on_tick(struct evloop *loop, void *arg)
+void
+ch_tick(struct chouse *h)
 {
-	struct chouse *h = arg;
 	struct cn_msg *m = &h->h_msg;
 	struct cn_unit *u;
 	struct ch_worker *w;
-	double now = now_mono();
+	double now = ch_now(h);
 	uint32_t i;
 
-	evloop_timer_add(loop, CH_TICK, on_tick, h);
-	ch_jobmgr_reap(h, 0);
 	/*
 	 * A late tick means we were not listening (stopped, starved): the
 	 * workers' heartbeats of that time wait in the socket, unread, so
@@ -537,6 +559,16 @@ on_tick(struct evloop *loop, void *arg)
 		schedule(h);
 }
 
+static void
+on_tick(struct evloop *loop, void *arg)
+{
+	struct chouse *h = arg;
+
+	evloop_timer_add(loop, CH_TICK, on_tick, h);
+	ch_jobmgr_reap(h, 0);
+	ch_tick(h);
+}
+
 static const struct msg_handler ch_handlers[CN_H_MAX] = {
 	[CN_H_REGISTER] = { "register", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_register },
@@ -560,10 +592,16 @@ ch_table(void)
 }
 
 void
-ch_start(struct chouse *h)
+ch_attach(struct chouse *h)
 {
 	h->h_tree.t_on_final = on_final;
 	h->h_tree.t_arg = h;
+}
+
+void
+ch_start(struct chouse *h)
+{
+	ch_attach(h);
 	evloop_timer_add(h->h_dc.dc_loop, CH_TICK, on_tick, h);
 }
 
@@ -572,7 +610,7 @@ ch_checkpoint(struct chouse *h, int force)
 {
 	uint8_t *img;
 	size_t len;
-	double now = now_mono();
+	double now = ch_now(h);
 
 	if (h->h_ckpt_path == NULL || (!force && (!h->h_ckpt_dirty ||
 	    now - h->h_ckpt_last < CH_CKPT_EVERY)))

@@ -30,8 +30,25 @@ struct ch_worker {
 	uint64_t	 w_tasks;
 };
 
+/*
+ * What the clearinghouse does to the world, so that a deterministic
+ * simulation (tests/unit/chsim_test.c) can run the same handlers over
+ * a network, a clock and a die of its own.  NULL: the daemon's own
+ * (msg_ep, now_mono, randombytes_uniform, the end of the event loop).
+ */
+struct ch_io {
+	void	 *io_arg;
+	int	(*io_send)(void *, const struct msg_addr *, enum cn_handler,
+		    const uint8_t *, size_t);
+	double	(*io_now)(void *);
+	uint32_t (*io_uniform)(void *, uint32_t);
+	void	(*io_over)(void *);	/* the job is over */
+};
+
 struct chouse {
 	struct dctx	 h_dc;
+	const struct ch_io *h_io;
+	const char	*h_user;	/* the job's, and every worker's */
 	struct cn_tree	 h_tree;
 	struct ch_worker *h_w;		/* by id; 0 unused */
 	uint32_t	 h_nw, h_capw;
@@ -65,6 +82,9 @@ struct chouse {
 };
 
 const struct msg_handler *ch_table(void);
+/* The books' callbacks; then ch_tick every CH_TICK (ch_start does both). */
+void	ch_attach(struct chouse *);
+void	ch_tick(struct chouse *);
 void	ch_start(struct chouse *);
 int	ch_jobmgr_start(struct chouse *);
 void	ch_jobmgr_reap(struct chouse *, int wait);

@@ -314,3 +314,58 @@ cn_tree_finished(const struct cn_tree *t)
 	return t->t_n > 1 && t->t_units[1].u_state == CN_U_FINAL &&
 	    t->t_open == 0;
 }
+
+const char *
+cn_tree_check(const struct cn_tree *t)
+{
+	const struct cn_unit *u, *p, *k;
+	uint32_t id, i, open = 0, mine;
+	int64_t sum = 0;
+
+	for (id = 1; id < t->t_n; id++) {
+		u = &t->t_units[id];
+		if (u->u_state <= CN_U_UNDEF || u->u_state >= CN_U_MAX)
+			return "a unit in no state";
+		if (u->u_state != CN_U_FINAL && u->u_state != CN_U_CANCELLED)
+			open++;
+		if ((u->u_state == CN_U_RUNNING) != (u->u_worker != 0))
+			return "a worker on a unit that does not run (E3)";
+		if (u->u_parent >= id && id > 1)
+			return "a kid older than its parent";
+		p = u->u_parent ? &t->t_units[u->u_parent] : NULL;
+		if (u->u_state == CN_U_FINAL) {
+			sum += u->u_sum;
+			if (p != NULL && (p->u_state != CN_U_FINAL ||
+			    p->u_attempt != u->u_parent_attempt))
+				return "final under a parent or attempt that "
+				    "is not final (E1)";
+		}
+		mine = 0;
+		for (i = 0; i < u->u_nkids; i++) {
+			if (u->u_kids[i] <= id || u->u_kids[i] >= t->t_n)
+				return "a kid list names a wrong unit";
+			k = &t->t_units[u->u_kids[i]];
+			if (k->u_parent != id)
+				return "a kid of another parent";
+			if (k->u_parent_attempt != u->u_attempt)
+				continue;
+			mine++;
+			if ((u->u_state == CN_U_DONE ||
+			    u->u_state == CN_U_FINAL) &&
+			    k->u_state == CN_U_CANCELLED)
+				return "a done unit's export is cancelled (E2)";
+			if ((u->u_state == CN_U_RUNNING ||
+			    u->u_state == CN_U_POOL) &&
+			    k->u_state == CN_U_FINAL)
+				return "final work under a unit not done (E3)";
+		}
+		if ((u->u_state == CN_U_DONE || u->u_state == CN_U_FINAL) &&
+		    mine != u->u_exports)
+			return "a done unit's exports do not match (E2)";
+	}
+	if (open != t->t_open)
+		return "t_open is off (E4)";
+	if (sum != t->t_sum)
+		return "t_sum is not the sum of the final units (E4)";
+	return NULL;
+}
