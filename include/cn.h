@@ -72,6 +72,7 @@ struct cn_msg {
 	uint64_t	 cm_stat[4];
 	uint8_t		 cm_root;
 	char		 cm_node[64];
+	struct msg_addr	 cm_nodemgr;	/* REGISTER: the worker's node manager */
 	const uint8_t	*cm_data;	/* records, into the input */
 	size_t		 cm_len;
 	uint16_t	 cm_nframes;

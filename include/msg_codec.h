@@ -107,6 +107,8 @@ int	msg_addr_from_sockaddr(struct msg_addr *, const struct sockaddr *,
 socklen_t msg_addr_to_sockaddr(const struct msg_addr *,
 	    struct sockaddr_storage *);
 int	msg_addr_eq(const struct msg_addr *, const struct msg_addr *);
+/* 1 for the wildcard address (0.0.0.0 or ::) of a family. */
+int	msg_addr_any(const struct msg_addr *);
 /* "1.2.3.4:567" or "[::1]:567" */
 void	msg_addr_text(const struct msg_addr *, char *, size_t);
 /*

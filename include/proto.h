@@ -39,9 +39,12 @@ enum proto_handler {
 	PROTO_H_ROOT_DONE,			/* root -> home node, user */
 	PROTO_H_COOKIE,				/* broker -> tool: ask again
 						   with this */
+	PROTO_H_PROC_ASK,			/* chouse -> node, user */
+	PROTO_H_PROC,				/* node -> chouse, as @cluster */
 	PROTO_H_MAX
 };
 
+#define PROTO_NODE_PORT		7411	/* a node manager's default port */
 #define PROTO_HOST_MAX		64
 #define PROTO_COMMAND_MAX	256
 #define PROTO_ARG_MAX		4096	/* one argv or env entry */

@@ -15,6 +15,10 @@
 
 #include "log.h"
 #include "mono.h"
+#include "proto_proc.h"
+
+/* The node managers' answers share our table: they must not collide. */
+_Static_assert((int)PROTO_H_PROC >= (int)CN_H_MAX, "PROC collides with cn.h");
 
 static void	schedule(struct chouse *);
 static void	finish(struct chouse *);
@@ -33,7 +37,7 @@ ch_uniform(const struct chouse *h, uint32_t n)
 }
 
 static int
-ch_send(struct chouse *h, const struct msg_addr *to, enum cn_handler t,
+ch_send(struct chouse *h, const struct msg_addr *to, uint16_t t,
     size_t len)
 {
 	if (h->h_io)
@@ -158,6 +162,13 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	w->w_addr = in->mi_from;
 	strlcpy(w->w_node, m->cm_node, sizeof(w->w_node));
 	w->w_pid = m->cm_seq;
+	w->w_nodemgr = m->cm_nodemgr;
+	if (msg_addr_any(&w->w_nodemgr)) {
+		/* Listening everywhere: at the address the worker uses. */
+		w->w_nodemgr.ma_family = in->mi_from.ma_family;
+		memcpy(w->w_nodemgr.ma_addr, in->mi_from.ma_addr,
+		    sizeof(w->w_nodemgr.ma_addr));
+	}
 	w->w_root = m->cm_root;
 	w->w_next_seq = 1;
 	w->w_last = ch_now(h);
@@ -343,6 +354,72 @@ worker_gone(struct chouse *h, struct ch_worker *w, const char *why)
 		log_warnx("%s: out of memory", __func__);
 	log_info("worker %u on %s %s; %u workers", w->w_id, w->w_node, why,
 	    h->h_live);
+}
+
+/*
+ * A worker silent past the timeout: before its work is redone, its
+ * node manager is asked whether the process is still there.  1 while
+ * we wait (for the answer, or because the process runs); 0 to give it
+ * up now: no node manager to ask, none answered, or the process has
+ * been silent for CH_SILENT_MAX however much it runs.
+ */
+static int
+suspect(struct chouse *h, struct ch_worker *w, double now)
+{
+	uint8_t buf[16];
+	size_t len;
+
+	if (w->w_suspect == 0)
+		w->w_suspect = now;
+	if (w->w_nodemgr.ma_family == 0 ||
+	    now - w->w_suspect > CH_SILENT_MAX)
+		return 0;
+	if (now < w->w_runs_until)
+		return 1;
+	if (w->w_asked == 0)
+		w->w_asked = now;
+	else if (now - w->w_asked > CH_ASK_WAIT)
+		return 0;
+	if (now - w->w_last_ask >= CH_ASK_AGAIN &&
+	    (len = proto_proc_ask_enc((uint32_t)w->w_pid, buf,
+	    sizeof(buf))) > 0) {
+		memcpy(h->h_buf, buf, len);
+		(void)ch_send(h, &w->w_nodemgr, PROTO_H_PROC_ASK, len);
+		w->w_last_ask = now;
+	}
+	return 1;
+}
+
+/* A node manager's answer about a worker we asked about. */
+static void
+on_proc(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct proto_proc a;
+	struct ch_worker *w;
+	uint32_t i;
+
+	(void)ep;
+	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_proc_dec(&a, in->mi_data, in->mi_len) == -1)
+		return;
+	for (i = 1; i < h->h_nw; i++) {
+		w = &h->h_w[i];
+		if (w->w_gone || w->w_asked == 0 || w->w_pid != a.pp_pid ||
+		    !msg_addr_eq(&w->w_nodemgr, &in->mi_from))
+			continue;
+		w->w_asked = 0;
+		if (a.pp_state == PROTO_PROC_RUNNING) {
+			if (w->w_runs_until == 0)
+				log_info("worker %u on %s is silent, but its "
+				    "node says it runs: waiting", w->w_id,
+				    w->w_node);
+			w->w_runs_until = ch_now(h) + h->h_timeout;
+		} else
+			worker_gone(h, w, a.pp_state == PROTO_PROC_STOPPED ?
+			    "is stopped, its node says; its work is redone" :
+			    "is gone, its node says; its work is redone");
+	}
 }
 
 static void
@@ -535,9 +612,16 @@ ch_tick(struct chouse *h)
 		 * The root may run a long task without a word: its death
 		 * reaches us as SIGTERM (PR_SET_PDEATHSIG), not silence.
 		 */
-		if (w->w_gone || w->w_root || now - w->w_last <= h->h_timeout)
+		if (w->w_gone || w->w_root)
 			continue;
-		worker_gone(h, w, "is lost; its work is redone");
+		if (now - w->w_last <= h->h_timeout) {
+			w->w_suspect = w->w_asked = w->w_runs_until = 0;
+			continue;
+		}
+		if (suspect(h, w, now))
+			continue;
+		worker_gone(h, w, w->w_runs_until > 0 ? "is silent too long; "
+		    "its work is redone" : "is lost; its work is redone");
 	}
 	if (!h->h_finishing) {
 		useful(h);
@@ -569,7 +653,7 @@ on_tick(struct evloop *loop, void *arg)
 	ch_tick(h);
 }
 
-static const struct msg_handler ch_handlers[CN_H_MAX] = {
+static const struct msg_handler ch_handlers[CH_HANDLERS] = {
 	[CN_H_REGISTER] = { "register", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_register },
 	[CN_H_HEARTBEAT] = { "heartbeat", MSG_SCHEME_BIT(MSG_SCHEME_USER),
@@ -583,6 +667,7 @@ static const struct msg_handler ch_handlers[CN_H_MAX] = {
 	[CN_H_FINISH_ACK] = { "finish-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_finish_ack },
 	[CN_H_LEAVE] = { "leave", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_leave },
+	[PROTO_H_PROC] = { "proc", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_proc },
 };
 
 const struct msg_handler *

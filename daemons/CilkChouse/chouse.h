@@ -6,6 +6,7 @@
 
 #include "cn.h"
 #include "dctx.h"
+#include "proto.h"
 
 #define CH_TICK		0.1	/* seconds between housekeeping rounds */
 #define CH_GIVE_WAIT	0.5	/* an unanswered GIVE is given up */
@@ -13,12 +14,23 @@
 #define CH_FINISH_TRIES	30	/* FINISH sent to the root at most */
 #define CH_CKPT_EVERY	1.0	/* seconds between checkpoints */
 #define CH_DEAF		0.5	/* a tick this late: we were not listening */
+#define CH_ASK_WAIT	1.0	/* a node manager that does not answer */
+#define CH_ASK_AGAIN	0.25
+#define CH_SILENT_MAX	30.0	/* longest wait for a silent worker that runs */
+/* Our handlers: the clearinghouse's, and the node managers' PROC. */
+#define CH_HANDLERS	PROTO_H_MAX
 
 struct ch_worker {
 	uint32_t	 w_id;
 	struct msg_addr	 w_addr;
 	char		 w_node[64];
 	uint64_t	 w_pid;
+	/* Where its node manager listens: asked before we give it up. */
+	struct msg_addr	 w_nodemgr;
+	double		 w_suspect;	/* silent since; 0: not suspected */
+	double		 w_asked;	/* question open since; 0: none */
+	double		 w_last_ask;
+	double		 w_runs_until;	/* its node said it runs */
 	int		 w_root;
 	int		 w_gone;
 	int		 w_idle;	/* asked for work */
@@ -38,7 +50,7 @@ struct ch_worker {
  */
 struct ch_io {
 	void	 *io_arg;
-	int	(*io_send)(void *, const struct msg_addr *, enum cn_handler,
+	int	(*io_send)(void *, const struct msg_addr *, uint16_t handler,
 		    const uint8_t *, size_t);
 	double	(*io_now)(void *);
 	uint32_t (*io_uniform)(void *, uint32_t);

@@ -83,7 +83,7 @@ main(int argc, char *argv[])
 		.ds_keys = MSG_KR_USER,
 		.ds_default_listen = "0.0.0.0",
 		.ds_table = NULL,
-		.ds_ntable = CN_H_MAX,
+		.ds_ntable = CH_HANDLERS,
 		.ds_no_pidfile = 1,	/* one per job */
 		/* Read at start only (ch_host): cilknow.conf(5), RELOAD. */
 		.ds_restart = (const char *const[]){ "broker", NULL },

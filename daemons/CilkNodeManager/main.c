@@ -51,6 +51,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_root_backup },
 	[PROTO_H_ROOT_DONE] = { "root-done",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_root_done },
+	[PROTO_H_PROC_ASK] = { "proc-ask", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    node_on_proc_ask },
 };
 
 static int	node_limits(struct node *, char *, size_t);
@@ -269,7 +271,7 @@ main(int argc, char *argv[])
 		.ds_keys = MSG_KR_CLUSTER,
 		.ds_principal = "node",
 		.ds_default_listen = "0.0.0.0",
-		.ds_default_port = 7411,
+		.ds_default_port = PROTO_NODE_PORT,
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,

@@ -208,6 +208,7 @@ void	node_roots_start(struct node *);
 void	node_roots_stop(void);
 void	node_on_root_backup(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_root_done(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_proc_ask(struct msg_ep *, const struct msg_in *, void *);
 int	node_roots_on_spawned(struct node *, const struct nmpriv_msg *);
 int	node_roots_on_worker(struct node *, const struct nmpriv_msg *);
 /* pair.c */

@@ -313,6 +313,16 @@ build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
 	for (i = 0; i < d->de_envc; i++)
 		if (lpad_spec_add_env(sp, d->de_env[i]) == -1)
 			return -1;
+	/* Last, so that it wins: where the clearinghouse asks about us. */
+	if (kind == NMPRIV_KIND_WORKER) {
+		const char *l = conf_get(pn->n_dc.dc_conf, "listen");
+		char env[PROTO_HOST_MAX + 64];
+
+		snprintf(env, sizeof(env), "CILKNOW_NODE_MANAGER=%s",
+		    *l != '\0' ? l : "0.0.0.0");
+		if (lpad_spec_add_env(sp, env) == -1)
+			return -1;
+	}
 	return 0;
 }
 

@@ -119,6 +119,15 @@ msg_addr_eq(const struct msg_addr *a, const struct msg_addr *b)
 	    memcmp(a->ma_addr, b->ma_addr, sizeof(a->ma_addr)) == 0;
 }
 
+int
+msg_addr_any(const struct msg_addr *a)
+{
+	static const uint8_t zero[sizeof(a->ma_addr)];
+
+	return (a->ma_family == 4 || a->ma_family == 6) &&
+	    memcmp(a->ma_addr, zero, a->ma_family == 4 ? 4 : 16) == 0;
+}
+
 void
 msg_addr_text(const struct msg_addr *a, char *buf, size_t bufsz)
 {

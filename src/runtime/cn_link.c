@@ -46,12 +46,16 @@ static void
 send_register(struct cn_ctx *c)
 {
 	struct cn_msg *m = &c->c_msg;
-	const char *node = getenv("CILKNOW_NODE");
+	const char *node = getenv("CILKNOW_NODE"), *nm;
 
 	memset(m, 0, offsetof(struct cn_msg, cm_frames));
 	m->cm_root = !c->c_worker;
 	m->cm_seq = (uint64_t)getpid();
 	strlcpy(m->cm_node, node ? node : "root", sizeof(m->cm_node));
+	/* Where the clearinghouse may ask whether we still exist. */
+	if ((nm = getenv("CILKNOW_NODE_MANAGER")) != NULL &&
+	    msg_addr_parse(&m->cm_nodemgr, nm, PROTO_NODE_PORT) == -1)
+		memset(&m->cm_nodemgr, 0, sizeof(m->cm_nodemgr));
 	if (m->cm_root) {
 		m->cm_nframes = 1;
 		m->cm_frames[0] = c->c_root_frame;

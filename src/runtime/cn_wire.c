@@ -1,5 +1,6 @@
 /* cn_wire — frames, records and the clearinghouse's messages as bytes. */
 #include "cn.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <string.h>
@@ -88,6 +89,9 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 		wire_put_u64(&w, m->cm_seq);
 		wire_put_str(&w, m->cm_node);
 		put_frames(&w, m);
+		wire_put_u8(&w, m->cm_nodemgr.ma_family != 0);
+		if (m->cm_nodemgr.ma_family != 0)
+			proto_put_addr(&w, &m->cm_nodemgr);
 		break;
 	case CN_H_WELCOME:
 	case CN_H_STEAL:
@@ -162,6 +166,7 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 	struct wire_r r;
 	uint32_t n;
 	uint64_t sum;
+	uint8_t has;
 	int i;
 
 	memset(m, 0, offsetof(struct cn_msg, cm_frames));
@@ -171,7 +176,9 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 		if (wire_get_u8(&r, &m->cm_root) == -1 || m->cm_root > 1 ||
 		    wire_get_u64(&r, &m->cm_seq) == -1 ||
 		    wire_get_str(&r, m->cm_node, sizeof(m->cm_node)) == -1 ||
-		    get_frames(&r, m) == -1 || m->cm_nframes != m->cm_root)
+		    get_frames(&r, m) == -1 || m->cm_nframes != m->cm_root ||
+		    wire_get_u8(&r, &has) == -1 || has > 1 ||
+		    (has && proto_get_addr(&r, &m->cm_nodemgr) == -1))
 			return -1;
 		break;
 	case CN_H_WELCOME:

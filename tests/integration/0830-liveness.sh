@@ -1,9 +1,10 @@
 #!/bin/bash
 # A worker is lost only when it is: tasks far longer than the loss
 # timeout finish without a worker being given up (the heartbeat comes
-# from a thread), and a worker stopped past the timeout is fenced, its
-# work redone, and on SIGCONT it joins again as a new worker; the
-# answer stays right and the job ends (cilknow(3), CilkChouse(8)).
+# from a thread); a worker stopped past the timeout is confirmed
+# stopped by its node manager, fenced, its work redone, and on SIGCONT
+# it joins again as a new worker; a SIGKILLed one is confirmed gone;
+# the answers stay right and the jobs end (cilknow(3), CilkChouse(8)).
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -55,8 +56,8 @@ victim=$(sed -n 's/.*worker [0-9]* joined from 127[.0-9]* (pid \([0-9]*\)).*/\1/
 [ -n "$victim" ] && kill -STOP "$victim"
 ok $? "SIGSTOP to worker pid $victim"
 STOPPED=$victim
-wait_for 20 grep -q "is lost; its work is redone" "$T/q1.out"
-ok $? "the stopped worker is given up for lost"
+wait_for 20 grep -q "is stopped, its node says; its work is redone" "$T/q1.out"
+ok $? "its node confirms it stopped, and its work is redone"
 kill -CONT "$victim"
 STOPPED=
 wait_for 20 pid_joined_twice "$victim"
@@ -66,4 +67,19 @@ ok $? "queens ends"
 answer_is "$T/q1.out" 14200 "and its answer is right (14200)"
 wait_for 20 nodes_are idle 4
 ok $? "the nodes are idle again"
+
+# 3. A worker SIGKILLed: its node says it is gone.
+start q2 "$BIN/queens" -d 5000 12
+Q=$LAST_PID
+wait_for 20 joined "$T/q2.out" 3
+ok $? "3 workers joined queens again"
+victim=$(sed -n 's/.*worker [0-9]* joined from 127[.0-9]* (pid \([0-9]*\)).*/\1/p' \
+    "$T/q2.out" | head -1)
+[ -n "$victim" ] && kill -KILL "$victim"
+ok $? "SIGKILL to worker pid $victim"
+wait_for 20 grep -q "is gone, its node says; its work is redone" "$T/q2.out"
+ok $? "its node confirms it is gone, and its work is redone"
+wait_for 120 ended $Q
+ok $? "queens ends"
+answer_is "$T/q2.out" 14200 "and its answer is right (14200)"
 finish

@@ -24,6 +24,7 @@
 
 #include "cn.h"
 #include "log.h"
+#include "proto_proc.h"
 #include "tap.h"
 #include "../../daemons/CilkChouse/chouse.h"
 #include "../../src/runtime/cn_rt.h"	/* the runtime's timings */
@@ -32,6 +33,7 @@
 #define DQ_MAX		4096
 #define T_LIMIT		3000.0		/* simulated seconds */
 #define EV_LIMIT	3000000
+#define NM		100		/* party NM + i: worker i's node manager */
 
 enum variant { V_NONE, V_MIDTASK, V_SEQ };
 
@@ -44,8 +46,8 @@ struct task {
 struct pkt {
 	double		 p_at;
 	int		 p_to;		/* 0 the clearinghouse, else a worker */
-	int		 p_from;
-	enum cn_handler	 p_type;
+	int		 p_from;	/* or NM + i: worker i's node manager */
+	uint16_t	 p_type;
 	size_t		 p_len;
 	uint8_t		*p_data;
 };
@@ -54,6 +56,9 @@ struct wk {
 	int		 alive, started;
 	int		 root;
 	struct msg_addr	 addr;
+	struct msg_addr	 nodemgr;	/* family 0: none to ask */
+	int		 machine_down;	/* its node manager is gone too */
+	double		 mute_from, mute_until;	/* what it says is lost */
 	double		 speed;		/* seconds a half-task takes */
 	double		 stopped_until;
 	double		 next_step, next_tick, next_beat;
@@ -188,12 +193,15 @@ task_of(const struct cn_frame *f)
 /* ---- the network ---- */
 
 static void
-net_put(int from, int to, enum cn_handler type, const uint8_t *p, size_t len)
+net_put(int from, int to, uint16_t type, const uint8_t *p, size_t len)
 {
 	struct pkt *np;
 	int copies = 1, i;
 
 	if (unif() < S.p_loss)
+		return;
+	if (from > 0 && from < NM && S.now >= S.w[from].mute_from &&
+	    S.now < S.w[from].mute_until)
 		return;
 	if (unif() < S.p_dup)
 		copies = 2;
@@ -225,15 +233,19 @@ addr_party(const struct msg_addr *a)
 
 	if (msg_addr_eq(a, &S.h_addr))
 		return 0;
-	for (i = 1; i < S.nw; i++)
+	for (i = 1; i < S.nw; i++) {
 		if (msg_addr_eq(a, &S.w[i].addr))
 			return i;
+		if (S.w[i].nodemgr.ma_family != 0 &&
+		    msg_addr_eq(a, &S.w[i].nodemgr))
+			return NM + i;
+	}
 	return -1;
 }
 
 /* The clearinghouse's io. */
 static int
-io_send(void *arg, const struct msg_addr *to, enum cn_handler t,
+io_send(void *arg, const struct msg_addr *to, uint16_t t,
     const uint8_t *p, size_t len)
 {
 	int party = addr_party(to);
@@ -309,6 +321,7 @@ w_register(struct wk *w)
 	m.cm_root = (uint8_t)w->root;
 	m.cm_seq = (uint64_t)(w - S.w) + 1000;
 	snprintf(m.cm_node, sizeof(m.cm_node), "sim%d", (int)(w - S.w));
+	m.cm_nodemgr = w->nodemgr;
 	if (w->root) {
 		m.cm_nframes = 1;
 		m.cm_frames[0] = frame_of((struct task){ S.depth, 0 });
@@ -656,6 +669,29 @@ w_quit(struct wk *w)
 	leave_maybe(w);
 }
 
+/* ---- a node manager: what its kernel says of the worker ---- */
+
+static void
+nm_receive(int i, const struct pkt *p)
+{
+	struct wk *w = &S.w[i];
+	struct proto_proc a;
+	uint8_t buf[16];
+	size_t len;
+	uint32_t pid;
+
+	if (w->machine_down || p->p_type != PROTO_H_PROC_ASK ||
+	    proto_proc_ask_dec(&pid, p->p_data, p->p_len) == -1)
+		return;
+	a.pp_pid = pid;
+	a.pp_state = pid != (uint32_t)(i + 1000) || !w->alive ?
+	    PROTO_PROC_NONE : S.now < w->stopped_until ? PROTO_PROC_STOPPED :
+	    PROTO_PROC_RUNNING;
+	if ((len = proto_proc_enc(&a, buf, sizeof(buf))) == 0)
+		abort();
+	net_put(NM + i, 0, PROTO_H_PROC, buf, len);
+}
+
 /* ---- the clearinghouse ---- */
 
 static void
@@ -666,11 +702,16 @@ h_receive(const struct pkt *p)
 
 	memset(&in, 0, sizeof(in));
 	in.mi_scheme = MSG_SCHEME_USER;
-	in.mi_name = "sim";
-	in.mi_from = S.w[p->p_from].addr;
+	if (p->p_from >= NM) {
+		in.mi_name = MSG_CLUSTER_NAME;	/* a daemon signs so */
+		in.mi_from = S.w[p->p_from - NM].nodemgr;
+	} else {
+		in.mi_name = "sim";
+		in.mi_from = S.w[p->p_from].addr;
+	}
 	in.mi_data = p->p_data;
 	in.mi_len = p->p_len;
-	if (p->p_type < CN_H_MAX && tab[p->p_type].mh_fn != NULL)
+	if (p->p_type < CH_HANDLERS && tab[p->p_type].mh_fn != NULL)
 		tab[p->p_type].mh_fn(NULL, &in, S.h);
 }
 
@@ -736,6 +777,13 @@ setup(uint64_t seed, enum variant v)
 		w->addr.ma_addr[0] = 10;
 		w->addr.ma_addr[3] = (uint8_t)i;
 		w->addr.ma_port = 100;
+		/* Most workers have a node manager to ask about them. */
+		if (unif() < 0.8) {
+			w->nodemgr = w->addr;
+			w->nodemgr.ma_addr[2] = 1;
+			w->nodemgr.ma_port = PROTO_NODE_PORT;
+		}
+		w->mute_from = w->mute_until = -1;
 		/* Seconds per half-task: most fast, some slow as a loaded
 		 * machine or a long task makes them. */
 		w->speed = 0.002 + unif() * (unif() < 0.2 ? 0.5 : 0.02);
@@ -748,12 +796,18 @@ setup(uint64_t seed, enum variant v)
 		if (!w->root) {
 			double r = unif();
 
-			if (r < 0.25)
+			if (r < 0.25) {
 				w->crash_at = w->next_step + unif() * 8;
-			else if (r < 0.55) {
+				w->machine_down = unif() < 0.5;
+			} else if (r < 0.35) {
+				/* Alive, but its words are lost a while. */
+				w->mute_from = w->next_step + unif() * 8;
+				w->mute_until = w->mute_from + unif() * 40;
+			}
+			else if (r < 0.6) {
 				w->stop_at = w->next_step + unif() * 8;
 				w->stop_for = 0.5 + unif() * 8;
-			} else if (r < 0.7)
+			} else if (r < 0.75)
 				w->quit_at = w->next_step + unif() * 8;
 		}
 		if (w->root) {
@@ -874,6 +928,8 @@ run(uint64_t seed, enum variant v)
 				}
 				h_receive(&p);
 				check_books();
+			} else if (p.p_to >= NM) {
+				nm_receive(p.p_to - NM, &p);
 			} else {
 				w = &S.w[p.p_to];
 				if (!w->alive)

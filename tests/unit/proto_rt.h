@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "proto_pred.h"
 #include "proto_root.h"
+#include "proto_proc.h"
 
 /* Room for any re-encoding of what the fuzzer feeds (-max_len 8192). */
 static uint8_t	rt_out[MSG_PAYLOAD_MAX + 1];
@@ -58,6 +59,17 @@ RT_SIMPLE(proto_pred_req, struct proto_pred_req)
 RT_SIMPLE(proto_pred_users, struct proto_pred_users)
 RT_SIMPLE(proto_root_backup, struct proto_root_backup)
 RT_SIMPLE(proto_root_done, struct proto_root_done)
+RT_SIMPLE(proto_proc, struct proto_proc)
+
+static int
+rt_proto_proc_ask(const uint8_t *b, size_t n)
+{
+	uint32_t pid;
+
+	if (proto_proc_ask_dec(&pid, b, n) == -1)
+		return -1;
+	return rt_same(b, n, proto_proc_ask_enc(pid, rt_out, sizeof(rt_out)));
+}
 
 static int
 rt_proto_jobs(const uint8_t *b, size_t n)
@@ -155,7 +167,7 @@ static const struct proto_rt proto_rt[] __attribute__((unused)) = {
 	RT(proto_output_ack), RT(proto_pair), RT(proto_error),
 	RT(proto_pred_req), RT(proto_pred_ans), RT(proto_pred_push),
 	RT(proto_pred_users), RT(proto_root_backup), RT(proto_root_done),
-	RT(proto_cookie),
+	RT(proto_cookie), RT(proto_proc_ask), RT(proto_proc),
 };
 #undef RT
 #define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))
