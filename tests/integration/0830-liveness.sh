@@ -40,7 +40,7 @@ ok $? "workers joined the job of long tasks"
 wait_for 90 ended $S
 ok $? "the job of 5-second tasks ends"
 answer_is "$T/s1.out" 21 "and its answer is 1+2+...+6"
-! grep -q "is lost" "$T/s1.out"
+! grep -q "its work is redone" "$T/s1.out"
 ok $? "no worker was given up for lost"
 [ $? -eq 0 ] || sed 's/^/#   | /' "$T/s1.out" | grep -E "lost|joined" | head
 wait_for 20 nodes_are idle 4
