@@ -52,6 +52,23 @@ mk install >/dev/null 2>&1
 (cd "$R" && find . ! -type d | sort) | cmp -s - "$T/files"
 ok $? "a second install puts the same files in place"
 
+# A user's program against what was installed: cilknow.h, libcilknow.a
+# and cilknow.pc.  make check's library is instrumented: its link needs
+# the sanitizers' runtime too.
+pc() { PKG_CONFIG_PATH=$R/usr/lib/pkgconfig pkg-config \
+    --define-variable=libdir="$R/usr/lib" \
+    --define-variable=includedir="$R/usr/include" "$@"; }
+san=
+nm -u "$R/usr/lib/libcilknow.a" | grep -q __asan_ &&
+    san=-fsanitize=address,undefined
+# shellcheck disable=SC2046,SC2086 # flags are words
+cc $san -o "$T/queens" "$CILKNOW_TOP/examples/queens.c" \
+    $(pc --cflags --static --libs cilknow) >"$T/cc.out" 2>&1
+exit_is $? 0 "queens builds with pkg-config --static --libs cilknow"
+sed 's/^/#   /' "$T/cc.out"
+[ "$("$T/queens" -Alone 8 2>&1)" = 92 ]
+ok $? "and finds the 92 solutions of 8 queens"
+
 # The runtime's hook: with a public header, the library and cilknow.pc.
 mk RUNTIME_HDRS=include/log.h install >/dev/null 2>&1
 test -f "$R/usr/include/log.h" && test -f "$R/usr/lib/libcilknow.a" &&
