@@ -29,7 +29,14 @@ PKG_LIBS = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(P
 
 LIB_SRC	:= $(sort $(wildcard src/*/*.c))
 LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# Every library under src/, for the daemons, utilities and tests.
+INTERNAL := $(BUILD)/obj/libinternal.a
+# The runtime of cilknow(3), as installed: it exports the names of
+# cilknow.h alone (RUNTIME_SYMS; tests/unit/libcilknow_test.c keeps the
+# two equal), so that a program may have a log_info of its own.
 LIB	:= $(BUILD)/lib/libcilknow.a
+RUNTIME_SYMS := src/runtime/cilknow.sym
+OBJCOPY	?= objcopy
 
 DAEMONS	:= $(notdir $(wildcard daemons/*))
 UTILS	:= $(notdir $(wildcard utils/*))
@@ -76,13 +83,28 @@ $(BUILD)/.version: FORCE
 $(BUILD)/obj/src/common/cli.o $(BUILD)/obj/utils/CilkSim/main.o: \
 	$(BUILD)/.version
 
-$(LIB): $(LIB_OBJ)
+$(INTERNAL): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Visibility attributes do nothing for a static archive (a hidden
+# symbol still links like any other), so the runtime is one relocatable
+# object: ld -r takes from INTERNAL what the public names need, and
+# objcopy makes every other name local to it.  libsodium's and libbsd's
+# names stay undefined, for the program's link to resolve.
+$(BUILD)/obj/cilknow.o: $(INTERNAL) $(RUNTIME_SYMS)
+	$(LD) -r -o $@.all $(addprefix -u ,$(shell grep -E '^[a-z_]' \
+	    $(RUNTIME_SYMS))) $(INTERNAL)
+	$(OBJCOPY) --keep-global-symbols=$(RUNTIME_SYMS) $@.all $@
+	rm -f $@.all
+$(LIB): $(BUILD)/obj/cilknow.o
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
 
 define prog_rule
-$(BUILD)/$(1)/$(2): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(3)/$(2)/*.c)) $(LIB)
+$(BUILD)/$(1)/$(2): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(3)/$(2)/*.c)) $(INTERNAL)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
 endef
@@ -91,16 +113,20 @@ $(foreach u,$(UTILS),$(eval $(call prog_rule,bin,$(u),utils)))
 $(foreach e,$(EXAMPLE_PROGS),$(eval $(BUILD)/bin/$(e): $(BUILD)/obj/examples/$(e).o $(LIB) ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)))
 $(foreach e,$(SERIAL),$(eval $(BUILD)/tests/$(e): $(BUILD)/obj/examples/serial/$(e).o ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^))
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(INTERNAL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 # The simulation runs the clearinghouse's own handlers.
 $(BUILD)/tests/chsim_test: $(BUILD)/obj/tests/unit/chsim_test.o \
     $(BUILD)/obj/daemons/CilkChouse/chouse.o \
-    $(BUILD)/obj/daemons/CilkChouse/jobmgr.o $(LIB)
+    $(BUILD)/obj/daemons/CilkChouse/jobmgr.o $(INTERNAL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-$(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
+# A program of a user: the installed runtime alone.
+$(BUILD)/tests/libcilknow_test: $(BUILD)/obj/tests/unit/libcilknow_test.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(INTERNAL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 

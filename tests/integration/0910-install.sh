@@ -52,6 +52,25 @@ mk install >/dev/null 2>&1
 (cd "$R" && find . ! -type d | sort) | cmp -s - "$T/files"
 ok $? "a second install puts the same files in place"
 
+# A user's program against what was installed: cilknow.h, libcilknow.a
+# and cilknow.pc (which names /usr: -I and -L put R first; its
+# Requires.private bring libbsd's overlay and libsodium).  make check's
+# library is instrumented: its link needs the sanitizers' runtime too.
+san=
+nm -u "$R/usr/lib/libcilknow.a" | grep -q __asan_ &&
+    san=-fsanitize=address,undefined
+# shellcheck disable=SC2046,SC2086 # flags are words
+cc -Wall $san -I"$R/usr/include" -o "$T/queens" \
+    "$CILKNOW_TOP/examples/queens.c" -L"$R/usr/lib" \
+    $(PKG_CONFIG_PATH=$R/usr/lib/pkgconfig pkg-config --cflags --static \
+    --libs cilknow) >"$T/cc.out" 2>&1
+ok $? "queens builds with pkg-config --static --libs cilknow"
+test ! -s "$T/cc.out"
+ok $? "without a warning"
+sed 's/^/#   /' "$T/cc.out"
+[ "$("$T/queens" -Alone 8 2>&1)" = 92 ]
+ok $? "and finds the 92 solutions of 8 queens"
+
 # The runtime's hook: with a public header, the library and cilknow.pc.
 mk RUNTIME_HDRS=include/log.h install >/dev/null 2>&1
 test -f "$R/usr/include/log.h" && test -f "$R/usr/lib/libcilknow.a" &&
