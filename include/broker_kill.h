@@ -62,6 +62,13 @@ int	broker_kill(struct broker_kill *, struct broker *,
 /* The ended job of that job manager (id and boot), or NULL. */
 const struct broker_ended *broker_kill_find(const struct broker_kill *,
 	    uint32_t job, uint64_t boot);
+/*
+ * The same for a registration of that job: remembered as of now, so
+ * that a job manager that keeps registering is kept out for as long as
+ * it does, not only until the memory expires.
+ */
+const struct broker_ended *broker_kill_seen(struct broker_kill *,
+	    uint32_t job, uint64_t boot, double now);
 
 /* Forgets jobs ended more than limit seconds ago. */
 void	broker_kill_expire(struct broker_kill *, double now, double limit);

@@ -30,7 +30,10 @@ void	bkill_on_req(struct bkill *, struct msg_ep *, const struct msg_in *);
  */
 int	bkill_on_register(struct bkill *, struct msg_ep *,
 	    const struct msg_in *, const struct proto_job_reg *);
-/* Forgets jobs ended more than 3 register intervals ago. */
+/*
+ * Forgets jobs ended more than 3 register intervals ago, and whose job
+ * managers have not registered them since.
+ */
 void	bkill_expire(struct bkill *, double now);
 
 #endif

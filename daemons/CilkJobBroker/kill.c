@@ -120,6 +120,8 @@ bkill_on_register(struct bkill *bk, struct msg_ep *ep,
 	if (r->jr_job == 0 || (e = broker_kill_find(&bk->bk_mem, r->jr_job,
 	    r->jr_boot)) == NULL || strcmp(e->be_user, in->mi_name) != 0)
 		return 0;
+	(void)broker_kill_seen(&bk->bk_mem, r->jr_job, r->jr_boot,
+	    now_mono());
 	log_debug("job %u registers again after it was ended: told again",
 	    e->be_job);
 	if ((len = ended_msg(bk, e)) > 0)

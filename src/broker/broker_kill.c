@@ -52,6 +52,24 @@ broker_kill_find(const struct broker_kill *bk, uint32_t job, uint64_t boot)
 	return NULL;
 }
 
+const struct broker_ended *
+broker_kill_seen(struct broker_kill *bk, uint32_t job, uint64_t boot,
+    double now)
+{
+	struct broker_ended *e;
+
+	TAILQ_FOREACH(e, &bk->bk_ended, be_entry)
+		if (e->be_job == job && e->be_boot == boot)
+			break;
+	if (e == NULL)
+		return NULL;
+	/* The list stays oldest first, for broker_kill_expire(). */
+	e->be_at = now;
+	TAILQ_REMOVE(&bk->bk_ended, e, be_entry);
+	TAILQ_INSERT_TAIL(&bk->bk_ended, e, be_entry);
+	return e;
+}
+
 void
 broker_kill_expire(struct broker_kill *bk, double now, double limit)
 {

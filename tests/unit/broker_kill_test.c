@@ -85,7 +85,7 @@ int
 main(void)
 {
 	char why[PROTO_REASON_MAX];
-	uint32_t a1, a2, b1, b2;
+	uint32_t a1, a2, b1, b2, first, last;
 	uint64_t epoch;
 	int i;
 
@@ -148,24 +148,36 @@ main(void)
 	    kill_jobs("", 1, b2, 0) == -1 && broker_job_find(&br, b2) != NULL,
 	    "only a user may end jobs, not @cluster or nobody");
 
-	broker_kill_expire(&bk, 16, 5);
+	ok(broker_kill_seen(&bk, b1, 201, 22) != NULL &&
+	    broker_kill_seen(&bk, b1, 999, 22) == NULL,
+	    "bob's job manager registers the ended job again");
+	broker_kill_expire(&bk, 24, 5);
 	ok(broker_kill_find(&bk, a1, 101) == NULL &&
 	    broker_kill_find(&bk, a2, 102) != NULL,
 	    "what was ended long enough ago is forgotten");
+	ok(broker_kill_find(&bk, b1, 201) != NULL, "but not while its job "
+	    "manager keeps registering it");
+	broker_kill_expire(&bk, 28, 5);
+	ok(broker_kill_find(&bk, b1, 201) == NULL, "once it stops, it is");
 	ok(kill_jobs("ann", 0, a1, 0) == 0 && row(0, a1, PROTO_KR_NO_JOB, ""),
 	    "and then is no such job");
 
-	for (i = 0; i < BROKER_ENDED_MAX - 1; i++)
+	first = job("eve", 1000);
+	for (i = 1; i < BROKER_ENDED_MAX - 1; i++)
 		(void)job("eve", 1000 + (uint64_t)i);
 	ok(br.br_njobs == BROKER_ENDED_MAX, "eve fills the job table");
 	i = kill_user("eve", "eve", 0, why, sizeof(why));
 	ok(i == 0 && ans.kn_n == BROKER_ENDED_MAX - 1 && br.br_njobs == 1,
 	    "eve ends all her %u jobs at once", ans.kn_n);
 	ok(kill_jobs("bob", 0, b2, 0) == 0 && row(0, b2, PROTO_KR_ENDED,
-	    "bob"), "bob ends his last job");
-	ok(bk.bk_n == BROKER_ENDED_MAX && broker_kill_find(&bk, a2,
-	    102) == NULL, "the memory is bounded: the oldest is forgotten "
-	    "(%u of %d)", bk.bk_n, BROKER_ENDED_MAX);
+	    "bob") && bk.bk_n == BROKER_ENDED_MAX, "bob ends his last job: "
+	    "%d remembered", BROKER_ENDED_MAX);
+	last = job("eve", 5000);
+	ok(kill_jobs("eve", 0, last, 0) == 0 && row(0, last, PROTO_KR_ENDED,
+	    "eve"), "eve ends one more");
+	ok(bk.bk_n == BROKER_ENDED_MAX && broker_kill_find(&bk, first,
+	    1000) == NULL && broker_kill_find(&bk, last, 5000) != NULL,
+	    "the memory is bounded: the oldest is forgotten");
 	broker_kill_fini(&bk);
 	broker_fini(&br);
 	return tap_done();
