@@ -49,6 +49,19 @@ struct cli_common;
 int	brokerq_main(const struct cli_common *, const char *prog,
 	    uint8_t what, struct brokerq_reply *rep);
 
+/*
+ * A request that only a user may make (KILL_REQ): sends payload with
+ * handler req to the configuration's broker under the user scheme,
+ * signed by the user's key (user_key), resending within "timeout", and
+ * takes the first answer with handler ans, or an ERROR for req, from
+ * the broker's address signed as @cluster.  CLI_EXIT_OK with the
+ * answer's payload in out (*outlen bytes); otherwise the exit code as
+ * brokerq_list() gives it, with the reason in err.
+ */
+int	brokerq_ask(const struct conf *, uint16_t req, const void *payload,
+	    size_t plen, uint16_t ans, uint8_t *out, size_t outsz,
+	    size_t *outlen, char *err, size_t errlen);
+
 /* The IP address of a, without the port ("127.0.0.3", "::1"). */
 void	brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz);
 

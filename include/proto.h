@@ -39,6 +39,9 @@ enum proto_handler {
 	PROTO_H_ROOT_DONE,			/* root -> home node, user */
 	PROTO_H_COOKIE,				/* broker -> tool: ask again
 						   with this */
+	PROTO_H_KILL_REQ,			/* tool -> broker, user */
+	PROTO_H_KILL_ANSWER,			/* broker -> tool, user */
+	PROTO_H_JOB_ENDED,			/* broker -> jobmgr, user */
 	PROTO_H_PROC_ASK,			/* chouse -> node, user */
 	PROTO_H_PROC,				/* node -> chouse, as @cluster */
 	PROTO_H_MAX

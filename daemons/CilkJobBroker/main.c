@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bkill.h"
 #include "bpred.h"
 #include "broker_cookie.h"
 #include "broker.h"
@@ -22,6 +23,7 @@ struct bctx {
 	struct dctx	 b_dc;
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
+	struct bkill	 b_kill;		/* kill.c */
 	struct broker_cookie b_cookie;	/* for user-scheme lists */
 	struct jobid	 b_jobid;		/* jobid.c */
 	double		 b_started;
@@ -131,6 +133,7 @@ on_tick(struct evloop *loop, void *arg)
 	double interval = b->b_br.br_interval;
 
 	bpred_expire(&b->b_pred, now_mono());
+	bkill_expire(&b->b_kill, now_mono());
 	if (broker_expire(&b->b_br, now_mono()) > 0)
 		log_info("expired nodes or jobs silent for %g s",
 		    3 * interval);
@@ -186,10 +189,16 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    &b->b_br.br_user_jobs) == -1)
 		b->b_br.br_user_jobs = 64;
 	/* Only a user may speak for a user's job. */
-	if (!msg_user_name_ok(in->mi_name) ||
-	    proto_job_reg_dec(&r, in->mi_data, in->mi_len) == -1 ||
-	    (j = broker_job_register(&b->b_br, &r, in->mi_name, &in->mi_from,
-	    now_mono(), &why)) == NULL) {
+	if (msg_user_name_ok(in->mi_name) &&
+	    proto_job_reg_dec(&r, in->mi_data, in->mi_len) == 0) {
+		/* Ended by CilkKill: it stays ended. */
+		if (bkill_on_register(&b->b_kill, ep, in, &r))
+			return;
+		j = broker_job_register(&b->b_br, &r, in->mi_name,
+		    &in->mi_from, now_mono(), &why);
+	} else
+		j = NULL;
+	if (j == NULL) {
 		if (log_rate(&refused_log, now_mono(),
 		    "refused job registrations"))
 			log_info("job register from %s refused: %s",
@@ -322,6 +331,19 @@ on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 }
 
 static void
+on_kill_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bkill_on_req(&((struct bctx *)arg)->b_kill, ep, in);
+}
+
+/* bkill: jobs left the registry; the nodes hear it in one push. */
+static void
+kill_changed(void *arg)
+{
+	schedule_soon(arg);
+}
+
+static void
 on_pred_users(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	bpred_on_users(&((struct bctx *)arg)->b_pred, ep, in);
@@ -338,6 +360,9 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_PRED_REQ] = { "pred-req", MSG_SCHEMES_ALL, on_pred_req },
 	[PROTO_H_PRED_USERS] = { "pred-users",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_pred_users },
+	/* Only a user's key speaks for a user. */
+	[PROTO_H_KILL_REQ] = { "kill-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_kill_req },
 };
 
 /*
@@ -401,12 +426,14 @@ main(int argc, char *argv[])
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	b.b_started = now_mono();
 	broker_cookie_init(&b.b_cookie);
+	bkill_init(&b.b_kill, &b.b_dc, &b.b_br, kill_changed, &b);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
 	dctx_ready(&b.b_dc);
 	if (dctx_run(&b.b_dc) == -1)
 		log_warn("event loop");
 	bpred_fini(&b.b_pred);
+	bkill_fini(&b.b_kill);
 	broker_fini(&b.b_br);
 	dctx_stop(&b.b_dc);
 	return 0;

@@ -9,6 +9,7 @@
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
+#include "proto_kill.h"
 
 static void	on_register_tick(struct evloop *, void *);
 static int	node_finished(const struct jobmgr *, const char *);
@@ -117,6 +118,32 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	log_warnx("the broker refused us: %s", e.er_reason);
 	if (j->j_ending)
 		evloop_break(j->j_dc.dc_loop);
+}
+
+/*
+ * The broker ended the job for CilkKill: the workers are being stopped
+ * by their nodes and the job is gone from the registry, so there is
+ * nothing to unregister; say so and exit.
+ */
+static void
+on_ended(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_job_ended e;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
+	    !msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_job_ended_dec(&e, in->mi_data, in->mi_len) == -1 ||
+	    j->j_job == 0 || e.je_job != j->j_job || e.je_boot != j->j_boot)
+		return;
+	log_info("job %u was ended by CilkKill (user %s); %ld done, %ld "
+	    "failed, %ld stopped by their nodes", j->j_job, e.je_by,
+	    j->j_done, j->j_failed, j->j_preempted);
+	if (!j->j_ending)
+		j->j_exit = JOBMGR_EXIT_KILLED;
+	j->j_ending = 1;
+	evloop_break(j->j_dc.dc_loop);
 }
 
 /* A node manager asks what to run; every worker gets its own task. */
@@ -338,6 +365,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    on_ack },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_error },
+	[PROTO_H_JOB_ENDED] = { "job-ended", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_ended },
 	[PROTO_H_DESC_REQ] = { "desc-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_desc_req },
 	[PROTO_H_OUTPUT] = { "output", MSG_SCHEME_BIT(MSG_SCHEME_USER),

@@ -7,6 +7,7 @@
 
 #define TASKS_MAX	65536
 #define QUIET_END	1.0	/* seconds without a new task before the end */
+#define JOBMGR_EXIT_KILLED 143	/* ended by CilkKill, as by SIGTERM */
 
 enum task_state {
 	TASK_UNDEF = 0,

@@ -5,7 +5,10 @@
  * to the same address and port.  Gives up after SECONDS.  Exits 77 when
  * it cannot capture (not root), so the test can say it skipped.  With
  * GO-FILE, the copies wait until that file exists (within SECONDS): a
- * test can restart the receiver in between.
+ * test can restart the receiver in between.  With UDP_REPLAY_HANDLER=N
+ * in the environment, only a whole message (not a fragment) naming
+ * handler N in its clear header is captured: a daemon's port carries
+ * other traffic too.
  *   udp_replay ADDR:PORT COPIES SECONDS [GO-FILE]
  */
 #include <sys/socket.h>
@@ -37,7 +40,8 @@ main(int argc, char *argv[])
 	ssize_t n;
 	size_t ihl, ulen;
 	time_t end;
-	int ps, us, copies, i, sent = 0;
+	int ps, us, copies, i, sent = 0, handler = -1;
+	const char *h = getenv("UDP_REPLAY_HANDLER");
 
 	if (argc != 4 && argc != 5)
 		errx(2, "usage: udp_replay ADDR:PORT COPIES SECONDS [GO-FILE]");
@@ -51,6 +55,8 @@ main(int argc, char *argv[])
 	if (inet_pton(AF_INET, host, &dst.sin_addr) != 1)
 		errx(2, "bad address %s", host);
 	copies = atoi(argv[2]);
+	if (h != NULL)
+		handler = atoi(h);
 	end = time(NULL) + atoi(argv[3]);
 	if ((ps = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP))) == -1) {
 		if (errno == EPERM || errno == EACCES)
@@ -85,6 +91,11 @@ main(int argc, char *argv[])
 			continue;
 		ulen = (size_t)(pkt[ihl + 4] << 8 | pkt[ihl + 5]);
 		if (ulen < 8 || ihl + ulen > (size_t)n)
+			continue;
+		/* magic, version, kind 1 (a message), scheme, handler */
+		if (handler >= 0 && (ulen < 8 + 6 || pkt[ihl + 8] != 0xC1 ||
+		    pkt[ihl + 8 + 2] != 1 ||
+		    (pkt[ihl + 8 + 4] << 8 | pkt[ihl + 8 + 5]) != handler))
 			continue;
 		if (argc == 5) {
 			printf("captured %zu bytes; waiting for %s\n",

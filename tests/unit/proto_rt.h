@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "proto_kill.h"
 #include "proto_pred.h"
 #include "proto_root.h"
 #include "proto_proc.h"
@@ -59,6 +60,9 @@ RT_SIMPLE(proto_pred_req, struct proto_pred_req)
 RT_SIMPLE(proto_pred_users, struct proto_pred_users)
 RT_SIMPLE(proto_root_backup, struct proto_root_backup)
 RT_SIMPLE(proto_root_done, struct proto_root_done)
+RT_SIMPLE(proto_kill_req, struct proto_kill_req)
+RT_SIMPLE(proto_kill_ans, struct proto_kill_ans)
+RT_SIMPLE(proto_job_ended, struct proto_job_ended)
 RT_SIMPLE(proto_proc, struct proto_proc)
 
 static int
@@ -167,7 +171,8 @@ static const struct proto_rt proto_rt[] __attribute__((unused)) = {
 	RT(proto_output_ack), RT(proto_pair), RT(proto_error),
 	RT(proto_pred_req), RT(proto_pred_ans), RT(proto_pred_push),
 	RT(proto_pred_users), RT(proto_root_backup), RT(proto_root_done),
-	RT(proto_cookie), RT(proto_proc_ask), RT(proto_proc),
+	RT(proto_cookie), RT(proto_kill_req), RT(proto_kill_ans),
+	RT(proto_job_ended), RT(proto_proc_ask), RT(proto_proc),
 };
 #undef RT
 #define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))

@@ -34,7 +34,8 @@ usage(int status)
 	    "in time\n"
 	    "  -t seconds   end after this long\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
-	    "3 the broker did not answer, 1 other failures, 2 usage.\n");
+	    "143 ended by CilkKill, 3 the broker did not answer, 1 other "
+	    "failures,\n2 usage.\n");
 	exit(status);
 }
 
