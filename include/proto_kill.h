@@ -16,6 +16,8 @@
 
 #define PROTO_KILL_JOBS_MAX	64		/* job ids in one request */
 #define PROTO_KILL_ROWS_MAX	PROTO_ROWS_MAX	/* rows in one answer */
+/* A job manager's exit when CilkKill ended its job: as by SIGTERM. */
+#define PROTO_EXIT_KILLED	143
 
 enum proto_kill_what {
 	PROTO_KILL_UNDEF = 0,

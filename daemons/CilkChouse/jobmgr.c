@@ -6,6 +6,7 @@
  * it unregisters the job and every worker is stopped.
  */
 #include "chouse.h"
+#include "proto_kill.h"
 
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -121,6 +122,26 @@ ch_jobmgr_start(struct chouse *h)
 	return 0;
 }
 
+/*
+ * CilkKill ended the job: its workers are stopped by their nodes, and
+ * the root, our parent on the user's terminal, is ended as by SIGTERM
+ * (so it is not restarted from its checkpoint); we go with it.
+ */
+static void
+job_killed(struct chouse *h)
+{
+	pid_t root = getppid();
+
+	log_warnx("the job was ended by CilkKill: ending the root (pid %ld)",
+	    (long)root);
+	/* Our parent, and the root that joined us: nobody else. */
+	if (h->h_nw > 1 && h->h_w[1].w_root &&
+	    h->h_w[1].w_pid == (uint64_t)root && kill(root, SIGTERM) == -1)
+		log_warn("kill %ld", (long)root);
+	h->h_exit = 1;
+	evloop_break(h->h_dc.dc_loop);
+}
+
 /* Collects the job manager's exit; with wait, closes its pipe first. */
 void
 ch_jobmgr_reap(struct chouse *h, int wait)
@@ -141,6 +162,9 @@ ch_jobmgr_reap(struct chouse *h, int wait)
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
 				log_warnx("no broker answered: the job runs "
 				    "on this workstation alone");
+			else if (WIFEXITED(status) &&
+			    WEXITSTATUS(status) == PROTO_EXIT_KILLED)
+				job_killed(h);
 			else if (!wait)
 				log_info("the job manager ended (status "
 				    "%d)", status);

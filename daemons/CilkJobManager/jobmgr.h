@@ -7,7 +7,9 @@
 
 #define TASKS_MAX	65536
 #define QUIET_END	1.0	/* seconds without a new task before the end */
-#define JOBMGR_EXIT_KILLED 143	/* ended by CilkKill, as by SIGTERM */
+#include "proto_kill.h"
+
+#define JOBMGR_EXIT_KILLED PROTO_EXIT_KILLED	/* proto_kill.h */
 
 enum task_state {
 	TASK_UNDEF = 0,

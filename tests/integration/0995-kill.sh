@@ -6,7 +6,8 @@
 # request signed by a key that only claims to be the user's (no answer:
 # exit 3) and a captured -u request replayed later (needs root to
 # capture); an administrator (admins) ends anybody's job; -u ends every
-# job of a user; an unknown job is exit 1, no broker exit 3, bad usage 2.
+# job of a user; an unknown job is exit 1, no broker exit 3, bad usage 2;
+# a parallel program's root on the user's terminal is ended too.
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -192,6 +193,27 @@ contains "$T/run-d.out" "job $JD was ended by CilkKill \(user carol\)" \
     "saying that carol ended it"
 wait_for 15 all_gone $WD
 ok $? "every worker process of it is gone"
+wait_for 10 sh -c "test \$('$BIN/CilkPs' | wc -l) -eq 1"
+ok $? "CilkPs lists no job"
+
+# 5. A parallel program typed by its user (queens): CilkKill ends the
+# root on the user's terminal too, as SIGTERM would, and its workers.
+start q "$BIN/queens" -d 20000 12
+Q=$LAST_PID
+qjob() { "$BIN/CilkPs" | awk '/queens -NoChouse/ { print $1 }'; }
+has_qjob() { test -n "$(qjob)"; }
+wait_for 20 grep -q "joined from 127" "$T/q.out" && wait_for 10 has_qjob
+ok $? "queens runs as a job with a worker"
+QJ=$(qjob)
+"$K" "$QJ" >"$T/kq.out" 2>&1
+exit_is $? 0 "its user ends queens' job $QJ"
+wait_for 15 ended "$Q"
+ok $? "the root on the user's terminal ends too"
+ended "$Q" && { wait "$Q"; status=$?; }
+[ "${status:-0}" -eq 143 ]
+ok $? "as by SIGTERM (exit ${status:-none}, want 143)"
+contains "$T/q.out" "the job was ended by CilkKill" \
+    "and its clearinghouse says why"
 wait_for 10 sh -c "test \$('$BIN/CilkPs' | wc -l) -eq 1"
 ok $? "CilkPs lists no job"
 
