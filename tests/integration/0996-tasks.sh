@@ -97,7 +97,7 @@ lent no 127.0.0.2 127.0.0.3
 wait_for 15 nodes_are busy 2
 ok $? "both nodes busy"
 mkdir "$T/gone"
-(cd "$T/gone" && exec "$BIN/CilkRun" --tasks 4 -- sh "$T/task.sh") \
+(cd "$T/gone" && exec "$BIN/CilkRun" -t 60 --tasks 4 -- sh "$T/task.sh") \
     >"$T/r4.out" 2>&1 &
 R4=$!
 PIDS="$PIDS $R4"
