@@ -78,7 +78,9 @@ struct broker_node *broker_node_register(struct broker *,
 #define BROKER_PRI_MAX	1000	/* priorities are 1 to this */
 
 /*
- * A job registered by user from addr.  NULL with a reason when refused:
+ * A job registered by user from addr; one registered as new (job 0)
+ * again with the same boot number is the job it made before.  NULL
+ * with a reason when refused:
  * the id belongs to another user's job, the priority is outside 1 to
  * BROKER_PRI_MAX, the user has br_user_jobs jobs already (0: no limit),
  * or the table is full.
@@ -89,6 +91,12 @@ struct broker_job *broker_job_register(struct broker *,
 /* 0, or -1 with a reason (unknown job, not the user's). */
 int	broker_job_unregister(struct broker *, uint32_t job, const char *user,
 	    const char **why);
+/*
+ * Job 0 unregistered: a job manager that gave up before it heard our
+ * answer.  Removes user's jobs registered from addr; how many.
+ */
+int	broker_job_withdraw(struct broker *, const char *user,
+	    const struct msg_addr *);
 struct broker_job *broker_job_find(struct broker *, uint32_t);
 
 /* Forgets nodes and jobs silent for 3 intervals; count forgotten. */

@@ -181,6 +181,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct broker_job *j;
 	struct proto_ack ack;
 	const char *why = "malformed";
+	uint64_t epoch = b->b_br.br_epoch;	/* rises for a new job */
 	uint8_t buf[64];
 	size_t len;
 
@@ -206,7 +207,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		proto_reply_error(ep, in, why);
 		return;
 	}
-	if (r.jr_job != j->bj_id)
+	if (r.jr_job != j->bj_id && b->b_br.br_epoch != epoch)
 		log_info("job %u registered by %s: %s", j->bj_id,
 		    j->bj_user, j->bj_command);
 	jobid_save(&b->b_jobid, &b->b_br);
@@ -228,13 +229,25 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	size_t len;
 
 	if (proto_job_unreg_dec(&u, in->mi_data, in->mi_len) == -1 ||
-	    broker_job_unregister(&b->b_br, u.ju_job, in->mi_name,
-	    &why) == -1) {
+	    (u.ju_job == 0 && !msg_user_name_ok(in->mi_name) &&
+	    (why = "job 0 is withdrawn by users only") != NULL) ||
+	    (u.ju_job != 0 && broker_job_unregister(&b->b_br, u.ju_job,
+	    in->mi_name, &why) == -1)) {
 		log_debug("job unregister from %s: %s", in->mi_name, why);
 		proto_reply_error(ep, in, why);
 		return;
 	}
-	log_info("job %u unregistered by %s", u.ju_job, in->mi_name);
+	/*
+	 * Job 0: a job manager that gave up before it heard our answer;
+	 * nothing of it left behind is what it asks, so it is answered.
+	 */
+	if (u.ju_job == 0) {
+		if (broker_job_withdraw(&b->b_br, in->mi_name,
+		    &in->mi_from) > 0)
+			log_info("job of %s withdrawn by its job manager",
+			    in->mi_name);
+	} else
+		log_info("job %u unregistered by %s", u.ju_job, in->mi_name);
 	ack.ak_id = u.ju_job;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
 	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)

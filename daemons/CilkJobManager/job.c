@@ -12,7 +12,7 @@
 #include "proto_kill.h"
 
 static void	on_register_tick(struct evloop *, void *);
-static int	node_finished(const struct jobmgr *, const char *);
+static void	on_quiet_check(struct evloop *, void *);
 
 void
 jobmgr_register(struct jobmgr *j)
@@ -26,12 +26,12 @@ jobmgr_register(struct jobmgr *j)
 	/* With --tasks, nodes beyond the tasks left are of no use. */
 	r.jr_max = j->j_max;
 	if (j->j_want_tasks > 0) {
-		long left = j->j_want_tasks - j->j_done;
+		uint32_t left = tt_left(&j->j_tt);
 
 		if (left < 1)
 			left = 1;
-		if (r.jr_max == 0 || (uint32_t)left < r.jr_max)
-			r.jr_max = (uint32_t)left;
+		if (r.jr_max == 0 || left < r.jr_max)
+			r.jr_max = left;
 	}
 	r.jr_pri = j->j_pri;
 	r.jr_start_ms = j->j_start_ms;
@@ -40,6 +40,8 @@ jobmgr_register(struct jobmgr *j)
 	    msg_ep_send(j->j_dc.dc_ep, &j->j_broker, MSG_SCHEME_USER,
 	    PROTO_H_JOB_REGISTER, j->j_buf, len) == -1)
 		log_warn("register: send to the broker");
+	else
+		j->j_reg_sent = 1;
 }
 
 static void
@@ -60,8 +62,7 @@ on_register_tick(struct evloop *loop, void *arg)
 		    "answer within %g s (is it running? same cluster key "
 		    "and your public key in its user_keys?)\n", text,
 		    j->j_timeout);
-		j->j_exit = CLI_EXIT_TIMEOUT;
-		evloop_break(loop);
+		jobmgr_withdraw(j, CLI_EXIT_TIMEOUT);
 		return;
 	}
 	jobmgr_register(j);
@@ -91,6 +92,7 @@ on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1)
 		return;
 	if (j->j_ending) {
+		/* Withdrawing (job 0): the broker acknowledges job 0. */
 		if (a.ak_id == j->j_job)
 			evloop_break(j->j_dc.dc_loop);
 		return;
@@ -137,63 +139,76 @@ on_ended(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    proto_job_ended_dec(&e, in->mi_data, in->mi_len) == -1 ||
 	    j->j_job == 0 || e.je_job != j->j_job || e.je_boot != j->j_boot)
 		return;
-	log_info("job %u was ended by CilkKill (user %s); %ld done, %ld "
-	    "failed, %ld stopped by their nodes", j->j_job, e.je_by,
-	    j->j_done, j->j_failed, j->j_preempted);
+	log_info("job %u was ended by CilkKill (user %s); %u done, %u "
+	    "failed, %u stopped by their nodes", j->j_job, e.je_by,
+	    j->j_tt.tt_done, j->j_tt.tt_failures, j->j_tt.tt_stopped);
 	if (!j->j_ending)
 		j->j_exit = JOBMGR_EXIT_KILLED;
 	j->j_ending = 1;
 	evloop_break(j->j_dc.dc_loop);
 }
 
-/* A node manager asks what to run; every worker gets its own task. */
+/*
+ * A node manager asks what to run: a task from the table, the same one
+ * if it asks again (the answer was lost), signed with its attempt.
+ */
 static void
 on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct jobmgr *j = arg;
 	struct proto_desc_req r;
-	struct task *t;
+	uint32_t task;
 	size_t len;
 
 	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
 	    proto_desc_req_dec(&r, in->mi_data, in->mi_len) == -1 ||
 	    j->j_job == 0 || r.dr_job != j->j_job || j->j_ending)
 		return;
-	if (j->j_want_tasks > 0 && j->j_done >= j->j_want_tasks)
+	switch (tt_take(&j->j_tt, r.dr_node, now_mono(), &task)) {
+	case TT_TAKE_NEW:
+		memset(&j->j_tasks[task], 0, sizeof(j->j_tasks[task]));
+		j->j_last_activity = now_mono();
+		break;
+	case TT_TAKE_AGAIN:
+		break;
+	case TT_TAKE_GONE:
+		/* Said, so the node goes on to other jobs at once. */
+		proto_reply_error(ep, in, "this node cannot run the job");
 		return;
-	/* Without --tasks, a node runs the program once. */
-	if (j->j_want_tasks == 0 && node_finished(j, r.dr_node))
-		return;
-	if (j->j_ntasks == TASKS_MAX) {
+	case TT_TAKE_FULL:
 		log_warnx("%s: out of task numbers", __func__);
+		/* FALLTHROUGH */
+	default:
+		proto_reply_error(ep, in, "no task to run");
 		return;
 	}
-	t = &j->j_tasks[j->j_ntasks];
-	memset(t, 0, sizeof(*t));
-	t->t_state = TASK_RUNNING;
-	strlcpy(t->t_node, r.dr_node, sizeof(t->t_node));
-	j->j_last_activity = now_mono();
-	j->j_desc.de_task = j->j_ntasks++;
+	j->j_desc.de_task = task;
 	j->j_desc.de_issued_ms = now_real_ms();
+	snprintf(j->j_attempt_env, sizeof(j->j_attempt_env),
+	    "CILKNOW_ATTEMPT=%u", j->j_tt.tt_t[task].tk_attempts);
+	j->j_desc.de_env[j->j_envc] = j->j_attempt_env;
+	j->j_desc.de_envc = (uint16_t)(j->j_envc + 1);
 	if ((len = proto_desc_sign(&j->j_desc,
 	    &j->j_dc.dc_keys->kr_user.ks_key[0], j->j_buf,
 	    sizeof(j->j_buf))) == 0) {
 		log_warnx("%s: description too large", __func__);
 		return;
 	}
-	log_debug("task %u to node %s", j->j_desc.de_task, r.dr_node);
+	log_debug("task %u attempt %u to node %s", task,
+	    j->j_tt.tt_t[task].tk_attempts, r.dr_node);
 	(void)msg_ep_reply(ep, in, PROTO_H_DESC, j->j_buf, len);
 }
 
 /* Writes data to fd with "[node] " at the start of every line. */
 static void
-relay(int fd, struct task *t, int stream, const uint8_t *p, size_t n)
+relay(int fd, const char *node, struct task *t, int stream,
+    const uint8_t *p, size_t n)
 {
 	char prefix[PROTO_HOST_MAX + 4];
 	const uint8_t *nl;
 	size_t k;
 
-	snprintf(prefix, sizeof(prefix), "[%s] ", t->t_node);
+	snprintf(prefix, sizeof(prefix), "[%s] ", node);
 	while (n > 0) {
 		if (!t->t_midline[stream] &&
 		    write(fd, prefix, strlen(prefix)) == -1)
@@ -208,30 +223,6 @@ relay(int fd, struct task *t, int stream, const uint8_t *p, size_t n)
 	}
 }
 
-/* 1 if a worker on this node ran the program to its end. */
-static int
-node_finished(const struct jobmgr *j, const char *node)
-{
-	uint32_t i;
-
-	for (i = 0; i < j->j_ntasks; i++)
-		if ((j->j_tasks[i].t_state == TASK_DONE ||
-		    j->j_tasks[i].t_state == TASK_FAILED) &&
-		    strcmp(j->j_tasks[i].t_node, node) == 0)
-			return 1;
-	return 0;
-}
-
-static uint32_t
-tasks_running(const struct jobmgr *j)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < j->j_ntasks; i++)
-		n += j->j_tasks[i].t_state == TASK_RUNNING;
-	return n;
-}
-
 /*
  * Without --tasks, the job is over once every instance ran to its end
  * and no node has asked for more for a second (others may be on the
@@ -241,55 +232,107 @@ static void
 on_quiet_check(struct evloop *loop, void *arg)
 {
 	struct jobmgr *j = arg;
+	long failed = j->j_tt.tt_failures;
 
 	(void)loop;
 	/* Under -W only the clearinghouse ends the job. */
 	if (j->j_ending || j->j_watch || j->j_want_tasks > 0 ||
-	    tasks_running(j) > 0 ||
-	    j->j_done + j->j_failed == 0)
+	    tt_running(&j->j_tt) > 0 ||
+	    j->j_tt.tt_done + j->j_tt.tt_failures == 0)
 		return;
 	if (now_mono() - j->j_last_activity < QUIET_END) {
 		evloop_timer_add(j->j_dc.dc_loop, QUIET_END / 4,
 		    on_quiet_check, j);
 		return;
 	}
-	jobmgr_end(j, j->j_failed > 0 ? 1 : 0, j->j_failed > 0 ?
+	jobmgr_end(j, failed > 0 ? 1 : 0, failed > 0 ?
 	    "every instance ended, some failed" : "every instance ended");
 }
 
+/* What may end the job after a task ended or was taken back. */
 static void
-task_exit(struct jobmgr *j, uint32_t task, struct task *t, int32_t status)
+tasks_changed(struct jobmgr *j)
 {
-	if (t->t_state != TASK_RUNNING)
-		return;
-	j->j_last_activity = now_mono();
-	if (status == -SIGQUIT || status == -SIGKILL) {
-		/* Stopped by its node: the work goes on elsewhere. */
-		t->t_state = TASK_PREEMPTED;
-		j->j_preempted++;
-		log_info("task %u on %s stopped by its node", task,
-		    t->t_node);
-		return;
-	}
-	if (status == 0) {
-		t->t_state = TASK_DONE;
-		j->j_done++;
-	} else {
-		t->t_state = TASK_FAILED;
-		j->j_failed++;
-	}
-	if (status >= 0)
-		log_info("task %u on %s exited %d", task, t->t_node, status);
-	else
-		log_info("task %u on %s killed by signal %d", task, t->t_node,
-		    -status);
-	if (j->j_want_tasks > 0) {
-		if (j->j_done >= j->j_want_tasks)
-			jobmgr_end(j, 0, "all tasks done");
-		else
-			jobmgr_register(j);	/* fewer nodes wanted now */
-	} else
+	char list[128], why[256];
+
+	if (j->j_want_tasks == 0) {
 		on_quiet_check(j->j_dc.dc_loop, j);
+		return;
+	}
+	if (!tt_over(&j->j_tt)) {
+		jobmgr_register(j);	/* fewer nodes wanted now */
+		return;
+	}
+	if (j->j_tt.tt_given_up == 0) {
+		jobmgr_end(j, 0, "all tasks done");
+		return;
+	}
+	snprintf(why, sizeof(why), "all tasks ended, %u given up after %ld "
+	    "failures (task%s %s)", j->j_tt.tt_given_up, j->j_retries,
+	    j->j_tt.tt_given_up > 1 ? "s" : "",
+	    tt_given_up_list(&j->j_tt, list, sizeof(list)));
+	jobmgr_end(j, 1, why);
+}
+
+/* The node could not start the task: reason is the node's words. */
+static void
+task_nostart(struct jobmgr *j, uint32_t task, const char *node,
+    const uint8_t *reason, size_t len)
+{
+	char raw[PROTO_REASON_MAX], text[PROTO_REASON_MAX + 2 * PROTO_PATH_MAX];
+	size_t i;
+
+	/* Bytes from afar: printable only, and cut. */
+	for (i = 0; i < len && i < sizeof(raw) - 1; i++)
+		raw[i] = reason[i] >= 0x20 && reason[i] < 0x7f ?
+		    (char)reason[i] : '?';
+	raw[i] = '\0';
+	tt_nostart_text(j->j_desc.de_cwd, node, raw, text, sizeof(text));
+	log_warnx("task %u: %s; node %s given up", task, text, node);
+	/* Nothing ever ran and nothing else is starting: it never will. */
+	if (j->j_tt.tt_ran == 0 && tt_running(&j->j_tt) == 0)
+		jobmgr_end(j, 1, text);
+	else
+		tasks_changed(j);
+}
+
+static void
+task_exit(struct jobmgr *j, uint32_t task, const char *node,
+    const struct proto_output *o)
+{
+	int32_t status = o->ou_status;
+	const struct tt_task *tk = &j->j_tt.tt_t[task];
+	char how[48];
+
+	j->j_last_activity = now_mono();
+	if (status >= 0)
+		snprintf(how, sizeof(how), "exited %d", status);
+	else
+		snprintf(how, sizeof(how), "killed by signal %d", -status);
+	switch (tt_exit(&j->j_tt, task, node, status, o->ou_len > 0)) {
+	case TT_END_STALE:
+		return;
+	case TT_END_NOSTART:
+		task_nostart(j, task, node, o->ou_data, o->ou_len);
+		return;
+	case TT_END_STOPPED:
+		log_info("task %u on %s stopped by its node%s", task, node,
+		    j->j_want_tasks > 0 ? "; it runs again" : "");
+		return;
+	case TT_END_RETRY:
+		log_info("task %u on %s %s (failure %u of %ld; it runs "
+		    "again)", task, node, how, tk->tk_failures,
+		    j->j_retries);
+		break;
+	case TT_END_GIVEN_UP:
+		log_warnx("task %u on %s %s: given up after %u failures",
+		    task, node, how, tk->tk_failures);
+		break;
+	default:
+		log_info("task %u on %s %s", task, node, how);
+		break;
+	}
+	tasks_changed(j);
 }
 
 static void
@@ -304,28 +347,70 @@ on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
 	    proto_output_dec(&o, in->mi_data, in->mi_len) == -1 ||
-	    o.ou_job != j->j_job || o.ou_task >= j->j_ntasks)
+	    o.ou_job != j->j_job || o.ou_task >= j->j_tt.tt_n)
 		return;
-	t = &j->j_tasks[o.ou_task];
-	/* In order only: what is early is dropped and sent again. */
-	if (o.ou_stream == PROTO_STREAM_EXIT) {
-		if (t->t_off[o.ou_stream] == 0) {
-			t->t_off[o.ou_stream] = 1;
-			t->t_status = o.ou_status;
-			task_exit(j, o.ou_task, t, o.ou_status);
-		}
-	} else if (o.ou_offset == t->t_off[o.ou_stream]) {
-		relay(o.ou_stream == PROTO_STREAM_OUT ? STDOUT_FILENO :
-		    STDERR_FILENO, t, o.ou_stream, o.ou_data, o.ou_len);
-		t->t_off[o.ou_stream] += o.ou_len;
-	}
 	memset(&a, 0, sizeof(a));
 	a.oa_job = o.ou_job;
 	a.oa_task = o.ou_task;
 	a.oa_stream = o.ou_stream;
+	/*
+	 * From a node the task was taken from (it was not heard of for
+	 * long): acknowledged, so that node lets go, and not written.
+	 */
+	if (!tt_holds(&j->j_tt, o.ou_task, o.ou_node)) {
+		a.oa_offset = o.ou_stream == PROTO_STREAM_EXIT ? 0 :
+		    o.ou_offset + o.ou_len;
+		goto ack;
+	}
+	t = &j->j_tasks[o.ou_task];
+	tt_seen(&j->j_tt, o.ou_task, o.ou_node, now_mono());
+	/* In order only: what is early is dropped and sent again. */
+	if (o.ou_stream == PROTO_STREAM_EXIT) {
+		if (t->t_off[o.ou_stream] == 0) {
+			t->t_off[o.ou_stream] = 1;
+			task_exit(j, o.ou_task, o.ou_node, &o);
+		}
+	} else if (o.ou_offset == t->t_off[o.ou_stream]) {
+		/* A chunk of no bytes is a node saying the worker lives. */
+		relay(o.ou_stream == PROTO_STREAM_OUT ? STDOUT_FILENO :
+		    STDERR_FILENO, o.ou_node, t, o.ou_stream, o.ou_data,
+		    o.ou_len);
+		t->t_off[o.ou_stream] += o.ou_len;
+	}
 	a.oa_offset = t->t_off[o.ou_stream];
+ ack:
 	if ((len = proto_output_ack_enc(&a, buf, sizeof(buf))) > 0)
 		(void)msg_ep_reply(ep, in, PROTO_H_OUTPUT_ACK, buf, len);
+}
+
+static void
+on_lost(uint32_t task, const struct tt_task *tk, void *arg)
+{
+	struct jobmgr *j = arg;
+
+	log_warnx("task %u on %s: no word of it from its node; %s", task,
+	    tk->tk_node, j->j_want_tasks > 0 ? "it runs again" :
+	    "counted as lost");
+}
+
+/*
+ * Node managers say every half interval that their workers live; a task
+ * not heard of for three intervals (and a launch's time) never started,
+ * or its node is gone: it is taken back, or it would run forever.
+ */
+static void
+on_reclaim_tick(struct evloop *loop, void *arg)
+{
+	struct jobmgr *j = arg;
+
+	if (j->j_ending)
+		return;
+	if (tt_reclaim(&j->j_tt, now_mono(), 3 * j->j_interval + START_WAIT,
+	    on_lost, j) > 0) {
+		j->j_last_activity = now_mono();
+		tasks_changed(j);
+	}
+	evloop_timer_add(loop, 1.0, on_reclaim_tick, j);
 }
 
 static void
@@ -335,8 +420,11 @@ on_unregister_tick(struct evloop *loop, void *arg)
 	struct proto_job_unreg u;
 	size_t len;
 
-	/* Datagrams get lost: say it a few times, then go anyway. */
-	if (j->j_unreg_tries++ >= 5 || j->j_job == 0) {
+	/*
+	 * Datagrams get lost: say it a few times, then go anyway.  Job 0
+	 * withdraws whatever the broker registered from our address.
+	 */
+	if (j->j_unreg_tries++ >= 5 || (j->j_job == 0 && !j->j_reg_sent)) {
 		evloop_break(loop);
 		return;
 	}
@@ -352,9 +440,19 @@ jobmgr_end(struct jobmgr *j, int status, const char *why)
 {
 	if (j->j_ending)
 		return;
-	log_info("job %u ends: %s (%ld done, %ld failed, %ld stopped by "
-	    "their nodes)", j->j_job, why, j->j_done, j->j_failed,
-	    j->j_preempted);
+	log_info("job %u ends: %s (%u done, %u failed, %u stopped by "
+	    "their nodes)", j->j_job, why, j->j_tt.tt_done,
+	    j->j_tt.tt_failures, j->j_tt.tt_stopped);
+	j->j_ending = 1;
+	j->j_exit = status;
+	on_unregister_tick(j->j_dc.dc_loop, j);
+}
+
+void
+jobmgr_withdraw(struct jobmgr *j, int status)
+{
+	if (j->j_ending)
+		return;
 	j->j_ending = 1;
 	j->j_exit = status;
 	on_unregister_tick(j->j_dc.dc_loop, j);
@@ -439,7 +537,7 @@ on_stdin(struct evloop *loop, int fd, short revents, void *arg)
 	}
 	(void)evloop_del_fd(loop, fd);
 	if (j->j_job == 0) {		/* never registered: just go */
-		evloop_break(loop);
+		jobmgr_withdraw(j, 0);
 		return;
 	}
 	jobmgr_end(j, 0, "the clearinghouse ended");
@@ -452,4 +550,5 @@ jobmgr_start(struct jobmgr *j)
 	    POLLIN, on_stdin, j) == -1)
 		log_warn("%s: stdin", __func__);
 	on_register_tick(j->j_dc.dc_loop, j);
+	evloop_timer_add(j->j_dc.dc_loop, 1.0, on_reclaim_tick, j);
 }

@@ -4,28 +4,20 @@
 
 #include "dctx.h"
 #include "proto.h"
+#include "tasktab.h"
 
-#define TASKS_MAX	65536
+#define TASKS_MAX	TT_TASKS_MAX
 #define QUIET_END	1.0	/* seconds without a new task before the end */
+#define START_WAIT	5.0	/* a launch pad may take this long (LPAD_TIMEOUT) */
+#define ATTEMPT_ENV_MAX	32	/* "CILKNOW_ATTEMPT=N" */
 #include "proto_kill.h"
 
 #define JOBMGR_EXIT_KILLED PROTO_EXIT_KILLED	/* proto_kill.h */
 
-enum task_state {
-	TASK_UNDEF = 0,
-	TASK_RUNNING,		/* a node fetched it */
-	TASK_DONE,		/* exited 0 */
-	TASK_FAILED,		/* exited otherwise */
-	TASK_PREEMPTED,		/* stopped by its node: owner back, ... */
-	TASK_MAX
-};
-
+/* The relay of the latest instance of a task (tasktab.h: the rest). */
 struct task {
-	enum task_state	 t_state;
-	char		 t_node[PROTO_HOST_MAX];
 	uint64_t	 t_off[PROTO_STREAM_MAX];	/* bytes received */
 	int		 t_midline[PROTO_STREAM_MAX];	/* no prefix due */
-	int32_t		 t_status;
 };
 
 struct jobmgr {
@@ -39,12 +31,15 @@ struct jobmgr {
 	uint64_t	 j_start_ms;
 	uint32_t	 j_max, j_pri;
 	long		 j_want_tasks;	/* --tasks N, 0: no limit */
+	long		 j_retries;	/* -R: failures before giving up */
 	double		 j_time_limit;	/* -t, 0: none */
 	char		 j_command[PROTO_COMMAND_MAX];
 	struct proto_desc j_desc;	/* template; task filled per worker */
+	uint16_t	 j_envc;	/* the user's; CILKNOW_ATTEMPT after */
+	char		 j_attempt_env[ATTEMPT_ENV_MAX];
 	struct task	*j_tasks;
-	uint32_t	 j_ntasks;
-	long		 j_done, j_failed, j_preempted;
+	struct tasktab	 j_tt;
+	int		 j_reg_sent;	/* a registration went out */
 	double		 j_last_activity;	/* a task started or ended */
 	int		 j_ending;	/* unregistering */
 	int		 j_exit;	/* how it ended */
@@ -59,6 +54,8 @@ struct jobmgr {
 void	jobmgr_start(struct jobmgr *);
 void	jobmgr_register(struct jobmgr *);
 void	jobmgr_end(struct jobmgr *, int status, const char *why);
+/* Leaving before the broker answered: withdraw what it may hold. */
+void	jobmgr_withdraw(struct jobmgr *, int status);
 const struct msg_handler *jobmgr_table(void);
 
 #endif

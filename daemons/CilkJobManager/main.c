@@ -23,7 +23,9 @@ usage(int status)
 	    "-- program [arg ...]\n"
 	    "  -m max      useful workers at most (default: no limit)\n"
 	    "  -p priority weight of the job's share (default 1)\n"
-	    "  -T tasks    end when this many workers have exited 0\n"
+	    "  -R retries  with -T, give a task up after this many failures "
+	    "(default 3)\n"
+	    "  -T tasks    run tasks 0 to tasks-1, each until it exits 0\n"
 	    "  -t seconds  end after this long\n"
 	    "  -W          the job ends when stdin closes (started by "
 	    "CilkChouse)\n");
@@ -65,6 +67,8 @@ opt(int ch, const char *arg, void *p)
 			return -1;
 		j->j_want_tasks = v;
 		return 0;
+	case 'R':
+		return number(arg, 1, 1000, &j->j_retries);
 	case 't':
 		j->j_time_limit = strtod(arg, &end);
 		return *arg != '\0' && *end == '\0' && j->j_time_limit > 0 &&
@@ -124,16 +128,22 @@ describe(struct jobmgr *j, int argc, char **argv)
 		    strncmp(environ[i], PROTO_OWNER_RETURN_ENV "=",
 		    sizeof(PROTO_OWNER_RETURN_ENV)) != 0))
 			continue;
-		if (n == PROTO_ARGS_MAX || strlen(environ[i]) >= PROTO_ARG_MAX) {
+		/* The last entry is each instance's CILKNOW_ATTEMPT. */
+		if (n == PROTO_ARGS_MAX - 1 ||
+		    strlen(environ[i]) >= PROTO_ARG_MAX) {
 			log_warnx("environment entry %.20s... not passed on "
 			    "(at most %d entries of %d bytes)", environ[i],
-			    PROTO_ARGS_MAX, PROTO_ARG_MAX);
+			    PROTO_ARGS_MAX - 1, PROTO_ARG_MAX);
 			continue;
 		}
 		d->de_env[n++] = environ[i];
 	}
 	d->de_envc = (uint16_t)n;
+	j->j_envc = (uint16_t)n;
 	/* Sign once now: a description that cannot be sent fails here. */
+	snprintf(j->j_attempt_env, sizeof(j->j_attempt_env),
+	    "CILKNOW_ATTEMPT=%u", (unsigned)UINT32_MAX);
+	d->de_env[d->de_envc++] = j->j_attempt_env;
 	if (proto_desc_sign(d, &j->j_dc.dc_keys->kr_user.ks_key[0],
 	    j->j_buf, sizeof(j->j_buf)) == 0)
 		return -1;
@@ -160,7 +170,8 @@ main(int argc, char *argv[])
 	char why[64];
 
 	j.j_pri = 1;
-	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:T:t:W", opt,
+	j.j_retries = TT_RETRIES_DEFAULT;
+	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:R:T:t:W", opt,
 	    &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
@@ -178,7 +189,9 @@ main(int argc, char *argv[])
 		errx(1, "the job description (command line, working folder "
 		    "and environment) does not fit in %d bytes", MSG_PAYLOAD_MAX);
 	}
-	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL)
+	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL ||
+	    tt_init(&j.j_tt, (uint32_t)j.j_want_tasks,
+	    (uint32_t)j.j_retries) == -1)
 		err(1, "calloc");
 	j.j_interval = dctx_seconds(&j.j_dc, "register_interval", 60);
 	j.j_timeout = dctx_seconds(&j.j_dc, "timeout", 3);
@@ -189,14 +202,18 @@ main(int argc, char *argv[])
 	dctx_ready(&j.j_dc);
 	if (dctx_run(&j.j_dc) == -1)
 		log_warn("event loop");
-	/* Interrupted: tell the broker, so every worker stops. */
+	/*
+	 * Interrupted: tell the broker, so every worker stops; before it
+	 * answered, withdraw what it may have registered all the same.
+	 */
 	if (!j.j_ending && j.j_exit == 0) {
-		j.j_exit = 130;
-		if (j.j_job != 0) {
+		if (j.j_job != 0)
 			jobmgr_end(&j, 130, "interrupted");
-			(void)dctx_run(&j.j_dc);
-		}
+		else
+			jobmgr_withdraw(&j, 0);
+		(void)dctx_run(&j.j_dc);
 	}
+	tt_free(&j.j_tt);
 	free(j.j_tasks);
 	dctx_stop(&j.j_dc);
 	return j.j_exit;

@@ -54,6 +54,7 @@ struct worker {
 	double		 w_suspend;	/* its job's owner_return: 0 vacate */
 	double		 w_thaw_by;	/* frozen until then; 0: not */
 	int32_t		 w_status;	/* when EXITED */
+	char		 w_why[PROTO_REASON_MAX];	/* it never ran: why */
 	int		 w_exit_acked;
 	struct relay_stream w_out[PROTO_STREAM_MAX];
 	double		 w_stop_at;
@@ -192,6 +193,7 @@ void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_error(struct msg_ep *, const struct msg_in *, void *);
 void	node_stop_current(struct node *, const char *why);
 int	node_suspend_current(struct node *);
 void	node_resume_current(struct node *);
@@ -219,6 +221,7 @@ const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* relay.c */
 void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_relay(struct node *, struct worker *);
+void	node_relay_alive(struct node *, struct worker *);
 void	node_worker_free(struct node *, struct worker *);
 
 #endif

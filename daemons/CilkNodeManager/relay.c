@@ -115,9 +115,23 @@ node_relay(struct node *n, struct worker *w)
 		return;
 	}
 	if (now - ex->rs_sent_at >= RELAY_WAIT) {
-		send_output(n, w, PROTO_STREAM_EXIT, 0, NULL, 0);
+		/* A worker that never ran says why, as the exit's data. */
+		send_output(n, w, PROTO_STREAM_EXIT, 0,
+		    (const uint8_t *)w->w_why, (uint16_t)strlen(w->w_why));
 		ex->rs_sent_at = now;
 	}
+}
+
+/*
+ * No bytes of output: tells the job manager the worker lives, so it
+ * does not take the task back (CilkJobManager(8)); acknowledged too.
+ */
+void
+node_relay_alive(struct node *n, struct worker *w)
+{
+	if (w->w_state == WORKER_RUNNING || w->w_state == WORKER_STOPPING)
+		send_output(n, w, PROTO_STREAM_OUT,
+		    w->w_out[PROTO_STREAM_OUT].rs_acked, NULL, 0);
 }
 
 void

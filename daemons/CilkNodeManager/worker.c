@@ -288,9 +288,16 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	if (!m->nm_flag) {
 		log_warnx("job %u task %u: not started: %s", w->w_job,
 		    w->w_task, m->nm_why);
+		/*
+		 * Its job manager hears why, as an exit that never ran, or
+		 * it would count the task as running for ever.
+		 */
 		n->n_current = NULL;
-		TAILQ_REMOVE(&n->n_workers, w, w_entry);
-		free(w);
+		w->w_state = WORKER_EXITED;
+		w->w_status = LPAD_EXIT_SETUP;
+		snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
+		    m->nm_why[0] != '\0' ? m->nm_why : "no reason given");
+		w->w_seen = now_mono();
 		n->n_refused++;
 		forget_assignment(n);
 		return;
@@ -307,6 +314,7 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	n->n_jobmgr_seen = w->w_seen = now_mono();
 	log_info("job %u task %u: worker %s started (launch pad %d)",
 	    w->w_job, w->w_task, w->w_id, (int)w->w_lpad);
+	node_relay_alive(n, w);
 	node_update_state(n);
 	if (w->w_stop_pending || !n->n_owner_away)
 		node_stop_current(n, "the owner came back while it started");
@@ -367,6 +375,37 @@ node_stop_current(struct node *n, const char *why)
 	node_update_state(n);
 }
 
+/*
+ * A worker that exits 126 or 127 may never have run: the launch pad
+ * then wrote "CilkLaunchPad: worker W: WHAT: strerror" as the first
+ * line of its error log, before the exec (CilkLaunchPad(8)).  Its job
+ * manager gets WHAT: strerror with the exit, and stops relaunching.
+ */
+static void
+launch_failure(struct node *n, struct worker *w)
+{
+	char line[PROTO_REASON_MAX + LPAD_WORKER_MAX + 32], head[64];
+	ssize_t got;
+	size_t hl;
+
+	if ((w->w_status != LPAD_EXIT_SETUP &&
+	    w->w_status != LPAD_EXIT_EXEC) || w->w_id[0] == '\0')
+		return;
+	got = lpad_read_log(n->n_state_dir, w->w_id, LPAD_STREAM_ERR, 0,
+	    line, sizeof(line) - 1);
+	if (got <= 0)
+		return;
+	line[got] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	hl = (size_t)snprintf(head, sizeof(head), "CilkLaunchPad: worker "
+	    "%s: ", w->w_id);
+	if (hl >= sizeof(head) || strncmp(line, head, hl) != 0)
+		return;
+	strlcpy(w->w_why, line + hl, sizeof(w->w_why));
+	log_warnx("job %u task %u: cannot run here: %s", w->w_job, w->w_task,
+	    w->w_why);
+}
+
 /* A worker is gone: the node is free for the next job, or its owner. */
 static void
 worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
@@ -374,6 +413,8 @@ worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 	w->w_status = how == LPAD_HOW_SIGNAL ? -(int32_t)code :
 	    (int32_t)code;
 	w->w_state = WORKER_EXITED;
+	if (how == LPAD_HOW_EXITED)
+		launch_failure(n, w);
 	log_info("job %u: worker %s %s %d", w->w_job, w->w_id,
 	    w->w_status < 0 ? "killed by signal" : "exited",
 	    w->w_status < 0 ? -w->w_status : w->w_status);
@@ -389,12 +430,14 @@ worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 static void
 on_jobmgr_check(struct node *n)
 {
-	struct worker *w = n->n_current;
+	struct worker *w;
 	double now = now_mono();
 	uint8_t ping[MSG_PING_FIXED];
 	size_t len;
 
-	if (w == NULL || w->w_state != WORKER_RUNNING)
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		node_relay_alive(n, w);
+	if ((w = n->n_current) == NULL || w->w_state != WORKER_RUNNING)
 		return;
 	if (now - n->n_jobmgr_seen > 3 * n->n_interval) {
 		node_stop_current(n, "its job manager is gone");
@@ -403,6 +446,28 @@ on_jobmgr_check(struct node *n)
 	len = msg_ping_build(ping, sizeof(ping), 0, now_real_ns());
 	(void)msg_ep_send(n->n_dc.dc_ep, &w->w_jobmgr, MSG_SCHEME_USER,
 	    MSG_H_PING, ping, len);
+}
+
+/*
+ * The job manager refuses to give us its job (this node was given up,
+ * or no task is left): on to other jobs now, not after every retry.
+ */
+void
+node_on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_error e;
+
+	(void)ep;
+	if (n->n_want_job == 0 || n->n_current != NULL ||
+	    !msg_addr_eq(&in->mi_from, &n->n_want_jobmgr) ||
+	    !msg_verify_sender(in, MSG_SCHEME_USER, n->n_want_user, NULL) ||
+	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1 ||
+	    e.er_handler != PROTO_H_DESC_REQ)
+		return;
+	log_info("job %u: its job manager says: %s", n->n_want_job,
+	    e.er_reason);
+	forget_assignment(n);
 }
 
 void

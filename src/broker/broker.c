@@ -138,6 +138,17 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 	}
 	if (j != NULL && j->bj_boot != r->jr_boot)
 		j = NULL;	/* same id, another job manager: new id */
+	/*
+	 * A new job the job manager announces again, its first answer
+	 * lost or late: the job it registered already, not another.
+	 */
+	if (r->jr_job == 0)
+		TAILQ_FOREACH(o, &br->br_jobs, bj_entry)
+			if (o->bj_boot == r->jr_boot &&
+			    strcmp(o->bj_user, user) == 0) {
+				j = o;
+				break;
+			}
 	if (j == NULL) {
 		/* One user may not fill the table that every user shares. */
 		TAILQ_FOREACH(o, &br->br_jobs, bj_entry)
@@ -206,6 +217,22 @@ broker_job_unregister(struct broker *br, uint32_t id, const char *user,
 	}
 	job_remove(br, j);
 	return 0;
+}
+
+int
+broker_job_withdraw(struct broker *br, const char *user,
+    const struct msg_addr *from)
+{
+	struct broker_job *j, *jn;
+	int n = 0;
+
+	TAILQ_FOREACH_SAFE(j, &br->br_jobs, bj_entry, jn)
+		if (strcmp(j->bj_user, user) == 0 &&
+		    msg_addr_eq(&j->bj_addr, from)) {
+			job_remove(br, j);
+			n++;
+		}
+	return n;
 }
 
 int

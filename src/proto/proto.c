@@ -185,8 +185,8 @@ proto_job_unreg_dec(struct proto_job_unreg *m, const uint8_t *buf,
 	struct wire_r r;
 
 	wire_r_init(&r, buf, len);
-	if (wire_get_u32(&r, &m->ju_job) == -1 || wire_get_end(&r) == -1 ||
-	    m->ju_job == 0)
+	/* Job 0: what a job manager that gave up registered (broker.h). */
+	if (wire_get_u32(&r, &m->ju_job) == -1 || wire_get_end(&r) == -1)
 		return -1;
 	return 0;
 }

@@ -39,12 +39,16 @@ static struct broker_job *
 job(struct broker *br, uint32_t id, const char *user, uint32_t max,
     uint32_t pri, double now, const char **why)
 {
+	static uint64_t boots = 1000;
 	struct proto_job_reg r;
 	struct msg_addr a = addr(1, 40000 + (int)id);
+	struct broker_job *o;
 
 	memset(&r, 0, sizeof(r));
 	r.jr_job = id;
-	r.jr_boot = 77;
+	/* Every new job its own job manager; a known one its own again. */
+	r.jr_boot = id == 0 ? ++boots : (o = broker_job_find(br, id)) !=
+	    NULL ? o->bj_boot : 77;
 	r.jr_max = max;
 	r.jr_pri = pri;
 	strlcpy(r.jr_command, "queens 12", sizeof(r.jr_command));
@@ -130,6 +134,26 @@ main(void)
 	    "bob ends his job");
 	ok(broker_job_unregister(&br, 12, "bob", &why) == -1,
 	    "and it is gone");
+	{
+		struct proto_job_reg r;
+		struct msg_addr a = addr(1, 39999);
+		struct broker_job *w;
+
+		memset(&r, 0, sizeof(r));
+		r.jr_boot = 4242;
+		r.jr_pri = 1;
+		w = broker_job_register(&br, &r, "ann", &a, 0.1, &why);
+		ok(w != NULL && broker_job_register(&br, &r, "ann", &a, 0.2,
+		    &why) == w, "a new job registered twice is one job");
+		ok(broker_job_register(&br, &r, "bob", &a, 0.2, &why) != w,
+		    "another user's with the same boot number is not it");
+		is_int(broker_job_withdraw(&br, "ann", &a), 1,
+		    "ann's job manager withdraws its job");
+		is_int(broker_job_withdraw(&br, "ann", &a), 0,
+		    "and nothing is left of it");
+		is_int(broker_job_withdraw(&br, "bob", &a), 1,
+		    "bob's is his to withdraw");
+	}
 	is_int(broker_expire(&br, 2.9), 0, "nothing expires within 3 intervals");
 	is_int(broker_expire(&br, 3.6), 3, "silent nodes and jobs expire");
 	broker_fini(&br);

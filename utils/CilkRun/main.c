@@ -21,12 +21,14 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: CilkRun [-v] [-c file] [-o key=value] [-b broker] "
 	    "[-n max] [-p priority]\n"
-	    "               [--tasks N] [--owner-return policy] [-t seconds] "
-	    "-- program [arg ...]\n"
+	    "               [--tasks N [--retries K]] [--owner-return policy] "
+	    "[-t seconds]\n"
+	    "               -- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
-	    "  --tasks N    end when N instances have exited 0 (failed "
-	    "ones are retried)\n"
+	    "  --tasks N    run tasks 0 to N-1 ($CILKNOW_TASK), each until "
+	    "it exits 0\n"
+	    "  --retries K  give a task up after K failures (default 3)\n"
 	    "  --owner-return vacate|suspend=SECONDS\n"
 	    "               when a node's owner returns: stop the worker "
 	    "(default), or\n"
@@ -42,9 +44,10 @@ usage(int status)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_OWNER_RETURN };
+	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
+		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "owner-return", required_argument, NULL, OPT_OWNER_RETURN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -81,6 +84,10 @@ main(int argc, char *argv[])
 			break;
 		case OPT_TASKS:
 			args[n++] = "-T";
+			args[n++] = optarg;
+			break;
+		case OPT_RETRIES:
+			args[n++] = "-R";
 			args[n++] = optarg;
 			break;
 		case OPT_OWNER_RETURN:
