@@ -497,6 +497,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     s = Session(o)
+    t0 = time.monotonic()
     mode = " (short)" if o.short else ""
     print(f"chaos: {len(seeds)} runs{mode}, seeds {seeds[0]}..{seeds[-1]}, "
           f"cluster of {NODES} nodes on port {o.port}", flush=True)
@@ -517,7 +518,8 @@ def main():
     print("chaos: summary")
     for r in res:
         print(f"  {line(r)}")
-    print(f"chaos: {len(res)} runs, {len(wrong)} wrong answers, "
+    print(f"chaos: {len(res)} runs in {time.monotonic() - t0:.0f} s, "
+          f"{len(wrong)} wrong answers, "
           f"{len(unfinished)} did not finish, {len(behind)} left workers "
           f"behind" + (f", {len(other)} without a cluster" if other else ""))
     if slow:
