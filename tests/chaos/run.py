@@ -386,11 +386,12 @@ class Session:
                 chaos.undo_due()
                 time.sleep(0.05)
             r["secs"] = time.monotonic() - start
-            chaos.undo_due(everything=True)
             if root.poll() is None:
                 r["verdict"] = "did not finish"
                 tl.say(f"chaos: the root did not end within {limit:.0f} s")
                 self.snapshot(tl, cluster)
+            chaos.undo_due(everything=True)
+            if root.poll() is None:
                 for p in descendants(root.pid) + [root.pid]:
                     signal_pid(p, signal.SIGCONT)
                     signal_pid(p, signal.SIGKILL)
