@@ -49,13 +49,13 @@ PROGS	+= $(EXAMPLE_PROGS:%=$(BUILD)/bin/%) $(SERIAL:%=$(BUILD)/tests/%)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/*_test.c))
 UNIT	:= $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
-TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(sort $(filter-out tests/tools/lossy.c,$(wildcard tests/tools/*.c)))
+TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%) $(BUILD)/tests/lossy.so
 
 MAN	:= $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check-deps check check-fresh check-cluster check-valgrind fuzz \
-	bench demo install uninstall clean lint-man conf-gen FORCE deb check-deb
+	chaos bench demo install uninstall clean lint-man conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -130,6 +130,13 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(INTERNAL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The chaos test's lossy network, preloaded into the programs it runs:
+# never sanitized, since AddressSanitizer must come first in a process.
+$(BUILD)/tests/lossy.so: tests/tools/lossy.c | deps
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Werror -O2 -g -fPIC -shared \
+	    -o $@ $< -ldl -lpthread
+
 testprogs: $(UNIT) $(TOOLS)
 
 # The whole suite, built with AddressSanitizer and UBSan, then the unit
@@ -173,6 +180,17 @@ FUZZ_SECONDS ?= 300
 fuzz: check-deps
 	$(MAKE) -j$(JOBS) BUILD=build/fuzz fuzz-build
 	sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
+
+# The runtime on a live cluster under faults (tests/chaos/run.py):
+# CHAOS_RUNS seeded runs, or the one run CHAOS_SEED (CHAOS_SHORT=1: the
+# short programs of make check's 0840-chaos); CHAOS_LOCK: a file to
+# flock around each run.  Logs of failing runs: $(BUILD)/chaos-failed.
+CHAOS_RUNS ?= 50
+chaos: deps all $(BUILD)/tests/lossy.so
+	python3 tests/chaos/run.py --build $(BUILD) --runs $(CHAOS_RUNS) \
+	    $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) \
+	    $(if $(filter 1,$(CHAOS_SHORT)),--short) \
+	    $(if $(CHAOS_LOCK),--lock $(CHAOS_LOCK))
 
 bench: deps all
 	sh tests/bench/run.sh $(BUILD)
