@@ -498,8 +498,10 @@ stdin_line(struct jobmgr *j, const char *line)
 		max = j->j_user_max;
 	if (max == j->j_max)
 		return;
-	log_info("job %u: useful workers %s%u", j->j_job,
-	    max ? "about " : "no limit", max ? max : 0);
+	if (max > 0)
+		log_info("job %u: useful workers about %u", j->j_job, max);
+	else
+		log_info("job %u: useful workers: no limit", j->j_job);
 	j->j_max = max;
 	if (j->j_job != 0 && !j->j_ending)
 		jobmgr_register(j);
