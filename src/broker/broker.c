@@ -140,11 +140,13 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 		j = NULL;	/* same id, another job manager: new id */
 	/*
 	 * A new job the job manager announces again, its first answer
-	 * lost or late: the job it registered already, not another.
+	 * lost or late: the job it registered already, not another.  The
+	 * same job manager: the same user, boot number and address.
 	 */
 	if (r->jr_job == 0)
 		TAILQ_FOREACH(o, &br->br_jobs, bj_entry)
 			if (o->bj_boot == r->jr_boot &&
+			    msg_addr_eq(&o->bj_addr, from) &&
 			    strcmp(o->bj_user, user) == 0) {
 				j = o;
 				break;

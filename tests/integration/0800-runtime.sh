@@ -21,20 +21,6 @@ nodes_at_least() { test "$(nodes_in "$1")" -ge "$2"; }
 nodes_are() { test "$(nodes_in "$1")" -eq "$2"; }
 running() { kill -0 "$1" 2>/dev/null; }
 ended() { ! kill -0 "$1" 2>/dev/null; }
-# This job's workers, by the pids its clearinghouse logged as they
-# joined (never by name: another test's queens may run beside ours).
-workers() {	# workers OUTFILE : those of them still alive
-	sed -n 's/.*worker [0-9]* joined from 127[.0-9]* (pid \([0-9]*\)).*/\1/p' \
-	    "$1" | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done
-}
-answer_is() {	# answer_is FILE WANT DESCRIPTION
-	if [ "$(grep -E '^[0-9]+$' "$1" | tail -1)" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		sed 's/^/#   | /' "$1" | tail -30
-	fi
-}
 wait_for 15 nodes_are idle 4
 ok $? "4 idle nodes"
 
@@ -57,7 +43,7 @@ grep -Eo "[0-9]+ migrated" "$T/q1.out" | awk '{ exit !($1 > 0) }'
 ok $? "work units ran away from where they were created"
 wait_for 15 nodes_are idle 4
 ok $? "the nodes are idle again when the job is over"
-[ -z "$(workers "$T/q1.out")" ]
+[ -z "$(worker_pids "$T/q1.out")" ]
 ok $? "no worker is left behind"
 
 # 2. Two owners come back in the middle: SIGQUIT, hand-back, same answer.
@@ -92,7 +78,7 @@ Q=$LAST_PID
 wait_for 20 grep -q "worker 4 joined" "$T/q3.out"
 ok $? "workers joined"
 sleep 0.5	# let it take some work first
-victim=$(workers "$T/q3.out" | head -1)
+victim=$(worker_pids "$T/q3.out" | head -1)
 [ -n "$victim" ] && kill -KILL "$victim"
 ok $? "SIGKILL to worker $victim"
 wait_for 90 ended $Q

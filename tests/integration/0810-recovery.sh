@@ -20,14 +20,6 @@ cd "$T" || exit 1
 nodes_are() { test "$("$BIN/CilkNodes" -s "$1" | tail -n +2 | wc -l)" -eq "$2"; }
 ended() { ! kill -0 "$1" 2>/dev/null; }
 has_sum() { grep -Eq "sum [1-9][0-9]* so far" "$1"; }
-answer_is() {	# answer_is FILE WANT DESCRIPTION
-	if [ "$(grep -E '^[0-9]+$' "$1" | tail -1)" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		sed 's/^/#   | /' "$1" | tail -30
-	fi
-}
 # crash PID : the root, its clearinghouse and its job manager die at once
 crash() {
 	local ch jm

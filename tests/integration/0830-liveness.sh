@@ -21,14 +21,6 @@ nodes_are() { test "$("$BIN/CilkNodes" -s "$1" | tail -n +2 | wc -l)" -eq "$2"; 
 ended() { ! kill -0 "$1" 2>/dev/null; }
 joined() { test "$(grep -c "joined from 127" "$1")" -ge "$2"; }
 pid_joined_twice() { test "$(grep -c "joined from 127.*(pid $1)" "$T/q1.out")" -ge 2; }
-answer_is() {	# answer_is FILE WANT DESCRIPTION
-	if [ "$(grep -E '^[0-9]+$' "$1" | tail -1)" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		sed 's/^/#   | /' "$1" | tail -30
-	fi
-}
 wait_for 15 nodes_are idle 4
 ok $? "4 idle nodes"
 
@@ -51,8 +43,7 @@ start q1 "$BIN/queens" -d 5000 12
 Q=$LAST_PID
 wait_for 20 joined "$T/q1.out" 3
 ok $? "3 workers joined queens"
-victim=$(sed -n 's/.*worker [0-9]* joined from 127[.0-9]* (pid \([0-9]*\)).*/\1/p' \
-    "$T/q1.out" | head -1)
+victim=$(worker_pids "$T/q1.out" | head -1)
 [ -n "$victim" ] && kill -STOP "$victim"
 ok $? "SIGSTOP to worker pid $victim"
 STOPPED=$victim
@@ -73,8 +64,7 @@ start q2 "$BIN/queens" -d 5000 12
 Q=$LAST_PID
 wait_for 20 joined "$T/q2.out" 3
 ok $? "3 workers joined queens again"
-victim=$(sed -n 's/.*worker [0-9]* joined from 127[.0-9]* (pid \([0-9]*\)).*/\1/p' \
-    "$T/q2.out" | head -1)
+victim=$(worker_pids "$T/q2.out" | head -1)
 [ -n "$victim" ] && kill -KILL "$victim"
 ok $? "SIGKILL to worker pid $victim"
 wait_for 20 grep -q "is gone, its node says; its work is redone" "$T/q2.out"

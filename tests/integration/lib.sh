@@ -102,6 +102,25 @@ wait_for() {
 	return 1
 }
 
+# answer_is FILE WANT DESCRIPTION : a program's last line of digits
+# (its answer) is WANT; otherwise its output's tail is shown.
+answer_is() {
+	if [ "$(grep -E '^[0-9]+$' "$1" | tail -1)" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		sed 's/^/#   | /' "$1" | tail -30
+	fi
+}
+# worker_pids FILE : the live pids of the workers (not the root) a
+# clearinghouse logged in FILE as they joined ("worker N joined from
+# ADDR (pid P); ..."): a test knows its own workers so, never by a name
+# another test shares.
+worker_pids() {
+	sed -n 's/.*worker [0-9]* joined from [^ ]* (pid \([0-9]*\));.*/\1/p' \
+	    "$1" | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done
+}
+
 # skip_all REASON : the whole test cannot run here; counted as a skip.
 skip_all() {
 	echo "ok 1 # SKIP $1"

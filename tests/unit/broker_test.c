@@ -147,6 +147,16 @@ main(void)
 		    &why) == w, "a new job registered twice is one job");
 		ok(broker_job_register(&br, &r, "bob", &a, 0.2, &why) != w,
 		    "another user's with the same boot number is not it");
+		{
+			struct msg_addr b = addr(1, 40000);
+			struct broker_job *o;
+
+			o = broker_job_register(&br, &r, "ann", &b, 0.2, &why);
+			ok(o != NULL && o != w, "nor another job manager's of "
+			    "hers with the same boot number");
+			is_int(broker_job_withdraw(&br, "ann", &b), 1,
+			    "which withdraws its own");
+		}
 		is_int(broker_job_withdraw(&br, "ann", &a), 1,
 		    "ann's job manager withdraws its job");
 		is_int(broker_job_withdraw(&br, "ann", &a), 0,
