@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "bpred.h"
-#include "broker_cookie.h"
 #include "broker.h"
+#include "cookie.h"
 #include "dctx.h"
 #include "jobid.h"
 #include "log.h"
@@ -22,7 +22,7 @@ struct bctx {
 	struct dctx	 b_dc;
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
-	struct broker_cookie b_cookie;	/* for user-scheme lists */
+	struct cookie_key b_cookie;	/* user-scheme lists, predicates */
 	struct jobid	 b_jobid;		/* jobid.c */
 	double		 b_started;
 	uint64_t	 b_pushed_epoch;
@@ -255,18 +255,9 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	 * there came back from.  Daemons and administrators with the
 	 * cluster key are trusted with it as they are with everything.
 	 */
-	if (in->mi_scheme != MSG_SCHEME_CLUSTER && !(l.li_has_cookie &&
-	    broker_cookie_ok(&b->b_cookie, &in->mi_from, now, l.li_cookie))) {
-		struct proto_cookie c;
-
-		broker_cookie_make(&b->b_cookie, &in->mi_from, now,
-		    c.co_cookie);
-		if ((len = proto_cookie_enc(&c, b->b_buf,
-		    sizeof(b->b_buf))) > 0)
-			(void)msg_ep_reply(ep, in, PROTO_H_COOKIE, b->b_buf,
-			    len);
+	if (!cookie_proved(&b->b_cookie, ep, in, now, l.li_has_cookie,
+	    l.li_cookie))
 		return;
-	}
 	broker_recount(&b->b_br, now);
 	if (l.li_what == PROTO_LIST_JOBS) {
 		TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
@@ -357,6 +348,7 @@ check(struct dctx *dc, char *err, size_t errlen)
 		    dir, strerror(errno));
 	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
 		return -1;
+	b->b_pred.bp_cookie = &b->b_cookie;	/* made in main */
 	return jobid_init(&b->b_jobid, dc, err, errlen);
 }
 
@@ -400,7 +392,7 @@ main(int argc, char *argv[])
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	b.b_started = now_mono();
-	broker_cookie_init(&b.b_cookie);
+	cookie_init(&b.b_cookie);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
 	dctx_ready(&b.b_dc);

@@ -296,6 +296,7 @@ main(int argc, char *argv[])
 	n.n_timeout = dctx_seconds(&n.n_dc, "timeout", 3);
 	n.n_quantum = dctx_seconds(&n.n_dc, "quantum", 5);
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
+	cookie_init(&n.n_cookie);
 	node_name(&n);
 	node_privileged_setup(&n, &pu);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == -1 ||
