@@ -368,7 +368,7 @@ main(int argc, char *argv[])
 	struct daemon_args da;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkJobBroker",
-		.ds_keys = MSG_KR_CLUSTER,
+		.ds_keys = MSG_KR_CLUSTER | MSG_KR_USERS,
 		.ds_principal = "broker",
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,

@@ -268,7 +268,7 @@ main(int argc, char *argv[])
 	int pair[2], rc, end = 0;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
-		.ds_keys = MSG_KR_CLUSTER,
+		.ds_keys = MSG_KR_CLUSTER | MSG_KR_USERS,
 		.ds_principal = "node",
 		.ds_default_listen = "0.0.0.0",
 		.ds_default_port = PROTO_NODE_PORT,
