@@ -341,11 +341,15 @@ check(struct dctx *dc, char *err, size_t errlen)
 	struct bctx *b = dc->dc_arg;
 	char dir[PATH_MAX];
 
-	/* User-signed requests need the public keys, read on demand. */
+	/*
+	 * Users' public keys were loaded at start, as root if started so;
+	 * a reload (SIGHUP) reads them again as who we are now.
+	 */
 	if (conf_get_path(dc->dc_conf, "user_keys", dir, sizeof(dir)) == 0 &&
-	    access(dir, X_OK) == -1 && errno != ENOENT)
-		log_warnx("user_keys %s: %s: users' requests will be refused",
-		    dir, strerror(errno));
+	    access(dir, R_OK | X_OK) == -1 && errno != ENOENT)
+		log_warnx("user_keys %s: %s: a reload will find no user's "
+		    "key, and users' requests will be refused", dir,
+		    strerror(errno));
 	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
 		return -1;
 	b->b_pred.bp_cookie = &b->b_cookie;	/* made in main */
