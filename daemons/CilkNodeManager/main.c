@@ -307,10 +307,6 @@ main(int argc, char *argv[])
 		close(pair[1]);
 		msg_ep_free(n.n_dc.dc_ep);
 		n.n_dc.dc_ep = NULL;
-		/* Nor verifies users: the engine loads their keys itself. */
-		sp.ds_keys &= ~MSG_KR_USERS;
-		msg_users_free(n.n_dc.dc_keys->kr_users);
-		n.n_dc.dc_keys->kr_users = NULL;
 		rc = node_parent_run(&n, pair[0], engine);
 		dctx_stop(&n.n_dc);
 		return rc;

@@ -140,8 +140,9 @@ EOC
 }
 
 # reloads_in DIR : how often the daemons of the CilkLocal cluster in DIR
-# have loaded the users' keys (once each at start and at every reload,
-# by the process that verifies).
+# have loaded the users' keys: each once at start; at every reload the
+# broker's engine once, a node manager twice (its root process checks a
+# job's signature again, and its engine).
 reloads_in() {
 	cat "$1/broker.log" "$1"/nodes/*/log 2>/dev/null |
 	    grep -Ec "user_keys .* loaded, [0-9]+ refused"
@@ -151,7 +152,8 @@ reloads_in() {
 # user_keys (daemons load them at start and on SIGHUP), and waits until
 # each has logged its reload.
 reload_local() {
-	_want=$(( $(reloads_in "$1") + $(wc -l <"$1/pids") ))
+	_want=$(( $(reloads_in "$1") +
+	    $(awk '{ n += $1 == "node" ? 2 : 1 } END { print n }' "$1/pids") ))
 	awk '{ print $2 }' "$1/pids" | xargs kill -HUP
 	wait_for 15 reloaded_in "$1" "$_want"
 }
