@@ -1,8 +1,8 @@
 /*
  * msg_codec — one secure active message as bytes: the clear header,
  * sealing under a scheme and opening (validate, then verify, then hand
- * out the payload).  Pure apart from reading users' public keys and
- * cluster.pub again.
+ * out the payload).  Pure apart from reading our own user's public key
+ * and cluster.pub again.
  * The format is documented in cilknow-protocol(7).
  */
 #ifndef CILKNOW_MSG_CODEC_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "msg_keys.h"
+#include "msg_users.h"
 
 #define MSG_MAGIC		0xC1
 #define MSG_VERSION		1
@@ -28,7 +29,6 @@
 #define MSG_PAYLOAD_MAX		65536
 #define MSG_SEALED_MAX		(MSG_HDR_MAX + MSG_PAYLOAD_MAX + MSG_SIG_LEN)
 #define MSG_DGRAM_MAX		1472	/* one Ethernet frame of UDP/IPv4 */
-#define MSG_PUBCACHE_MAX	64	/* users' public keys remembered */
 #define MSG_PUBCACHE_TTL	5.0	/* seconds before a key file is re-read */
 
 enum msg_scheme {
@@ -88,6 +88,14 @@ struct msg_keyring {
 	char			kr_cluster_name[MSG_NAME_MAX + 1];
 	char			kr_users_dir[PATH_MAX];
 	/*
+	 * The users' keys (MSG_KR_USERS, msg_users.h), owned: a daemon
+	 * verifies every user with them and opens no file to do so.
+	 * NULL: a user's process, which verifies only its own user (in
+	 * kr_own, its file read again at most every MSG_PUBCACHE_TTL)
+	 * and "@cluster"; any other name is refused unread.
+	 */
+	struct msg_users	*kr_users;
+	/*
 	 * cluster_pub, read again when "@cluster" signs with a key id
 	 * that no set here holds, at most every MSG_PUBCACHE_TTL: a
 	 * long-lived user process (a job manager) follows a rotation of
@@ -95,7 +103,7 @@ struct msg_keyring {
 	 */
 	char			kr_cluster_pub_path[PATH_MAX];
 	double			kr_cluster_pub_read;	/* now_mono() */
-	struct msg_pubcache_entry kr_cache[MSG_PUBCACHE_MAX];
+	struct msg_pubcache_entry kr_own;
 };
 
 const char	*msg_drop_name(enum msg_drop);
@@ -164,11 +172,16 @@ enum msg_drop	msg_open(struct msg_keyring *, double now_mono,
 		    uint8_t *payload, size_t cap, size_t *plen);
 
 /*
- * Looks up the verification key for (name, key id) under USER; for
- * "@cluster" an unknown id may read kr_cluster_pub_path again.
+ * Looks up the verification key for (name, key id) under USER: in
+ * kr_users when the ring has them, else only our own user's file; for
+ * "@cluster" an unknown id may read kr_cluster_pub_path again.  No
+ * other name ever makes it open a file.
  */
 const struct msg_key *msg_keyring_user_pub(struct msg_keyring *,
 		    double now_mono, const char *name, uint32_t keyid);
+/* Wipes the ring and frees its kr_users. */
 void	msg_keyring_clear(struct msg_keyring *);
+/* Clears dst, then moves src into it, leaving src zeroed. */
+void	msg_keyring_move(struct msg_keyring *dst, struct msg_keyring *src);
 
 #endif

@@ -11,10 +11,14 @@
 #define MSG_KR_CLUSTER_OPT	0x2	/* cluster secret key if readable */
 #define MSG_KR_USER		0x4	/* user secret key required */
 #define MSG_KR_USER_OPT		0x8	/* user secret key if present */
+#define MSG_KR_USERS		0x10	/* every user's public key, in kr_users */
 
 /*
  * Loads cluster_key, cluster_pub (always optional), user_key and the
- * user_keys folder as flags ask; cluster_name is what this process
+ * user_keys folder as flags ask (MSG_KR_USERS: the folder's keys into
+ * memory, msg_users_load, for a daemon that verifies any user; without
+ * it only the path is kept, and only our own user's file is ever read:
+ * msg_keyring_user_pub); cluster_name is what this process
  * claims under the cluster scheme.  An optional key that is missing or
  * unreadable is skipped, but one with unsafe permissions is an error:
  * fail closed.  -1 with the reason in err.

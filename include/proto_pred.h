@@ -24,12 +24,26 @@
  * its words joined by single blanks ("user=ann global add
  * idletime=900"), parsed again by the receiver with pred_cmd_parse().
  * A change must come under the user scheme (signed by the user's key);
- * list and check may come under either scheme.
+ * list and check may come under either scheme.  The cookie, when it
+ * has one, is the one the daemon asked for (PROTO_PRED_ANS_FREE).
  */
 struct proto_pred_req {
 	uint8_t		pq_action;	/* enum pred_action */
 	char		pq_cmd[PROTO_PRED_CMD_MAX];
+	uint8_t		pq_has_cookie;
+	uint8_t		pq_cookie[PROTO_COOKIE_LEN];
 };
+
+/*
+ * Return routability (cookie.h): a daemon answers a user-scheme
+ * request with more than PROTO_PRED_ANS_FREE bytes, and more than the
+ * request's own, only when it echoes the cookie the daemon sent to its
+ * address; a change (add, del) under the user scheme is applied only
+ * then.  Until then the answer is PROTO_H_COOKIE, and the tool asks
+ * again with the cookie.  So a forged source address gets no more than
+ * a small answer: no reflector.
+ */
+#define PROTO_PRED_ANS_FREE	256
 
 /*
  * PRED_ANSWER, broker or node -> tool: the predicates (of the scope

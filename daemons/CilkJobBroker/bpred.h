@@ -12,6 +12,7 @@
 #include <limits.h>
 
 #include "broker.h"
+#include "cookie.h"
 #include "dctx.h"
 #include "pred.h"
 #include "proto_pred.h"
@@ -37,6 +38,7 @@ struct bpred {
 	struct pred_set		*bp_set;
 	char			 bp_path[PATH_MAX];
 	uint64_t		 bp_epoch;
+	const struct cookie_key	*bp_cookie;	/* the broker's */
 	struct bpred_host_list	 bp_hosts;
 	size_t			 bp_nhosts;
 	struct evtimer		*bp_soon;

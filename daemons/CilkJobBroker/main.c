@@ -8,8 +8,8 @@
 
 #include "bkill.h"
 #include "bpred.h"
-#include "broker_cookie.h"
 #include "broker.h"
+#include "cookie.h"
 #include "dctx.h"
 #include "jobid.h"
 #include "log.h"
@@ -24,7 +24,7 @@ struct bctx {
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
 	struct bkill	 b_kill;		/* kill.c */
-	struct broker_cookie b_cookie;	/* for user-scheme lists */
+	struct cookie_key b_cookie;	/* user-scheme lists, predicates */
 	struct jobid	 b_jobid;		/* jobid.c */
 	double		 b_started;
 	uint64_t	 b_pushed_epoch;
@@ -277,18 +277,9 @@ on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	 * there came back from.  Daemons and administrators with the
 	 * cluster key are trusted with it as they are with everything.
 	 */
-	if (in->mi_scheme != MSG_SCHEME_CLUSTER && !(l.li_has_cookie &&
-	    broker_cookie_ok(&b->b_cookie, &in->mi_from, now, l.li_cookie))) {
-		struct proto_cookie c;
-
-		broker_cookie_make(&b->b_cookie, &in->mi_from, now,
-		    c.co_cookie);
-		if ((len = proto_cookie_enc(&c, b->b_buf,
-		    sizeof(b->b_buf))) > 0)
-			(void)msg_ep_reply(ep, in, PROTO_H_COOKIE, b->b_buf,
-			    len);
+	if (!cookie_proved(&b->b_cookie, ep, in, now, l.li_has_cookie,
+	    l.li_cookie))
 		return;
-	}
 	broker_recount(&b->b_br, now);
 	if (l.li_what == PROTO_LIST_JOBS) {
 		TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
@@ -388,13 +379,18 @@ check(struct dctx *dc, char *err, size_t errlen)
 	struct bctx *b = dc->dc_arg;
 	char dir[PATH_MAX];
 
-	/* User-signed requests need the public keys, read on demand. */
+	/*
+	 * Users' public keys were loaded at start, as root if started so;
+	 * a reload (SIGHUP) reads them again as who we are now.
+	 */
 	if (conf_get_path(dc->dc_conf, "user_keys", dir, sizeof(dir)) == 0 &&
-	    access(dir, X_OK) == -1 && errno != ENOENT)
-		log_warnx("user_keys %s: %s: users' requests will be refused",
-		    dir, strerror(errno));
+	    access(dir, R_OK | X_OK) == -1 && errno != ENOENT)
+		log_warnx("user_keys %s: %s: a reload will find no user's "
+		    "key, and users' requests will be refused", dir,
+		    strerror(errno));
 	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
 		return -1;
+	b->b_pred.bp_cookie = &b->b_cookie;	/* made in main */
 	return jobid_init(&b->b_jobid, dc, err, errlen);
 }
 
@@ -414,7 +410,7 @@ main(int argc, char *argv[])
 	struct daemon_args da;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkJobBroker",
-		.ds_keys = MSG_KR_CLUSTER,
+		.ds_keys = MSG_KR_CLUSTER | MSG_KR_USERS,
 		.ds_principal = "broker",
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
@@ -438,7 +434,7 @@ main(int argc, char *argv[])
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	b.b_started = now_mono();
-	broker_cookie_init(&b.b_cookie);
+	cookie_init(&b.b_cookie);
 	bkill_init(&b.b_kill, &b.b_dc, &b.b_br, kill_changed, &b);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);

@@ -264,9 +264,14 @@ push_now(struct evloop *loop, void *arg)
 	push_all(bp);
 }
 
+/*
+ * The predicates of filter's scope, or a cookie instead when they are
+ * more than a user-scheme asker proved it may be sent (PROTO_PRED_ANS_FREE).
+ */
 static void
 answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
-    uint8_t action, const struct pred_scope *filter)
+    const struct proto_pred_req *q, uint8_t action,
+    const struct pred_scope *filter)
 {
 	struct proto_pred_ans a;
 	size_t len;
@@ -280,7 +285,9 @@ answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
 	if ((len = proto_pred_ans_enc(&a, bp->bp_buf,
 	    sizeof(bp->bp_buf))) == 0)
 		proto_reply_error(ep, in, "too many predicates for one answer");
-	else
+	else if ((len <= PROTO_PRED_ANS_FREE || len <= in->mi_len) ||
+	    cookie_proved(bp->bp_cookie, ep, in, now_mono(), q->pq_has_cookie,
+	    q->pq_cookie))
 		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, bp->bp_buf,
 		    len);
 	free(a.pa_text);
@@ -307,7 +314,7 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	}
 	switch (cmd.cm_action) {
 	case PRED_A_LIST:
-		answer(bp, ep, in, PRED_A_LIST, cmd.cm_has_scope ?
+		answer(bp, ep, in, &q, PRED_A_LIST, cmd.cm_has_scope ?
 		    &cmd.cm_pred.pr_scope : NULL);
 		return;
 	case PRED_A_ADD:
@@ -318,6 +325,10 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 		    "node manager");
 		return;
 	}
+	/* Its answer may be large: applied only for a proven address. */
+	if (!cookie_proved(bp->bp_cookie, ep, in, now_mono(),
+	    q.pq_has_cookie, q.pq_cookie))
+		return;
 	/* Only a user's own signature speaks for a user. */
 	user = in->mi_scheme == MSG_SCHEME_USER &&
 	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
@@ -334,7 +345,7 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	}
 	log_info("predicates: %s by %s", q.pq_cmd, user);
 	bp->bp_epoch++;
-	answer(bp, ep, in, cmd.cm_action, &cmd.cm_pred.pr_scope);
+	answer(bp, ep, in, &q, cmd.cm_action, &cmd.cm_pred.pr_scope);
 	push_all(bp);
 }
 

@@ -270,7 +270,7 @@ main(int argc, char *argv[])
 	int pair[2], rc, end = 0;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
-		.ds_keys = MSG_KR_CLUSTER,
+		.ds_keys = MSG_KR_CLUSTER | MSG_KR_USERS,
 		.ds_principal = "node",
 		.ds_default_listen = "0.0.0.0",
 		.ds_default_port = PROTO_NODE_PORT,
@@ -298,6 +298,7 @@ main(int argc, char *argv[])
 	n.n_timeout = dctx_seconds(&n.n_dc, "timeout", 3);
 	n.n_quantum = dctx_seconds(&n.n_dc, "quantum", 5);
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
+	cookie_init(&n.n_cookie);
 	node_name(&n);
 	node_privileged_setup(&n, &pu);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == -1 ||

@@ -7,6 +7,7 @@
 #include <limits.h>
 
 #include "contain.h"
+#include "cookie.h"
 #include "dctx.h"
 #include "loadmodel.h"
 #include "nmpriv.h"
@@ -123,6 +124,7 @@ struct node {
 	struct pred_set	*n_pred_cluster;
 	int		 n_pred_have_cluster;	/* else: the default */
 	struct pred_set	*n_pred_all;	/* both: what the node judges by */
+	struct cookie_key n_cookie;	/* large answers to users: cookie.h */
 	struct pred_user n_cluster[PRED_MEAS_USERS_MAX];
 	size_t		 n_ncluster;
 	double		 n_cluster_at;

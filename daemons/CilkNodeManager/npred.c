@@ -277,10 +277,14 @@ node_on_pred_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	proto_pred_push_free(&p);
 }
 
+/*
+ * set (of filter's scope), or a cookie instead when it is more than a
+ * user-scheme asker proved it may be sent (PROTO_PRED_ANS_FREE).
+ */
 static void
 answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
-    uint8_t action, const struct pred_set *set,
-    const struct pred_scope *filter)
+    const struct proto_pred_req *q, uint8_t action,
+    const struct pred_set *set, const struct pred_scope *filter)
 {
 	static struct proto_pred_ans a;
 	size_t len;
@@ -300,7 +304,9 @@ answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
 	}
 	if ((len = proto_pred_ans_enc(&a, n->n_buf, sizeof(n->n_buf))) == 0)
 		proto_reply_error(ep, in, "too many predicates for one answer");
-	else
+	else if ((len <= PROTO_PRED_ANS_FREE || len <= in->mi_len) ||
+	    cookie_proved(&n->n_cookie, ep, in, now_mono(), q->pq_has_cookie,
+	    q->pq_cookie))
 		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, n->n_buf, len);
 	free(a.pa_text);
 }
@@ -346,10 +352,10 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	switch (cmd.cm_action) {
 	case PRED_A_CHECK:
 		(void)node_sense(n);	/* as of now, not the last poll */
-		answer(n, ep, in, PRED_A_CHECK, n->n_pred_all, NULL);
+		answer(n, ep, in, &q, PRED_A_CHECK, n->n_pred_all, NULL);
 		return;
 	case PRED_A_LIST:
-		answer(n, ep, in, PRED_A_LIST, n->n_pred_node,
+		answer(n, ep, in, &q, PRED_A_LIST, n->n_pred_node,
 		    cmd.cm_has_scope ? sc : NULL);
 		return;
 	default:
@@ -360,6 +366,10 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    "node managers; the broker keeps the others");
 		return;
 	}
+	/* Its answer may be large: applied only for a proven address. */
+	if (!cookie_proved(&n->n_cookie, ep, in, now_mono(), q.pq_has_cookie,
+	    q.pq_cookie))
+		return;
 	user = in->mi_scheme == MSG_SCHEME_USER &&
 	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
 	if (pred_auth_check(sc, user, conf_get(n->n_dc.dc_conf, "admins"),
@@ -373,6 +383,6 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	}
 	log_info("predicates: %s by %s", q.pq_cmd, user);
-	answer(n, ep, in, cmd.cm_action, n->n_pred_node, sc);
+	answer(n, ep, in, &q, cmd.cm_action, n->n_pred_node, sc);
 	node_idle_update(n);
 }

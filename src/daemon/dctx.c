@@ -220,9 +220,7 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 
 	if (pub_mismatch(dc, cf, kr, msg, sizeof(msg)) == -1)
 		log_warnx("reload: %s", msg);
-	msg_keyring_clear(dc->dc_keys);
-	memcpy(dc->dc_keys, kr, sizeof(*kr));
-	msg_keyring_clear(kr);
+	msg_keyring_move(dc->dc_keys, kr);
 	free(kr);
 	/* The first one is what we started with: restart_changes' base. */
 	if (dc->dc_started == NULL)

@@ -371,10 +371,9 @@ const struct msg_key *
 msg_keyring_user_pub(struct msg_keyring *kr, double now,
     const char *name, uint32_t keyid)
 {
-	struct msg_pubcache_entry *e, *victim = NULL;
+	struct msg_pubcache_entry *e = &kr->kr_own;
 	char path[PATH_MAX + MSG_NAME_MAX + 8], err[256];
 	const struct msg_key *k;
-	int i;
 
 	if (strcmp(name, MSG_CLUSTER_NAME) == 0) {
 		if ((k = keyset_find(&kr->kr_cluster_pub, keyid)) != NULL ||
@@ -382,23 +381,18 @@ msg_keyring_user_pub(struct msg_keyring *kr, double now,
 			return k;
 		return cluster_pub_again(kr, now, keyid);
 	}
-	if (!msg_user_name_ok(name) || kr->kr_users_dir[0] == '\0')
+	if (!msg_user_name_ok(name))
 		return NULL;
-	for (i = 0; i < MSG_PUBCACHE_MAX; i++) {
-		e = &kr->kr_cache[i];
-		if (strcmp(e->pc_name, name) == 0) {
-			if (now - e->pc_loaded < MSG_PUBCACHE_TTL)
-				return e->pc_ok ?
-				    keyset_find(&e->pc_keys, keyid) : NULL;
-			victim = e;
-			break;
-		}
-		/* Empty entries have pc_loaded 0 and go first. */
-		if (victim == NULL || e->pc_loaded < victim->pc_loaded)
-			victim = e;
-	}
+	if (kr->kr_users != NULL)
+		return msg_users_find(kr->kr_users, name, keyid);
+	/* A user's process: its own user only, whom no datagram chooses. */
+	if (kr->kr_users_dir[0] == '\0' || kr->kr_user.ks_n == 0 ||
+	    strcmp(name, kr->kr_user.ks_key[0].k_name) != 0)
+		return NULL;
+	if (strcmp(e->pc_name, name) == 0 && now - e->pc_loaded <
+	    MSG_PUBCACHE_TTL)
+		return e->pc_ok ? keyset_find(&e->pc_keys, keyid) : NULL;
 	/* Read the file; a missing one is remembered as missing too. */
-	e = victim;
 	memset(e, 0, sizeof(*e));
 	strlcpy(e->pc_name, name, sizeof(e->pc_name));
 	e->pc_loaded = now;
@@ -524,5 +518,14 @@ msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
 void
 msg_keyring_clear(struct msg_keyring *kr)
 {
+	msg_users_free(kr->kr_users);
 	sodium_memzero(kr, sizeof(*kr));
+}
+
+void
+msg_keyring_move(struct msg_keyring *dst, struct msg_keyring *src)
+{
+	msg_keyring_clear(dst);
+	memcpy(dst, src, sizeof(*dst));
+	sodium_memzero(src, sizeof(*src));	/* kr_users is dst's now */
 }

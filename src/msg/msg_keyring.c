@@ -75,6 +75,13 @@ msg_keyring_load_with(struct msg_keyring *kr, const struct conf *cf,
 	    load_one(&kr->kr_user, cf, "user_key", MSG_KEY_USER,
 	    (flags & MSG_KR_USER) != 0, loader, arg, err, errlen) == -1)
 		goto fail;
+	/* Public: read here, by whoever verifies, not through loader. */
+	if ((flags & MSG_KR_USERS) &&
+	    (kr->kr_users = msg_users_load(kr->kr_users_dir)) == NULL) {
+		snprintf(err, errlen, "user_keys %s: out of memory",
+		    kr->kr_users_dir);
+		goto fail;
+	}
 	return 0;
  fail:
 	msg_keyring_clear(kr);

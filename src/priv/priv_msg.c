@@ -301,9 +301,12 @@ priv_keys_enc(const struct conf *cf, unsigned flags, const char *principal,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	/* Every check msg_keyring_load makes, before anything is sent. */
-	if (msg_keyring_load_with(kr, cf, flags, principal, capture, kfs,
-	    err, errlen) == -1)
+	/*
+	 * Every check msg_keyring_load makes, before anything is sent.
+	 * The users' public keys the child reads itself (MSG_KR_USERS).
+	 */
+	if (msg_keyring_load_with(kr, cf, flags & ~MSG_KR_USERS, principal,
+	    capture, kfs, err, errlen) == -1)
 		goto out;
 	while (conf_key_name(n) != NULL)
 		n++;
@@ -486,7 +489,9 @@ priv_recv_keys(const uint8_t *payload, size_t len, unsigned flags,
 		goto out;
 	*cfp = cf;
 	cf = NULL;
+	/* kr is the caller's to fill: whatever was in it is not ours. */
 	memcpy(kr, nkr, sizeof(*kr));
+	sodium_memzero(nkr, sizeof(*nkr));	/* kr_users is kr's now */
 	rc = 0;
  out:
 	conf_free(cf);

@@ -156,6 +156,9 @@ proto_pred_req_enc(const struct proto_pred_req *m, uint8_t *buf, size_t cap)
 	wire_w_init(&w, buf, cap);
 	wire_put_u8(&w, m->pq_action);
 	wire_put_str(&w, m->pq_cmd);
+	wire_put_u8(&w, m->pq_has_cookie ? 1 : 0);
+	if (m->pq_has_cookie)
+		wire_put_bytes(&w, m->pq_cookie, PROTO_COOKIE_LEN);
 	return finish(&w);
 }
 
@@ -169,6 +172,9 @@ proto_pred_req_dec(struct proto_pred_req *m, const uint8_t *buf, size_t len)
 	if (wire_get_u8(&r, &m->pq_action) == -1 ||
 	    m->pq_action == PRED_A_UNDEF || m->pq_action >= PRED_A_MAX ||
 	    wire_get_str(&r, m->pq_cmd, sizeof(m->pq_cmd)) == -1 ||
+	    wire_get_u8(&r, &m->pq_has_cookie) == -1 ||
+	    m->pq_has_cookie > 1 || (m->pq_has_cookie &&
+	    wire_get_bytes(&r, m->pq_cookie, PROTO_COOKIE_LEN) == -1) ||
 	    wire_get_end(&r) == -1)
 		return -1;
 	return 0;

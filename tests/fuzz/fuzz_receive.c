@@ -226,6 +226,9 @@ fz_setup(void)
 	kr->kr_user.ks_n = 1;
 	strlcpy(kr->kr_cluster_name, "node-a", sizeof(kr->kr_cluster_name));
 	strlcpy(kr->kr_users_dir, users_dir, sizeof(kr->kr_users_dir));
+	/* As a daemon holds them (MSG_KR_USERS): no file per input. */
+	if ((kr->kr_users = msg_users_load(users_dir)) == NULL)
+		abort();
 	/* Senders: one that signs user messages as @cluster, one with prev. */
 	kr_at_cluster->kr_cluster.ks_key[0] = cluster;
 	kr_at_cluster->kr_cluster.ks_n = 1;

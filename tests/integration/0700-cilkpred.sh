@@ -101,8 +101,8 @@ ok $? "and that node stays idle"
 
 # An ordinary user (ann's key) may change only ann's predicates.
 "$BIN/CilkKey" generate-user -u ann "$T/ann.id" >/dev/null 2>&1 &&
-"$BIN/CilkKey" public "$T/ann.id" >"$D/users/ann.pub"
-ok $? "a key for ann, installed"
+"$BIN/CilkKey" public "$T/ann.id" >"$D/users/ann.pub" && reload_local "$D"
+ok $? "a key for ann, installed, the daemons reloaded"
 A="-o user_key=$T/ann.id"
 "$P" $A always add users=3 >"$T/ann1.out" 2>&1
 exit_is $? 1 "ann may not change always predicates"

@@ -44,6 +44,8 @@ for u in $ALICE $BOB; do
 	"$BIN/CilkKey" public "$T/$u.id" >"$D/users/$u.pub"
 done
 chmod 644 "$D/users/"*.pub
+reload_local "$D"
+ok $? "their keys installed, the daemons reloaded"
 mkdir "$T/work" && chmod 777 "$T/work"
 cd "$T/work" || exit 1
 # The launch pad of the worker whose "ready pid=N" line is in FILE.

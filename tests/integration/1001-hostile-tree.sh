@@ -30,7 +30,9 @@ contains "$LOG" "contained as process trees, which is weaker than cgroups: cgrou
 ok $? "once"
 
 "$BIN/CilkKey" generate-user -u nobody "$T/nobody.id" >/dev/null &&
-    "$BIN/CilkKey" public "$T/nobody.id" >"$D/users/nobody.pub"
+    "$BIN/CilkKey" public "$T/nobody.id" >"$D/users/nobody.pub" &&
+    reload_local "$D"
+ok $? "nobody's key installed, the daemons reloaded"
 mkdir "$T/work" && chmod 777 "$T/work" && cd "$T/work" || exit 1
 export HOSTILE_PIDFILE=$T/work/escape.pid HOSTILE_ALARM=120
 start esc "$BIN/CilkRun" -o user_key="$T/nobody.id" -- "$HOSTILE" escape

@@ -61,7 +61,8 @@ ok $? "the other node is its owner's"
 ALICE=daemon
 "$BIN/CilkKey" generate-user -u $ALICE "$T/$ALICE.id" >/dev/null &&
     "$BIN/CilkKey" public "$T/$ALICE.id" >"$D/users/$ALICE.pub" &&
-    chmod 644 "$D/users/$ALICE.pub"
+    chmod 644 "$D/users/$ALICE.pub" && reload_local "$D"
+ok $? "$ALICE's key installed, the daemons reloaded"
 mkdir "$T/work" && chmod 777 "$T/work"
 cd "$T/work" || exit 1
 as_alice() {	# as_alice NAME CMD... : a job of ALICE's, in the background
@@ -254,7 +255,8 @@ grep -q "^allow_suspend = no" "$D2/cilknow.conf"
 ok $? "its nodes are configured allow_suspend = no"
 echo idletime=0 >"$D2/nodes/127.0.0.3/sensors"
 "$BIN/CilkKey" public "$T/$ALICE.id" >"$D2/users/$ALICE.pub" &&
-    chmod 644 "$D2/users/$ALICE.pub"
+    chmod 644 "$D2/users/$ALICE.pub" && reload_local "$D2"
+ok $? "$ALICE's key installed there, the daemons reloaded"
 wait_for 15 node_is idle &&
     wait_for 15 sh -c "'$BIN/CilkNodes' | grep -Eq '127\.0\.0\.3 +busy '"
 ok $? "its node 127.0.0.2 is lent, 127.0.0.3 its owner's"

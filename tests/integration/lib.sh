@@ -157,3 +157,23 @@ timeout = 1
 EOC
 	chmod 644 "$d/cilknow.conf"
 }
+
+# reloads_in DIR : how often the daemons of the CilkLocal cluster in DIR
+# have loaded the users' keys: each once at start; at every reload the
+# broker's engine once, a node manager twice (its root process checks a
+# job's signature again, and its engine).
+reloads_in() {
+	cat "$1/broker.log" "$1"/nodes/*/log 2>/dev/null |
+	    grep -Ec "user_keys .* loaded, [0-9]+ refused"
+}
+# reload_local DIR : SIGHUP to every daemon of the CilkLocal cluster in
+# DIR, as an administrator reloads once a user's public key is in
+# user_keys (daemons load them at start and on SIGHUP), and waits until
+# each has logged its reload.
+reload_local() {
+	_want=$(( $(reloads_in "$1") +
+	    $(awk '{ n += $1 == "node" ? 2 : 1 } END { print n }' "$1/pids") ))
+	awk '{ print $2 }' "$1/pids" | xargs kill -HUP
+	wait_for 15 reloaded_in "$1" "$_want"
+}
+reloaded_in() { [ "$(reloads_in "$1")" -ge "$2" ]; }	# DIR N

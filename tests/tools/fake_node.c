@@ -8,6 +8,8 @@
  *	    job PRI MAX AGE COMMAND
  *	fake_node [-c file] [-o k=v] [-b broker] [-a addr] [-W wait]
  *	    list jobs|nodes
+ *	fake_node [-c file] [-o k=v] [-b daemon] [-a addr] [-W wait]
+ *	    pred WORD...
  *
  * A node registers under the cluster scheme, a job under the user
  * scheme (the user_key's user).  LOAD is the 1-minute load (0.25), AGE
@@ -15,7 +17,10 @@
  * exits 0 on its ACK, 1 on an ERROR, 2 on bad arguments, 3 when no
  * answer came within the wait (default: the timeout key).  list sends
  * one user-scheme list request and prints "request N answer cookie|list
- * M" (payload bytes) for the first answer: a forger's view.
+ * M" (payload bytes) for the first answer: a forger's view.  pred
+ * does the same with one user-scheme PRED_REQ (the words of a CilkPred
+ * command, "node=h check") to the broker or a node manager (-b), and
+ * prints "request N answer cookie|pred M".
  */
 #include <err.h>
 #include <getopt.h>
@@ -30,6 +35,7 @@
 #include "mono.h"
 #include "msg_keyring.h"
 #include "proto.h"
+#include "proto_pred.h"
 
 struct fake {
 	struct evloop		*f_loop;
@@ -38,7 +44,7 @@ struct fake {
 	enum msg_scheme		 f_scheme;
 	uint16_t		 f_handler;	/* what we send */
 	uint16_t		 f_ack;		/* what answers it */
-	uint8_t			 f_buf[1024];
+	uint8_t			 f_buf[PROTO_PRED_CMD_MAX + 64];
 	size_t			 f_len;
 	int			 f_rc;		/* -1 while waiting */
 	uint32_t		 f_id;
@@ -56,7 +62,10 @@ usage(void)
 	    "           job PRI MAX AGE COMMAND\n"
 	    "       fake_node [-c file] [-o key=value] [-b broker] [-a addr] "
 	    "[-W wait]\n"
-	    "           list jobs|nodes\n");
+	    "           list jobs|nodes\n"
+	    "       fake_node [-c file] [-o key=value] [-b daemon] [-a addr] "
+	    "[-W wait]\n"
+	    "           pred WORD...\n");
 	exit(CLI_EXIT_USAGE);
 }
 
@@ -114,7 +123,8 @@ on_answer(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!msg_addr_eq(&in->mi_from, &f->f_broker) || f->f_ack != 0)
 		return;
 	printf("request %zu answer %s %zu\n", f->f_len,
-	    in->mi_hdr->mh_handler == PROTO_H_COOKIE ? "cookie" : "list",
+	    in->mi_hdr->mh_handler == PROTO_H_COOKIE ? "cookie" :
+	    in->mi_hdr->mh_handler == PROTO_H_PRED_ANSWER ? "pred" : "list",
 	    in->mi_len);
 	f->f_rc = 2;
 	evloop_break(f->f_loop);
@@ -127,6 +137,7 @@ static const struct msg_handler table[PROTO_H_MAX] = {
 	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEMES_ALL, on_answer },
 	[PROTO_H_JOBS] = { "jobs", MSG_SCHEMES_ALL, on_answer },
 	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_answer },
+	[PROTO_H_PRED_ANSWER] = { "pred-answer", MSG_SCHEMES_ALL, on_answer },
 };
 
 static void
@@ -222,6 +233,29 @@ build_list(struct fake *f, int argc, char **argv)
 	f->f_len = proto_list_enc(&l, f->f_buf, sizeof(f->f_buf));
 }
 
+/* One predicate request, never answering a cookie: what a forger gets. */
+static void
+build_pred(struct fake *f, int argc, char **argv)
+{
+	static struct proto_pred_req q;
+	struct pred_cmd cmd;
+	char why[256];
+
+	memset(&q, 0, sizeof(q));
+	if (pred_cmd_parse(argc - 1, argv + 1, &cmd, why, sizeof(why)) == -1) {
+		warnx("%s", why);
+		usage();
+	}
+	q.pq_action = (uint8_t)cmd.cm_action;
+	if (proto_pred_join(argc - 1, argv + 1, q.pq_cmd,
+	    sizeof(q.pq_cmd)) == -1)
+		usage();
+	f->f_scheme = MSG_SCHEME_USER;
+	f->f_handler = PROTO_H_PRED_REQ;
+	f->f_ack = 0;
+	f->f_len = proto_pred_req_enc(&q, f->f_buf, sizeof(f->f_buf));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -273,6 +307,8 @@ main(int argc, char *argv[])
 		build_job(&f, argc, argv);
 	else if (strcmp(argv[0], "list") == 0)
 		build_list(&f, argc, argv);
+	else if (strcmp(argv[0], "pred") == 0)
+		build_pred(&f, argc, argv);
 	else
 		usage();
 	if (f.f_len == 0)

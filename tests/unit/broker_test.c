@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "broker.h"
-#include "broker_cookie.h"
+#include "cookie.h"
 #include "tap.h"
 
 static struct msg_addr
@@ -266,24 +266,24 @@ main(void)
 
 	/* Cookies: this address, this period or the one before. */
 	{
-		struct broker_cookie bc, other;
+		struct cookie_key bc, other;
 		struct msg_addr a = addr(3, 40000), b = addr(3, 40001);
 		uint8_t c[PROTO_COOKIE_LEN];
 
-		broker_cookie_init(&bc);
-		broker_cookie_init(&other);
-		broker_cookie_make(&bc, &a, 600.0, c);
-		ok(broker_cookie_ok(&bc, &a, 600.5, c), "a cookie is good");
-		ok(broker_cookie_ok(&bc, &a, 600.0 + BROKER_COOKIE_PERIOD, c),
+		cookie_init(&bc);
+		cookie_init(&other);
+		cookie_make(&bc, &a, 600.0, c);
+		ok(cookie_ok(&bc, &a, 600.5, c), "a cookie is good");
+		ok(cookie_ok(&bc, &a, 600.0 + COOKIE_PERIOD, c),
 		    "and in the next period");
-		ok(!broker_cookie_ok(&bc, &a, 600.0 +
-		    2 * BROKER_COOKIE_PERIOD, c), "not two periods later");
-		ok(!broker_cookie_ok(&bc, &b, 600.5, c),
+		ok(!cookie_ok(&bc, &a, 600.0 +
+		    2 * COOKIE_PERIOD, c), "not two periods later");
+		ok(!cookie_ok(&bc, &b, 600.5, c),
 		    "not for another port");
-		ok(!broker_cookie_ok(&other, &a, 600.5, c),
+		ok(!cookie_ok(&other, &a, 600.5, c),
 		    "not under another broker's key");
 		c[0] ^= 1;
-		ok(!broker_cookie_ok(&bc, &a, 600.5, c), "not changed");
+		ok(!cookie_ok(&bc, &a, 600.5, c), "not changed");
 	}
 	return tap_done();
 }

@@ -9,8 +9,10 @@
  */
 #include "msg_codec.h"
 
+#include <sys/stat.h>
 #include <arpa/inet.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -39,6 +41,11 @@
 
 static char		 tmpdir[] = "/tmp/cilknow-codec.XXXXXX";
 static struct msg_key	 cluster_key, alice_key, bob_key;
+/*
+ * The users' keys of tmpdir, as a daemon holds them; every ring kr_new
+ * makes shares them (rings are freed with free(), which leaves them).
+ */
+static struct msg_users	*users;
 static struct msg_addr	 dst;
 static uint8_t		 sealed[MSG_SEALED_MAX + 64];
 static uint8_t		 work[MSG_SEALED_MAX + 64];
@@ -63,6 +70,8 @@ static void	test_trailing_oversize(void);
 static void	test_wrong_keys(void);
 static void	test_bad_scheme(void);
 static void	test_users(void);
+static void	test_users_in_memory(void);
+static void	test_own_user_only(void);
 static void	test_rotation(void);
 static void	test_seal_keyid(void);
 static void	test_cluster_pub_again(void);
@@ -90,6 +99,7 @@ kr_new(const struct msg_key *cl, const struct msg_key *user)
 		kr->kr_user.ks_n = 1;
 	}
 	strlcpy(kr->kr_users_dir, tmpdir, sizeof(kr->kr_users_dir));
+	kr->kr_users = users;
 	return kr;
 }
 
@@ -646,6 +656,174 @@ test_users(void)
 	free(rcv);
 }
 
+/* Writes dir/FILE holding the public half of k, without fsync. */
+static void
+put_pub(const char *dir, const char *file, const struct msg_key *k)
+{
+	struct msg_keyset ks;
+	char path[PATH_MAX], text[1024];
+	FILE *fp;
+
+	memset(&ks, 0, sizeof(ks));
+	msg_key_public(k, &ks.ks_key[0]);
+	ks.ks_n = 1;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (msg_keyset_format(&ks, text, sizeof(text)) == -1 ||
+	    (fp = fopen(path, "w")) == NULL) {
+		printf("Bail out! %s\n", path);
+		exit(1);
+	}
+	fputs(text, fp);
+	if (fclose(fp) == EOF) {
+		printf("Bail out! %s\n", path);
+		exit(1);
+	}
+}
+
+/* Removes every file of dir, then dir. */
+static void
+rm_dir(const char *dir)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			(void)unlink(path);
+		}
+	closedir(d);
+	if (rmdir(dir) == -1)
+		printf("# %s: %s\n", dir, strerror(errno));
+}
+
+/*
+ * A daemon (MSG_KR_USERS) holds the users' keys it loaded and opens no
+ * file for a datagram: the folder removed after the load, alice still
+ * verifies; a key file put there afterwards is not read for a name
+ * claimed in a datagram, only by the next load (SIGHUP).  Bounded.
+ */
+static void
+test_users_in_memory(void)
+{
+	char dir[sizeof("/dev/shm/cilknow-users.XXXXXX")], file[64], err[256];
+	struct msg_keyring *rcv, *snd;
+	struct msg_key carol, k;
+	struct conf *cf;
+	size_t len;
+	int i;
+
+	if (mkdtemp(strcpy(dir, "/tmp/cilknow-users.XXXXXX")) == NULL ||
+	    (cf = conf_new()) == NULL ||
+	    conf_set(cf, "user_keys", dir, err, sizeof(err)) == -1 ||
+	    (rcv = calloc(1, sizeof(*rcv))) == NULL) {
+		printf("Bail out! setup\n");
+		exit(1);
+	}
+	put_pub(dir, "alice.pub", &alice_key);
+	put_pub(dir, "Alice.pub", &alice_key);		/* not a user name */
+	put_pub(dir, "mallory.pub", &alice_key);	/* not mallory's */
+	ok(msg_keyring_load(rcv, cf, MSG_KR_USERS, NULL, err,
+	    sizeof(err)) == 0 && rcv->kr_users != NULL &&
+	    msg_users_count(rcv->kr_users) == 1,
+	    "MSG_KR_USERS loads alice's key, refuses Alice.pub and a "
+	    "mallory.pub holding alice's");
+	rm_dir(dir);
+	ok(access(dir, F_OK) == -1, "the folder is gone");
+	snd = kr_new(&cluster_key, &alice_key);
+	seal_ok(snd, MSG_SCHEME_USER, 42, 4, &len);
+	is_int(open_buf(rcv, sealed, len, NULL, NULL), MSG_DROP_NONE,
+	    "alice still verifies: from memory");
+	free(snd);
+
+	/* Carol's key appears after the load: not read for a datagram. */
+	if (mkdir(dir, 0755) == -1 ||
+	    msg_key_generate(&carol, MSG_KEY_USER, "carol") == -1) {
+		printf("Bail out! carol\n");
+		exit(1);
+	}
+	put_pub(dir, "carol.pub", &carol);
+	snd = kr_new(&cluster_key, &carol);
+	seal_ok(snd, MSG_SCHEME_USER, 42, 4, &len);
+	is_int(open_buf(rcv, sealed, len, NULL, NULL), MSG_DROP_UNKNOWN_KEY,
+	    "carol, whose file came after the load: unknown, the file "
+	    "unread");
+	ok(msg_keyring_user_pub(rcv, now_mono() + 3600, "carol",
+	    carol.k_id) == NULL, "nor read later");
+	/* A reload (what SIGHUP does) takes her. */
+	msg_keyring_clear(rcv);
+	ok(msg_keyring_load(rcv, cf, MSG_KR_USERS, NULL, err,
+	    sizeof(err)) == 0 && msg_users_count(rcv->kr_users) == 1,
+	    "loaded again: carol's key");
+	is_int(open_buf(rcv, sealed, len, NULL, NULL), MSG_DROP_NONE,
+	    "and now carol verifies");
+	free(snd);
+
+	/* At most MSG_USERS_MAX users; the rest not even opened. */
+	rm_dir(dir);
+	/* 4,000 files: in memory where we can (/tmp may be slow to create). */
+	if (mkdtemp(strcpy(dir, "/dev/shm/cilknow-users.XXXXXX")) == NULL &&
+	    mkdtemp(strcpy(dir, "/tmp/cilknow-users.XXXXXX")) == NULL) {
+		printf("Bail out! mkdtemp\n");
+		exit(1);
+	}
+	if (conf_set(cf, "user_keys", dir, err, sizeof(err)) == -1) {
+		printf("Bail out! %s\n", err);
+		exit(1);
+	}
+	for (i = 0; i < MSG_USERS_MAX + 10; i++) {
+		snprintf(file, sizeof(file), "u%05d.pub", i);
+		k = carol;
+		snprintf(k.k_name, sizeof(k.k_name), "u%05d", i);
+		put_pub(dir, file, &k);
+	}
+	msg_keyring_clear(rcv);
+	ok(msg_keyring_load(rcv, cf, MSG_KR_USERS, NULL, err,
+	    sizeof(err)) == 0 &&
+	    msg_users_count(rcv->kr_users) == MSG_USERS_MAX,
+	    "%d key files: %d loaded", MSG_USERS_MAX + 10, MSG_USERS_MAX);
+	msg_keyring_clear(rcv);
+	free(rcv);
+	conf_free(cf);
+	rm_dir(dir);
+}
+
+/*
+ * A user's process (no MSG_KR_USERS) verifies its own user and
+ * "@cluster" only: another user's key file is never opened, whatever
+ * name a datagram claims.
+ */
+static void
+test_own_user_only(void)
+{
+	struct msg_keyring *rcv, *snd;
+	size_t len;
+
+	rcv = kr_new(NULL, &alice_key);
+	rcv->kr_users = NULL;
+	snd = kr_new(&cluster_key, &alice_key);
+	seal_ok(snd, MSG_SCHEME_USER, 42, 4, &len);
+	is_int(open_buf(rcv, sealed, len, NULL, NULL), MSG_DROP_NONE,
+	    "a user's process verifies its own user (alice.pub)");
+	free(snd);
+	snd = kr_new(&cluster_key, &bob_key);
+	seal_ok(snd, MSG_SCHEME_USER, 42, 4, &len);
+	is_int(open_buf(rcv, sealed, len, NULL, NULL), MSG_DROP_UNKNOWN_KEY,
+	    "but not bob, though bob.pub is there: not opened");
+	free(snd);
+	snd = kr_new(&cluster_key, NULL);
+	seal_ok(snd, MSG_SCHEME_USER, 42, 4, &len);
+	rcv->kr_cluster_pub.ks_key[0] = cluster_key;
+	rcv->kr_cluster_pub.ks_n = 1;
+	is_int(open_buf(rcv, sealed, len, NULL, NULL), MSG_DROP_NONE,
+	    "and @cluster");
+	free(snd);
+	free(rcv);
+}
+
 static void
 test_rotation(void)
 {
@@ -693,6 +871,10 @@ test_rotation(void)
 		if (msg_key_generate(&dave_old, MSG_KEY_USER, "dave") == -1)
 			ok(0, "generate");
 		write_pub(&dave_new, &dave_old);
+		/* A daemon sees a new file only when it loads again. */
+		msg_users_free(users);
+		users = msg_users_load(tmpdir);
+		both->kr_users = users;
 		s1 = kr_new(NULL, &dave_old);
 		s2 = kr_new(NULL, &dave_new);
 		seal_ok(s1, MSG_SCHEME_USER, 7, 10, &len);
@@ -1097,6 +1279,10 @@ main(void)
 	}
 	write_pub(&alice_key, NULL);
 	write_pub(&bob_key, NULL);
+	if ((users = msg_users_load(tmpdir)) == NULL) {
+		printf("Bail out! msg_users_load\n");
+		return 1;
+	}
 	if (msg_addr_parse(&dst, "127.0.0.1:7410", 1) == -1) {
 		printf("Bail out! msg_addr_parse\n");
 		return 1;
@@ -1110,6 +1296,8 @@ main(void)
 	test_wrong_keys();
 	test_bad_scheme();
 	test_users();
+	test_users_in_memory();
+	test_own_user_only();
 	test_rotation();
 	test_seal_keyid();
 	test_cluster_pub_again();
@@ -1127,6 +1315,7 @@ main(void)
 	snprintf(path, sizeof(path), "%s/cluster.pub", tmpdir);
 	unlink(path);
 	ok(rmdir(tmpdir) == 0, "temporary users folder removed");
+	msg_users_free(users);
 	sodium_memzero(&cluster_key, sizeof(cluster_key));
 	return tap_done();
 }

@@ -37,6 +37,26 @@ test_req(void)
 	    "split gives the words back");
 	ok(proto_pred_split(r.pq_cmd, words, sizeof(words), out, 3, &n) ==
 	    -1, "split refuses more words than room");
+	ok(buf[len - 1] == 0 && !r.pq_has_cookie,
+	    "without a cookie: a flag of 0 ends it");
+	ok(proto_pred_req_dec(&r, buf, len - 1) == -1,
+	    "a request without the cookie flag is refused");
+	buf[len - 1] = 2;
+	ok(proto_pred_req_dec(&r, buf, len) == -1, "a cookie flag of 2 refused");
+	buf[len - 1] = 1;
+	ok(proto_pred_req_dec(&r, buf, len) == -1,
+	    "a cookie flag of 1 without the cookie refused");
+	q.pq_has_cookie = 1;
+	memset(q.pq_cookie, 0xc5, sizeof(q.pq_cookie));
+	q.pq_cookie[0] = 0x01;
+	len = proto_pred_req_enc(&q, buf, sizeof(buf));
+	ok(len > 0 && proto_pred_req_dec(&r, buf, len) == 0 &&
+	    r.pq_has_cookie && memcmp(r.pq_cookie, q.pq_cookie,
+	    PROTO_COOKIE_LEN) == 0 && strcmp(r.pq_cmd, q.pq_cmd) == 0,
+	    "PRED_REQ with a cookie round trip");
+	robust("PRED_REQ with a cookie", rt_proto_pred_req, buf, len);
+	ok(proto_pred_req_dec(&r, buf, len - 1) == -1,
+	    "a cookie one byte short refused");
 	buf[0] = PRED_A_MAX;
 	ok(proto_pred_req_dec(&r, buf, len) == -1, "unknown action refused");
 	buf[0] = PRED_A_UNDEF;

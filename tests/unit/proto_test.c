@@ -365,6 +365,9 @@ main(void)
 	ok(msg_keyset_save(&ks, path, 0, why, sizeof(why)) == 0,
 	    "ann's public key installed");
 	strlcpy(kr.kr_users_dir, dir, sizeof(kr.kr_users_dir));
+	/* As a node manager holds them: loaded, looked up in memory. */
+	ok((kr.kr_users = msg_users_load(dir)) != NULL &&
+	    msg_users_count(kr.kr_users) == 1, "ann's key loaded");
 	n = proto_desc_sign(&d, &ann, buf, sizeof(buf));
 	ok(n > 0 && proto_desc_open(&d2, &kr, 1, buf, n, why,
 	    sizeof(why)) == 0 && strcmp(d2.de_argv[0], "queens") == 0,
@@ -400,6 +403,7 @@ main(void)
 	n = proto_desc_sign(&d, &bob, buf, sizeof(buf));
 	ok(proto_desc_open(&d2, &kr, 1, buf, n, why, sizeof(why)) == -1,
 	    "a user without an installed public key is refused");
+	msg_users_free(kr.kr_users);
 	unlink(path);
 	rmdir(dir);
 	return tap_done();

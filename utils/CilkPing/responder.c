@@ -111,7 +111,7 @@ ping_listen(const struct ping_opts *o, struct conf *cf)
 		if ((kr = calloc(1, sizeof(*kr))) == NULL)
 			err(CLI_EXIT_FAILURE, "calloc");
 		if (msg_keyring_load(kr, cf, MSG_KR_CLUSTER_OPT |
-		    MSG_KR_USER_OPT, "ping", why, sizeof(why)) == -1) {
+		    MSG_KR_USER_OPT | MSG_KR_USERS, "ping", why, sizeof(why)) == -1) {
 			warnx("%s", why);
 			goto out;
 		}

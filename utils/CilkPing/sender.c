@@ -413,7 +413,7 @@ sender_setup(struct sender *s, struct conf *cf)
 		return 0;
 	}
 	if (msg_keyring_load(s->s_keys, cf, MSG_KR_CLUSTER_OPT |
-	    MSG_KR_USER_OPT, "ping", err, sizeof(err)) == -1) {
+	    MSG_KR_USER_OPT | MSG_KR_USERS, "ping", err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return CLI_EXIT_FAILURE;
 	}

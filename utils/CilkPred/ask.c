@@ -14,6 +14,8 @@ struct ask {
 	struct msg_ep		*a_ep;
 	const struct msg_addr	*a_to;
 	enum msg_scheme		 a_scheme;
+	struct proto_pred_req	 a_req;		/* with the cookie, once sent */
+	int			 a_cookies;	/* cookies taken */
 	uint8_t			 a_buf[PROTO_PRED_CMD_MAX + 64];
 	size_t			 a_len;
 	double			 a_timeout;
@@ -70,7 +72,34 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	evloop_break(a->a_loop);
 }
 
+/* The daemon wants to see that we receive here: ask again, with this. */
+static void
+on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct ask *a = arg;
+	struct proto_cookie c;
+	size_t len;
+
+	(void)ep;
+	if (a->a_done || !from_target(a, in) ||
+	    proto_cookie_dec(&c, in->mi_data, in->mi_len) == -1)
+		return;
+	/* Once per try: a daemon cannot keep us asking. */
+	if (a->a_cookies++ >= BROKERQ_TRIES)
+		return;
+	a->a_req.pq_has_cookie = 1;
+	memcpy(a->a_req.pq_cookie, c.co_cookie, sizeof(c.co_cookie));
+	if ((len = proto_pred_req_enc(&a->a_req, a->a_buf,
+	    sizeof(a->a_buf))) == 0)
+		return;
+	a->a_len = len;
+	if (msg_ep_send(a->a_ep, a->a_to, a->a_scheme, PROTO_H_PRED_REQ,
+	    a->a_buf, a->a_len) == -1)
+		log_debug("%s: send: %s", __func__, strerror(errno));
+}
+
 static const struct msg_handler ask_table[PROTO_H_MAX] = {
+	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEMES_ALL, on_cookie },
 	[PROTO_H_PRED_ANSWER] = { "pred-answer", MSG_SCHEMES_ALL, on_answer },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
 };
@@ -132,7 +161,8 @@ cilkpred_ask(const struct conf *cf, const struct msg_addr *to,
 		    "no key to ask with", conf_get(cf, "user_key"));
 		goto out;
 	}
-	if ((a.a_len = proto_pred_req_enc(req, a.a_buf,
+	a.a_req = *req;
+	if ((a.a_len = proto_pred_req_enc(&a.a_req, a.a_buf,
 	    sizeof(a.a_buf))) == 0) {
 		snprintf(err, errlen, "the command is too long");
 		rc = CLI_EXIT_USAGE;
