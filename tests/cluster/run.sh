@@ -257,6 +257,14 @@ for n in hawk vulture; do
 	    on "$n" "tar -C /etc/cilknow/users -xpf -"
 	ok $? "$n: ann.pub copied"
 done
+# Users' keys count from the daemons' next reload (cilknow(7)).
+reload_keys() {
+	on falcon "systemctl reload cilknow-broker cilknow-nodemanager" &&
+	    on hawk "systemctl reload cilknow-nodemanager" &&
+	    on vulture "systemctl reload cilknow-nodemanager"
+}
+reload_keys
+ok $? "systemctl reload on every machine: the keys count"
 # 5. Check: every node listed, and hawk answers pings.
 nodes_listed() {
 	on falcon "CilkNodes -n" >"$work/nodes.out" 2>&1 &&
@@ -289,7 +297,7 @@ on falcon "CilkKey generate-user >/dev/null &&
     for n in hawk vulture; do
 	on falcon "cd /etc/cilknow/users && tar -cf - root.pub" |
 	    on "$n" "tar -C /etc/cilknow/users -xpf -" || break
-    done &&
+    done && reload_keys &&
     on falcon "CilkPred always add idletime=5,load=100,100,100" \
     >"$work/pred.out" 2>&1
 ok $? "root's key on every machine; CilkPred always add idletime=5,load=100,100,100"
