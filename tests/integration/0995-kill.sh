@@ -30,6 +30,8 @@ done
 # A key that claims to be $ME's, but whose public half is not installed.
 "$BIN/CilkKey" generate-user -u "$ME" "$T/forged.id" >/dev/null
 ok $? "keys for bob, carol and a forger"
+reload_local "$D"	# users' keys count from a reload on
+ok $? "the daemons reload and know bob's and carol's keys"
 BLOG=$D/broker.log
 
 nodes_are() {	# nodes_are STATE N
