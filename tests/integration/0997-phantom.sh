@@ -33,7 +33,7 @@ R1=$LAST_PID
 wait_for 10 grep -q "job [0-9]* registered" "$T/r1.out"
 ok $? "the job is registered"
 JOB=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' "$T/r1.out" | head -1)
-"$TOOLS/desc_req" "$D/cilknow.conf" $JM "$JOB" 127.0.0.9 4 >"$T/dr.out" 2>&1
+"$TOOLS/desc_req" "$D/cilknow.conf" $JM "$JOB" 127.0.0.9 4 >"$T/dr.out" 2>"$T/dr.err"
 exit_is $? 0 "a pretend node gets the description"
 [ "$(wc -l <"$T/dr.out")" -eq 4 ] &&
     [ "$(sort -u "$T/dr.out" | wc -l)" -eq 1 ]

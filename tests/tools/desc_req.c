@@ -95,8 +95,9 @@ main(int argc, char *argv[])
 	if ((cf = conf_new()) == NULL ||
 	    conf_load_file(cf, argv[1], 0, stderr) != 0)
 		errx(2, "%s: bad config", argv[1]);
-	if (msg_keyring_load(&d.d_kr, cf, MSG_KR_CLUSTER, NULL, why,
-	    sizeof(why)) == -1)
+	/* As a node: users' keys to check the description it gets. */
+	if (msg_keyring_load(&d.d_kr, cf, MSG_KR_CLUSTER | MSG_KR_USERS, NULL,
+	    why, sizeof(why)) == -1)
 		errx(1, "%s", why);
 	if (msg_addr_parse(&d.d_jobmgr, argv[2], 0) == -1)
 		errx(2, "%s: bad address", argv[2]);
