@@ -174,7 +174,7 @@ class Timeline:
                 m = JOINED.search(line)
                 if m and m.group(2) != "root":
                     self.pids[int(m.group(3))] = int(m.group(1))
-                if "is lost; its work is redone" in line:
+                if "its work is redone" in line:	# lost, gone or stopped
                     self.lost += 1
                 if "every unit is final" in line:
                     self.summary = line.split("final: ", 1)[-1]
