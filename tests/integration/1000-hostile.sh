@@ -214,11 +214,13 @@ wait_for 10 node_is idle
 ok $? "and is lendable again"
 
 # 8. A worker leaves a root for the node to restart: refused.
-# fake_root reads bob's key, as bob.
+# fake_root reads bob's key, as bob, from a copy bob can run (a clone
+# in /root is 0700).
 cp "$T/$BOB.id" "$T/work/bob.id" && chown $BOB "$T/work/bob.id"
 echo "user_key = $T/work/bob.id" >"$T/work/bob.conf"
 chmod 644 "$T/work/bob.conf"
-as $BOB rootb sh -c "exec '$TOOLS/fake_root' '$T/work/bob.conf' honest $NODE \$\$ $T/work/ckpt true"
+cp "$TOOLS/fake_root" "$T/work/fake_root" && chmod 755 "$T/work/fake_root"
+as $BOB rootb sh -c "exec '$T/work/fake_root' '$T/work/bob.conf' honest $NODE \$\$ $T/work/ckpt true"
 wait_for 15 grep -q "is a guest worker on this node" "$LOG"
 ok $? "ROOT_BACKUP from a worker is refused"
 [ ! -e "$D/nodes/127.0.0.2/state/engine/roots" ] ||
