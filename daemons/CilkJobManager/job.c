@@ -405,7 +405,7 @@ on_reclaim_tick(struct evloop *loop, void *arg)
 
 	if (j->j_ending)
 		return;
-	if (tt_reclaim(&j->j_tt, now_mono(), 3 * j->j_interval + START_WAIT,
+	if (tt_reclaim(&j->j_tt, now_mono(), 3 * j->j_interval + RECLAIM_SLACK,
 	    on_lost, j) > 0) {
 		j->j_last_activity = now_mono();
 		tasks_changed(j);

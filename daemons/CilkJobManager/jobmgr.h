@@ -8,7 +8,8 @@
 
 #define TASKS_MAX	TT_TASKS_MAX
 #define QUIET_END	1.0	/* seconds without a new task before the end */
-#define START_WAIT	5.0	/* a launch pad may take this long (LPAD_TIMEOUT) */
+#define RECLAIM_SLACK	30.0	/* a task's silence beyond 3 intervals: a
+				   node manager's restart fits in it */
 #define ATTEMPT_ENV_MAX	32	/* "CILKNOW_ATTEMPT=N" */
 #include "proto_kill.h"
 

@@ -41,7 +41,7 @@ ok $? "four requests, one task: $(sort -u "$T/dr.out" | tr '\n' ' ')"
 echo idletime=1000000 >"$D/nodes/127.0.0.2/sensors"
 wait_for 20 grep -q "^\[127.0.0.2\] real instance" "$T/r1.out"
 ok $? "the real node runs its instance"
-wait_for 30 ended $R1
+wait_for 60 ended $R1
 ok $? "the job ends though the pretend node never started its task"
 wait "$R1"
 exit_is $? 0 "with exit 0"
