@@ -67,7 +67,7 @@ all: deps $(LIB) $(PROGS)
 deps:
 	@sh tests/install-deps.sh build
 check-deps:
-	@sh tests/install-deps.sh build check
+	@sh tests/install-deps.sh build check cluster
 
 # Order-only: under make -j nothing compiles before deps has installed
 # the compiler.
@@ -140,12 +140,14 @@ $(BUILD)/tests/lossy.so: tests/tools/lossy.c | deps
 testprogs: $(UNIT) $(TOOLS)
 
 # The whole suite, built with AddressSanitizer and UBSan, then the unit
-# tests and a ping exchange under valgrind on the plain build; ends with
-# the line "N passed, N failed, N skipped".
+# tests and a ping exchange under valgrind on the plain build, and the
+# container cluster (check-cluster) with the plain build's package,
+# beside them; ends with the line "N passed, N failed, N skipped".
 check: check-deps
 	$(MAKE) -j$(JOBS) BUILD=build/check SANITIZE=1 all testprogs
 	$(MAKE) -j$(JOBS) BUILD=build/fuzz fuzz-build
 	$(MAKE) -j$(JOBS) BUILD=build all testprogs
+	$(MAKE) BUILD=build deb
 	sh tests/run.sh build/check build/fuzz build
 
 # The README's two commands in a fresh Debian 12 chroot, as root and as
@@ -321,7 +323,7 @@ uninstall:
 deb: all conf-gen
 	sh conf/debian/build-deb.sh $(BUILD) $(BUILD)
 # Three systemd-nspawn containers on a bridge of their own, the .deb
-# in each: tests/cluster/run.sh.  Not part of check.
+# in each: tests/cluster/run.sh.  make check runs it too.
 check-cluster:
 	@sh tests/install-deps.sh build check cluster
 	$(MAKE) deb

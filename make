@@ -8,7 +8,7 @@ if ! command -v make >/dev/null 2>&1; then
 	groups=build
 	for target in "$@"; do
 		case "$target" in
-		check*|fuzz) groups="build check" ;;
+		check*|fuzz) groups="build check cluster" ;;
 		esac
 	done
 	# shellcheck disable=SC2086

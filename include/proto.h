@@ -44,6 +44,8 @@ enum proto_handler {
 	PROTO_H_JOB_ENDED,			/* broker -> jobmgr, user */
 	PROTO_H_PROC_ASK,			/* chouse -> node, user */
 	PROTO_H_PROC,				/* node -> chouse, as @cluster */
+	PROTO_H_JOB_GONE,			/* broker -> node, cluster: a
+						   job left the registry */
 	PROTO_H_MAX
 };
 
@@ -102,6 +104,7 @@ struct proto_job_reg {
 };
 
 /* JOB_UNREGISTER */
+/* JOB_UNREGISTER's payload; JOB_GONE carries the same. */
 struct proto_job_unreg {
 	uint32_t	ju_job;
 };

@@ -51,7 +51,7 @@ cleanup() {
 		kill -TERM "$child" 2>/dev/null
 		wait "$child" 2>/dev/null
 	fi
-	for m in dev/pts dev sys proc; do
+	for m in var/cache/cilknow-cluster dev/pts dev sys proc; do
 		mountpoint -q "$R/$m" && { umount -R "$R/$m" 2>/dev/null ||
 		    umount -R -l "$R/$m"; }
 	done
@@ -69,6 +69,13 @@ cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
 mount --bind /proc "$R/proc" && mount --rbind /sys "$R/sys" &&
     mount --make-rslave "$R/sys" && mount --bind /dev "$R/dev" &&
     mount --bind /dev/pts "$R/dev/pts" || die "cannot mount into $R"
+# make check's container cluster builds its image once per machine: the
+# fresh root shares this machine's (the image is not what is tested).
+if [ -d /var/cache/cilknow-cluster ]; then
+	mkdir -p "$R/var/cache/cilknow-cluster" &&
+	    mount --bind /var/cache/cilknow-cluster "$R/var/cache/cilknow-cluster" ||
+	    die "cannot mount the cluster image cache into $R"
+fi
 
 git clone -q --no-local "$top" "$R/root/cilknow" || die "git clone failed"
 chroot "$R" useradd -m tester || die "useradd in the fresh root failed"

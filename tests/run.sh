@@ -24,7 +24,13 @@ run() {
 	out="$log/$(echo "$name" | tr '/ ' '__').out"
 	start=$(date +%s)
 	timeout -k 5 "$limit" "$@" >"$out" 2>&1
-	rc=$?
+	tally "$name" "$out" $? "$start"
+}
+
+# tally NAME OUTPUT EXIT-STATUS START-TIME : counts one TAP program's
+# results and prints its line.
+tally() {
+	name=$1; out=$2; rc=$3; start=$4
 	# "ok N # SKIP why" is TAP's skip: neither a pass nor a failure
 	s=$(grep -Ec '^ok [0-9]* *-? *# *SKIP' "$out")
 	p=$(( $(grep -c '^ok ' "$out") - s ))
@@ -54,6 +60,18 @@ run() {
 	fi
 }
 
+# The container cluster (tests/cluster/run.sh, make check-cluster) runs
+# beside the rest: most of its time is spent waiting for its machines,
+# and its containers have a network of their own.  It skips itself where
+# it cannot run (not root, no systemd-nspawn, no image and no archive).
+cluster_pid=
+if [ -n "$plainbuild" ] && [ "${CILKNOW_CLUSTER:-1}" != 0 ]; then
+	cluster_start=$(date +%s)
+	timeout -k 10 900 bash "$top/tests/cluster/run.sh" "$plainbuild" \
+	    >"$log/cluster.out" 2>&1 </dev/null &
+	cluster_pid=$!
+fi
+
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
 	run "unit/$(basename "$t")" 300 "$t"
@@ -80,6 +98,10 @@ if [ -n "$plainbuild" ]; then
 	run "valgrind" 900 sh "$top/tests/valgrind.sh" "$plainbuild"
 fi
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
+if [ -n "$cluster_pid" ]; then
+	wait "$cluster_pid"
+	tally "cluster/run.sh" "$log/cluster.out" $? "$cluster_start"
+fi
 
 rm -rf "$log"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bkill.h"
+#include "gone.h"
 #include "log.h"
 #include "mono.h"
 #include "pred_auth.h"
@@ -55,6 +56,7 @@ on_ended(const struct broker_ended *e, void *arg)
 	    PROTO_H_JOB_ENDED, bk->bk_buf, len) == -1)
 		log_warnx("job %u: could not tell its job manager that it "
 		    "was ended: %s", e->be_job, strerror(errno));
+	broker_tell_gone(bk->bk_dc->dc_ep, bk->bk_br, e->be_job);
 }
 
 static void

@@ -11,6 +11,7 @@
 #include "broker.h"
 #include "cookie.h"
 #include "dctx.h"
+#include "gone.h"
 #include "jobid.h"
 #include "log.h"
 #include "mono.h"
@@ -246,8 +247,10 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    &in->mi_from) > 0)
 			log_info("job of %s withdrawn by its job manager",
 			    in->mi_name);
-	} else
+	} else {
 		log_info("job %u unregistered by %s", u.ju_job, in->mi_name);
+		broker_tell_gone(ep, &b->b_br, u.ju_job);
+	}
 	ack.ak_id = u.ju_job;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
 	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)

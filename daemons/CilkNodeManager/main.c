@@ -35,6 +35,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    node_on_assign },
 	[PROTO_H_PUSH] = { "push", MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER),
 	    node_on_push },
+	[PROTO_H_JOB_GONE] = { "job-gone",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_job_gone },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    node_on_error },
 	[PROTO_H_DESC] = { "desc", MSG_SCHEME_BIT(MSG_SCHEME_USER),

@@ -175,6 +175,7 @@ void	node_register_now(struct node *);
 void	node_register_start(struct node *);
 void	node_on_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
 /* idle.c */
 void	node_idle_start(struct node *);
 int	node_sense(struct node *);

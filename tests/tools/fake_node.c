@@ -10,6 +10,8 @@
  *	    list jobs|nodes
  *	fake_node [-c file] [-o k=v] [-b daemon] [-a addr] [-W wait]
  *	    pred WORD...
+ *	fake_node [-c file] [-o k=v] [-b node] [-a addr] [-W wait]
+ *	    gone JOB
  *
  * A node registers under the cluster scheme, a job under the user
  * scheme (the user_key's user).  LOAD is the 1-minute load (0.25), AGE
@@ -20,7 +22,9 @@
  * M" (payload bytes) for the first answer: a forger's view.  pred
  * does the same with one user-scheme PRED_REQ (the words of a CilkPred
  * command, "node=h check") to the broker or a node manager (-b), and
- * prints "request N answer cookie|pred M".
+ * prints "request N answer cookie|pred M".  gone sends JOB_GONE for
+ * JOB under the cluster scheme, as only the broker may (no answer comes:
+ * exit 3 after the wait).
  */
 #include <err.h>
 #include <getopt.h>
@@ -65,7 +69,10 @@ usage(void)
 	    "           list jobs|nodes\n"
 	    "       fake_node [-c file] [-o key=value] [-b daemon] [-a addr] "
 	    "[-W wait]\n"
-	    "           pred WORD...\n");
+	    "           pred WORD...\n"
+	    "       fake_node [-c file] [-o key=value] [-b node] [-a addr] "
+	    "[-W wait]\n"
+	    "           gone JOB\n");
 	exit(CLI_EXIT_USAGE);
 }
 
@@ -233,6 +240,21 @@ build_list(struct fake *f, int argc, char **argv)
 	f->f_len = proto_list_enc(&l, f->f_buf, sizeof(f->f_buf));
 }
 
+/* A JOB_GONE from whoever we are: node managers heed only the broker. */
+static void
+build_gone(struct fake *f, int argc, char **argv)
+{
+	struct proto_job_unreg m;
+
+	if (argc != 2)
+		usage();
+	m.ju_job = number(argv[1], "JOB", UINT32_MAX);
+	f->f_scheme = MSG_SCHEME_CLUSTER;
+	f->f_handler = PROTO_H_JOB_GONE;
+	f->f_ack = 0;
+	f->f_len = proto_job_unreg_enc(&m, f->f_buf, sizeof(f->f_buf));
+}
+
 /* One predicate request, never answering a cookie: what a forger gets. */
 static void
 build_pred(struct fake *f, int argc, char **argv)
@@ -309,6 +331,8 @@ main(int argc, char *argv[])
 		build_list(&f, argc, argv);
 	else if (strcmp(argv[0], "pred") == 0)
 		build_pred(&f, argc, argv);
+	else if (strcmp(argv[0], "gone") == 0)
+		build_gone(&f, argc, argv);
 	else
 		usage();
 	if (f.f_len == 0)
