@@ -37,6 +37,12 @@ struct dctx {
 	struct priv_user	 dc_user;	/* service_user, when root */
 	int			 dc_drop;	/* root: become dc_user */
 	int			 dc_privsep;	/* we are the child */
+	/*
+	 * An engine of our own forking logs reloads and shutdowns (we
+	 * pass them on): ours go to the debug level, so that each is
+	 * said once.
+	 */
+	int			 dc_engine_speaks;
 	struct priv_chan	 dc_chan;	/* the child's, to the parent */
 };
 

@@ -674,6 +674,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	chan = fd;
 	engine = child;
 	n->n_dc.dc_on_reload = on_reload;
+	n->n_dc.dc_engine_speaks = 1;
 	if (evloop_add_fd(n->n_dc.dc_loop, chan, POLLIN, on_engine,
 	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGCHLD, on_child,
 	    NULL) == -1)

@@ -228,7 +228,10 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 	else
 		conf_free(dc->dc_conf);
 	dc->dc_conf = cf;
-	log_info("reloaded the configuration and keys");
+	if (dc->dc_engine_speaks)
+		log_debug("reloaded the configuration and keys");
+	else
+		log_info("reloaded the configuration and keys");
 	if (dc->dc_on_reload != NULL)
 		dc->dc_on_reload(dc);
 }
@@ -281,7 +284,10 @@ on_signal(struct evloop *loop, int signo, void *arg)
 		reload(dc);
 		return;
 	}
-	log_info("%s: shutting down", strsignal(signo));
+	if (dc->dc_engine_speaks)
+		log_debug("%s: shutting down", strsignal(signo));
+	else
+		log_info("%s: shutting down", strsignal(signo));
 	sdnotify_printf("STOPPING=1");
 	evloop_break(loop);
 }

@@ -159,6 +159,11 @@ exercise() {
 	[ "$(lines "$log" "^<4>reload: $rk changed")" -eq 2 ]
 	ok $? "$u: none once $rk is back to the value it started with"
 	stop "$pid"
+	# A privileged parent and its engine: each event is said once.
+	test "$(lines "$log" "^<6>reloaded the configuration")" -eq 3
+	ok $? "$u: three good reloads, three lines saying so"
+	test "$(lines "$log" "^<6>.*: shutting down")" -eq 1
+	ok $? "$u: one stop, one line saying so"
 }
 
 exercise cilknow-broker CilkJobBroker "$B" register_interval 2
