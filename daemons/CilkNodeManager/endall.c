@@ -20,12 +20,39 @@
 #include "mono.h"
 #include "node.h"
 
+/* Launch pads we tell apart; more than one node runs is never seen. */
+#define ENDALL_MAX	256
+
+/*
+ * A launch pad the node manager started just before it was stopped
+ * listens a few milliseconds after its exec, before its worker starts:
+ * we look again for a second.
+ */
+#define ENDALL_SETTLE	1.0
+
 struct endall {
 	const char	*ea_run_dir;
 	double		 ea_grace;
 	int		 ea_asked;	/* launch pads told to stop and quit */
 	int		 ea_failed;	/* launch pads that would not */
+	char		 ea_seen[ENDALL_MAX][LPAD_WORKER_MAX + 1];
+	int		 ea_nseen;
 };
+
+/* 1 if worker's launch pad was told already, else remembers it. */
+static int
+seen(struct endall *ea, const char *worker)
+{
+	int i;
+
+	for (i = 0; i < ea->ea_nseen; i++)
+		if (strcmp(ea->ea_seen[i], worker) == 0)
+			return 1;
+	if (ea->ea_nseen < ENDALL_MAX)
+		strlcpy(ea->ea_seen[ea->ea_nseen++], worker,
+		    sizeof(ea->ea_seen[0]));
+	return 0;
+}
 
 /*
  * QUIT, then STOP with the grace: the launch pad exits once everything
@@ -40,6 +67,8 @@ end_one(const char *worker, void *arg)
 	struct endall *ea = arg;
 	int fd;
 
+	if (seen(ea, worker))
+		return 0;
 	if ((fd = lpad_connect(ea->ea_run_dir, worker)) == -1 ||
 	    lpad_quit(fd) == -1) {
 		warn("worker %s: its launch pad would not quit", worker);
@@ -53,34 +82,33 @@ end_one(const char *worker, void *arg)
 	return 0;
 }
 
-/* Counts the launch pads still listening. */
-static int
-count_one(const char *worker, void *arg)
-{
-	(void)worker;
-	(void)arg;
-	return 0;
-}
-
 int
 node_end_workers(const char *run_dir, double grace)
 {
-	struct endall ea = { run_dir, grace, 0, 0 };
-	double deadline;
+	static struct endall ea;
+	double settled, deadline;
 	int live;
 
-	if (lpad_list(run_dir, end_one, &ea) == -1) {
-		warn("%s/lpad", run_dir);
-		return 1;
-	}
+	memset(&ea, 0, sizeof(ea));
+	ea.ea_run_dir = run_dir;
+	ea.ea_grace = grace;
 	/*
 	 * SIGKILL comes at twice the grace; a launch pad closes its
-	 * socket when it exits, so lpad_list stops seeing it.
+	 * socket when it exits, so lpad_list stops seeing it.  Each look
+	 * tells the newcomers too.
 	 */
-	deadline = now_mono() + 2 * grace + LPAD_TIMEOUT;
-	while ((live = lpad_list(run_dir, count_one, NULL)) > 0 &&
-	    now_mono() < deadline)
+	settled = now_mono() + ENDALL_SETTLE;
+	deadline = settled + 2 * grace + LPAD_TIMEOUT;
+	for (;;) {
+		if ((live = lpad_list(run_dir, end_one, &ea)) == -1) {
+			warn("%s/lpad", run_dir);
+			return 1;
+		}
+		if ((live == 0 && now_mono() >= settled) ||
+		    now_mono() >= deadline)
+			break;
 		usleep(50000);
+	}
 	if (live != 0) {
 		warnx("%d launch pad(s) in %s/lpad still run", live, run_dir);
 		return 1;

@@ -391,6 +391,27 @@ else
 	echo "# skip: root-only cases (not root, or no user nobody)"
 fi
 
+# CilkNodeManager -k (the package's prerm, after the node manager has
+# stopped) ends a launch pad that starts while it looks: one the node
+# manager began just before it was stopped.
+"$D" list "$R" >"$T/k0.list"
+contains "$T/k0.list" '^live 0$' "no launch pad runs before -k"
+"$SBIN/CilkNodeManager" -k -c "$C" -o run_dir="$R" >"$T/k.out" 2>&1 &
+KPID=$!
+PIDS="$PIDS $KPID"
+mkspec "$T/late.spec" late "$ME" / /bin/sh -c 'exec sleep 300'
+# (Its spawn may fail to ask for the status: -k may have come first.)
+spawn late "$T/late.spec"
+[ -n "$LPID" ]
+ok $? "a launch pad starts while CilkNodeManager -k runs"
+LATE=$LPID LATEW=$WPID
+wait "$KPID"
+exit_is $? 0 "CilkNodeManager -k"
+contains "$T/k.out" '^ended 1 worker\(s\)$' "it ended the late one's worker"
+late_gone() { gone "$LATE" && gone "$LATEW"; }
+wait_for 5 late_gone
+ok $? "the late launch pad and its worker are gone"
+
 "$D" list "$R" >"$T/end.list"
 contains "$T/end.list" '^live 0$' "no launch pad is left behind"
 finish
