@@ -287,10 +287,10 @@ ok $? "vulture: a keyboard at /dev/input/event0 (a FIFO)"
 wait_for 10 on vulture "journalctl -u cilknow-nodemanager | grep -q 'reading input device /dev/input/event0'"
 ok $? "vulture's node manager reads it"
 
-# The default predicate (900 s without input, load below 0.35) keeps
-# fresh containers on a loaded machine busy: root, with a key of its
-# own ("Whose keys must be where"), makes them idle after 5 s without
-# input whatever the load.
+# 6. The default predicate (900 s without input, load below 0.35) keeps
+# containers on a loaded machine busy: as the guide says, root, with a
+# key of its own ("Whose keys must be where"), lends them after 5 s
+# without input whatever the load.
 on falcon "CilkKey generate-user >/dev/null &&
     CilkKey public /root/.cilknow/id > /etc/cilknow/users/root.pub" &&
     for n in hawk vulture; do
@@ -309,7 +309,7 @@ wait_for 30 idle3
 ok $? "the three nodes are idle"
 on falcon CilkNodes | sed 's/^/#   | /'
 
-# 6. ann runs a job; it spreads to every idle node.
+# 7. ann runs a job; it spreads to every idle node.
 as falcon ann "timeout 60 CilkRun -- sh -c 'echo hello from \$CILKNOW_NODE'" \
     >"$work/hello.out" 2>&1
 ok $? "ann: CilkRun -- sh -c 'echo hello from \$CILKNOW_NODE' ends, exit 0"
