@@ -60,16 +60,38 @@ tally() {
 	fi
 }
 
-# The container cluster (tests/cluster/run.sh, make check-cluster) runs
-# beside the rest: most of its time is spent waiting for its machines,
-# and its containers have a network of their own.  It skips itself where
-# it cannot run (not root, no systemd-nspawn, no image and no archive).
-cluster_pid=
-if [ -n "$plainbuild" ] && [ "${CILKNOW_CLUSTER:-1}" != 0 ]; then
-	cluster_start=$(date +%s)
-	timeout -k 10 900 bash "$top/tests/cluster/run.sh" "$plainbuild" \
-	    >"$log/cluster.out" 2>&1 </dev/null &
-	cluster_pid=$!
+# bg NAME TIMEOUT CMD... : runs one TAP program beside the rest; bg_wait
+# tallies each when all else is done.  What runs beside must not share
+# loopback ports or CPU-time limits with the integration tests.
+bg_names=
+bg() {
+	name=$1; limit=$2; shift 2
+	b="$log/bg.$(echo "$name" | tr '/ ' '__')"
+	(
+		start=$(date +%s)
+		timeout -k 10 "$limit" "$@" >"$b.out" 2>&1 </dev/null
+		echo "$? $start $(date +%s)" >"$b.rc"
+	) &
+	bg_names="$bg_names $name"
+}
+bg_wait() {
+	wait
+	for name in $bg_names; do
+		b="$log/bg.$(echo "$name" | tr '/ ' '__')"
+		read -r rc start end <"$b.rc" || { rc=1; start=0; end=0; }
+		# tally reports the time it ran, not the wait for it
+		tally "$name" "$b.out" "$rc" $((start + $(date +%s) - end))
+	done
+}
+# The container cluster (tests/cluster/run.sh, make check-cluster): most
+# of its time is spent waiting for its machines, which have a network of
+# their own.  It skips itself where it cannot run (not root, no
+# systemd-nspawn, no image and no archive).  Valgrind's single-threaded
+# runs take a core the waiting integration tests leave.
+if [ -n "$plainbuild" ]; then
+	[ "${CILKNOW_CLUSTER:-1}" = 0 ] ||
+	    bg "cluster/run.sh" 900 bash "$top/tests/cluster/run.sh" "$plainbuild"
+	bg "valgrind" 900 sh "$top/tests/valgrind.sh" "$plainbuild"
 fi
 
 for t in "$build"/tests/*_test; do
@@ -91,17 +113,11 @@ if [ -n "$fuzzbuild" ]; then
 	for f in "$fuzzbuild"/fuzz_*; do
 		[ -x "$f" ] || continue
 		run "fuzz/$(basename "$f")" 120 \
-		    sh "$top/tests/fuzz/short.sh" "$f"
+		    sh "$top/tests/fuzz/short.sh" "$f" 10
 	done
 fi
-if [ -n "$plainbuild" ]; then
-	run "valgrind" 900 sh "$top/tests/valgrind.sh" "$plainbuild"
-fi
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
-if [ -n "$cluster_pid" ]; then
-	wait "$cluster_pid"
-	tally "cluster/run.sh" "$log/cluster.out" $? "$cluster_start"
-fi
+bg_wait
 
 rm -rf "$log"
 echo "$passed passed, $failed failed, $skipped skipped"

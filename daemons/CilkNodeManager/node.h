@@ -57,6 +57,7 @@ struct worker {
 	int32_t		 w_status;	/* when EXITED */
 	char		 w_why[PROTO_REASON_MAX];	/* it never ran: why */
 	int		 w_exit_acked;
+	int		 w_job_gone;	/* JOB_GONE: nobody takes output */
 	struct relay_stream w_out[PROTO_STREAM_MAX];
 	double		 w_stop_at;
 	double		 w_seen;	/* its job manager last answered */

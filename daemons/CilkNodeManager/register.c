@@ -133,18 +133,23 @@ push_has_job(const struct proto_push *p, uint32_t job)
 
 /*
  * The broker says a job left its registry (unregistered or killed): its
- * worker stops now, however young the broker (see node_on_push).
+ * worker stops now, however young the broker (see node_on_push), and
+ * what its workers leave is not kept for a job manager that has gone.
  */
 void
 node_on_job_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
 	struct proto_job_unreg m;
+	struct worker *w;
 
 	(void)ep;
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
 	    proto_job_unreg_dec(&m, in->mi_data, in->mi_len) == -1)
 		return;
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (w->w_job == m.ju_job)
+			w->w_job_gone = 1;
 	if (n->n_current != NULL && n->n_current->w_job == m.ju_job)
 		node_stop_current(n, "the job ended");
 }

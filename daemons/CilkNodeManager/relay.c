@@ -98,7 +98,16 @@ node_relay(struct node *n, struct worker *w)
 	double now = now_mono();
 	int busy;
 
-	/* A job manager that is gone will not acknowledge anything. */
+	/*
+	 * A job manager that is gone will not acknowledge anything: the
+	 * broker said so (JOB_GONE), or it has been silent too long.
+	 */
+	if (w->w_state == WORKER_EXITED && w->w_job_gone) {
+		log_info("job %u ended; dropping worker %s", w->w_job,
+		    w->w_id);
+		node_worker_free(n, w);
+		return;
+	}
 	if (w->w_state == WORKER_EXITED && now - w->w_seen >
 	    3 * n->n_interval) {
 		log_info("job %u: job manager gone; dropping worker %s",

@@ -61,6 +61,16 @@ ok $? "the broker's restart stopped no worker"
 kill -INT "$RUNA"
 wait_for 10 workers_are a 0
 ok $? "CilkRun ends: both workers stop while the broker is young"
+# no_pads : no launch pad listens on either node (each is let go once
+# its node manager drops the worker: nobody waits for its output now)
+no_pads() {
+	for n in 127.0.0.2 127.0.0.3; do
+		"$TOOLS/lpad_driver" list "$D/nodes/$n/run" | grep -qx 'live 0' ||
+		    return 1
+	done
+}
+wait_for 10 no_pads
+ok $? "and their launch pads are let go"
 wait "$RUNA" 2>/dev/null
 grep -h "job 1: stopping worker .*: the job ended" "$D"/nodes/*/log \
     >"$T/stops-a" 2>/dev/null
