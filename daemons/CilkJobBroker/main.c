@@ -397,6 +397,8 @@ check(struct dctx *dc, char *err, size_t errlen)
 /* Read at start only (beyond dctx's own): see cilknow.conf(5), RELOAD. */
 static const char *const restart_keys[] = {
 	"broker",		/* where we listen when listen is unset */
+	"jobs_max",		/* broker_init */
+	"nodes_max",		/* broker_init */
 	"register_interval",	/* broker_init */
 	"service_user",		/* the drop */
 	"state_dir",		/* bpred_init */
@@ -432,6 +434,12 @@ main(int argc, char *argv[])
 	sp.ds_default_port = 7410;
 	dctx_start(&b.b_dc, &sp, &da, &b);
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
+	if (conf_get_count(b.b_dc.dc_conf, "nodes_max",
+	    &b.b_br.br_nodes_max) == -1 ||
+	    conf_get_count(b.b_dc.dc_conf, "jobs_max",
+	    &b.b_br.br_jobs_max) == -1)
+		log_warnx("nodes_max, jobs_max: unreadable; %u and %u",
+		    b.b_br.br_nodes_max, b.b_br.br_jobs_max);
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	b.b_started = now_mono();
 	cookie_init(&b.b_cookie);

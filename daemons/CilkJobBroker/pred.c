@@ -373,12 +373,7 @@ bpred_on_users(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	}
 	/* Only registered nodes: bounded by the node table. */
 	if ((h = host_find(bp, &in->mi_from)) == NULL) {
-		struct broker_node *n;
-
-		TAILQ_FOREACH(n, &bp->bp_br->br_nodes, bn_entry)
-			if (msg_addr_eq(&n->bn_addr, &in->mi_from))
-				break;
-		if (n == NULL) {
+		if (broker_node_by_addr(bp->bp_br, &in->mi_from) == NULL) {
 			log_debug("%s: from an unregistered node", __func__);
 			return;
 		}
