@@ -71,6 +71,8 @@ struct broker {
 	uint32_t		 br_user_jobs;	/* user_jobs: per user */
 	double			 br_assign_timeout;
 	uint64_t		 br_epoch;	/* rises on every change */
+	uint64_t		 br_members;	/* rises when a node joins or
+						   leaves: list places hold */
 };
 
 /* Called for every node the scheduler gives a job. */

@@ -34,6 +34,12 @@ int	 htab_add(struct htab *, uint64_t hash, void *elem);
 /* The first element with this hash that match accepts, or NULL. */
 void	*htab_find(const struct htab *, uint64_t hash, htab_match_fn *,
 	    const void *key);
+/*
+ * The first element at or after slot i (mod the capacity), or NULL if
+ * the table is empty: with i random, a random element (those after long
+ * gaps a little more often), for sampling.
+ */
+void	*htab_at(const struct htab *, uint64_t i);
 /* Removes elem (added with hash); 0, or -1 if it is not there. */
 int	 htab_del(struct htab *, uint64_t hash, const void *elem);
 

@@ -44,6 +44,10 @@ enum proto_handler {
 	PROTO_H_JOB_ENDED,			/* broker -> jobmgr, user */
 	PROTO_H_PROC_ASK,			/* chouse -> node, user */
 	PROTO_H_PROC,				/* node -> chouse, as @cluster */
+	/* Listings of any size, a page at a time (proto_page.h). */
+	PROTO_H_LIST_PAGE = 47,			/* tool -> broker, any */
+	PROTO_H_JOBS_PAGE = 48,			/* broker -> tool */
+	PROTO_H_NODES_PAGE = 49,		/* broker -> tool */
 	PROTO_H_MAX
 };
 

@@ -125,6 +125,7 @@ node_insert(struct broker *br, struct broker_node *n)
 	TAILQ_INSERT_TAIL(&br->br_nodes, n, bn_entry);
 	br->br_nnodes++;
 	br->br_epoch++;
+	br->br_members++;
 	return 0;
 }
 
@@ -138,6 +139,7 @@ node_remove(struct broker *br, struct broker_node *n)
 	TAILQ_REMOVE(&br->br_nodes, n, bn_entry);
 	br->br_nnodes--;
 	br->br_epoch++;
+	br->br_members++;
 	free(n);
 }
 

@@ -139,3 +139,18 @@ htab_del(struct htab *h, uint64_t hash, const void *elem)
 		}
 	return -1;
 }
+
+void *
+htab_at(const struct htab *h, uint64_t i)
+{
+	size_t k;
+	void *e;
+
+	if (h->ht_n == 0)
+		return NULL;
+	for (k = 0; k < h->ht_cap; k++)
+		if ((e = h->ht_slot[(i + k) & (h->ht_cap - 1)].hs_elem) !=
+		    NULL && e != TOMB)
+			return e;
+	return NULL;
+}

@@ -72,12 +72,21 @@ main(void)
 	ok(k == 20 * N && h.ht_n == N / 2 && h.ht_used < h.ht_cap,
 	    "add and delete churn leaves free slots (%zu of %zu used)",
 	    h.ht_used, h.ht_cap);
+	/* Sampling: from any slot, a live element. */
+	for (bad = 0, k = 0; k < 1000; k++) {
+		uint32_t *e = htab_at(&h, (uint64_t)k * 2654435761u);
+
+		if (e == NULL || (*e - 1) / 7 % 2 != 1)
+			bad++;
+	}
+	is_int(bad, 0, "htab_at gives live elements only");
 	/* Equal hashes: the match decides. */
 	{
 		uint32_t a = 1, b = 2;
 		struct htab c;
 
 		htab_init(&c);
+		ok(htab_at(&c, 3) == NULL, "htab_at of an empty table: NULL");
 		ok(htab_add(&c, 42, &a) == 0 && htab_add(&c, 42, &b) == 0 &&
 		    htab_find(&c, 42, match, &b) == &b &&
 		    htab_find(&c, 42, match, &a) == &a,
