@@ -26,6 +26,7 @@
 #include <err.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,15 @@ struct fakes {
 	uint8_t			 fk_payload[512];
 	uint8_t			 fk_buf[MSG_SEALED_MAX];
 };
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
 
 static void __attribute__((noreturn))
 usage(void)
@@ -258,6 +268,9 @@ main(int argc, char *argv[])
 		errx(CLI_EXIT_FAILURE, "%s", why);
 	randombytes_buf(fk.fk_boot, fk.fk_n * sizeof(*fk.fk_boot));
 	open_sockets(&fk);
+	if (signal(SIGTERM, on_signal) == SIG_ERR ||
+	    signal(SIGINT, on_signal) == SIG_ERR)
+		err(CLI_EXIT_FAILURE, "signal");
 	/*
 	 * Registration number done goes to node done % n, due at done /
 	 * rate in the first round and one interval later each round after.
@@ -265,7 +278,7 @@ main(int argc, char *argv[])
 	start = now_mono();
 	for (;;) {
 		t = now_mono() - start;
-		if (t >= seconds)
+		if (t >= seconds || stopping)
 			break;
 		for (i = 0; i < 256; i++) {
 			k = done / fk.fk_n;
