@@ -194,7 +194,8 @@ chaos: deps all $(BUILD)/tests/lossy.so
 	    $(if $(filter 1,$(CHAOS_SHORT)),--short) \
 	    $(if $(CHAOS_LOCK),--lock $(CHAOS_LOCK))
 
-bench: deps all
+# broker.sh's pretend nodes: tests/tools/fakenodes
+bench: deps all $(BUILD)/tests/fakenodes
 	sh tests/bench/run.sh $(BUILD)
 
 demo: deps all

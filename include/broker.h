@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "htab.h"
 #include "proto.h"
 
 struct broker_node {
@@ -50,15 +51,28 @@ struct broker_job {
 TAILQ_HEAD(broker_node_list, broker_node);
 TAILQ_HEAD(broker_job_list, broker_job);
 
+/* What each table may hold at most (nodes_max, jobs_max). */
+#define BROKER_NODES_MAX	100000
+#define BROKER_JOBS_MAX		10000
+
 struct broker {
 	struct broker_node_list	 br_nodes;
 	struct broker_job_list	 br_jobs;
 	uint32_t		 br_nnodes, br_njobs;
+	uint32_t		 br_nodes_max, br_jobs_max;
+	struct htab		 br_node_by_id, br_node_by_addr;
+	struct htab		 br_job_by_id;
+	/* broker_schedule's per-job scratch, grown as jobs come. */
+	double			*br_weights, *br_shares;
+	uint32_t		*br_caps;
+	uint32_t		 br_scratch;
 	uint32_t		 br_next_node, br_next_job;
 	double			 br_interval;	/* register_interval */
 	uint32_t		 br_user_jobs;	/* user_jobs: per user */
 	double			 br_assign_timeout;
 	uint64_t		 br_epoch;	/* rises on every change */
+	uint64_t		 br_members;	/* rises when a node joins or
+						   leaves: list places hold */
 };
 
 /* Called for every node the scheduler gives a job. */
@@ -71,7 +85,7 @@ void	broker_fini(struct broker *);
 /*
  * A node registered from addr.  Gives it an id if it had none (or one
  * we do not know and cannot honour).  NULL on allocation failure or
- * when the node table is full.
+ * when the node table is full (br_nodes_max).
  */
 struct broker_node *broker_node_register(struct broker *,
 	    const struct proto_node_reg *, const struct msg_addr *, double now);
@@ -83,7 +97,7 @@ struct broker_node *broker_node_register(struct broker *,
  * with a reason when refused:
  * the id belongs to another user's job, the priority is outside 1 to
  * BROKER_PRI_MAX, the user has br_user_jobs jobs already (0: no limit),
- * or the table is full.
+ * or the table is full (br_jobs_max).
  */
 struct broker_job *broker_job_register(struct broker *,
 	    const struct proto_job_reg *, const char *user,
@@ -98,6 +112,10 @@ int	broker_job_unregister(struct broker *, uint32_t job, const char *user,
 int	broker_job_withdraw(struct broker *, const char *user,
 	    const struct msg_addr *);
 struct broker_job *broker_job_find(struct broker *, uint32_t);
+/* The node registered from addr, or with this id; NULL if none. */
+struct broker_node *broker_node_by_addr(struct broker *,
+	    const struct msg_addr *);
+struct broker_node *broker_node_find(struct broker *, uint32_t);
 
 /* Forgets nodes and jobs silent for 3 intervals; count forgotten. */
 int	broker_expire(struct broker *, double now);

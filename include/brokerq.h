@@ -1,8 +1,8 @@
 /*
- * brokerq — what CilkPs and CilkNodes share: ask the broker for a list
- * (PROTO_H_LIST), resending within the configured timeout since
+ * brokerq — what CilkPs and CilkNodes share: ask the broker for a list,
+ * a page at a time (PROTO_H_LIST_PAGE, proto_page.h), resending within the configured timeout since
  * datagrams get lost, and take its answer (JOBS, NODES or ERROR) only
- * from the broker's address.  The scheme is the cluster scheme when a
+ * from the broker's address.  Each page has the whole timeout.  The scheme is the cluster scheme when a
  * cluster key is readable, else the user scheme.  Returns the exit
  * codes of DESIGN.md §1 (enum cli_exit), with the reason in err.
  */
@@ -37,6 +37,13 @@ struct brokerq_reply {
  */
 int	brokerq_list(const struct conf *, uint8_t what,
 	    struct brokerq_reply *rep, char *err, size_t errlen);
+/*
+ * The same, only the rows the broker finds to pass: nodes in state
+ * (0: any) running job (0: any); jobs numbered job (0: any).
+ */
+int	brokerq_list_where(const struct conf *, uint8_t what, uint8_t state,
+	    uint32_t job, struct brokerq_reply *rep, char *err,
+	    size_t errlen);
 void	brokerq_reply_free(struct brokerq_reply *);
 
 struct cli_common;
@@ -48,6 +55,9 @@ struct cli_common;
  */
 int	brokerq_main(const struct cli_common *, const char *prog,
 	    uint8_t what, struct brokerq_reply *rep);
+int	brokerq_main_where(const struct cli_common *, const char *prog,
+	    uint8_t what, uint8_t state, uint32_t job,
+	    struct brokerq_reply *rep);
 
 /*
  * A request that only a user may make (KILL_REQ): sends payload with

@@ -44,7 +44,11 @@ enum proto_handler {
 	PROTO_H_JOB_ENDED,			/* broker -> jobmgr, user */
 	PROTO_H_PROC_ASK,			/* chouse -> node, user */
 	PROTO_H_PROC,				/* node -> chouse, as @cluster */
-	PROTO_H_JOB_GONE,			/* broker -> node, cluster: a
+	/* Listings of any size, a page at a time (proto_page.h). */
+	PROTO_H_LIST_PAGE = 47,			/* tool -> broker, any */
+	PROTO_H_JOBS_PAGE = 48,			/* broker -> tool */
+	PROTO_H_NODES_PAGE = 49,		/* broker -> tool */
+	PROTO_H_JOB_GONE = 50,			/* broker -> node, cluster: a
 						   job left the registry */
 	PROTO_H_MAX
 };

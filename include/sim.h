@@ -43,6 +43,9 @@ enum sim_init {
 	SIM_INIT_MAX
 };
 
+#define SIM_PEERS_MAX		1024
+#define SIM_PEERS_CELLS_MAX	(1u << 28)	/* procs x peers */
+
 struct sim_params {
 	uint32_t	 sp_procs;	/* P, 1..SIM_PROCS_MAX */
 	uint32_t	 sp_jobs;	/* J, 1..P */
@@ -55,6 +58,15 @@ struct sim_params {
 	double		 sp_join_rate;	/* [0, 1] */
 	double		 sp_stale;	/* [0, 1]: chance a view is stale */
 	int		 sp_until_within; /* stop at within one, not exact */
+	/*
+	 * Pairwise rules: each node pairs within its own random sample of
+	 * sp_peers nodes (0: every available node), as with the broker's
+	 * pushes; a node's sample is drawn again every sp_peers_refresh
+	 * quanta (the register interval over the quantum; 0: 12), a
+	 * sample member now busy refuses.
+	 */
+	uint32_t	 sp_peers;	/* 0, or 1..SIM_PEERS_MAX */
+	uint32_t	 sp_peers_refresh;
 	uint64_t	 sp_seed;
 };
 

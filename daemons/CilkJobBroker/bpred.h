@@ -42,6 +42,17 @@ struct bpred {
 	struct bpred_host_list	 bp_hosts;
 	size_t			 bp_nhosts;
 	struct evtimer		*bp_soon;
+	/*
+	 * The PRED_PUSH as last encoded: every registration is answered
+	 * with one, and formatting the predicates and gathering the
+	 * cluster's users for each cost more than the send.  Good while
+	 * bp_epoch holds, no host reported users, and for a second (the
+	 * users' idle times age).
+	 */
+	size_t			 bp_push_len;	/* 0: none */
+	uint64_t		 bp_push_epoch;
+	double			 bp_push_at;
+	uint8_t			 bp_push_buf[MSG_PAYLOAD_MAX];
 	uint8_t			 bp_buf[MSG_PAYLOAD_MAX];
 };
 

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "bkill.h"
+#include "blist.h"
 #include "bpred.h"
+#include "bpush.h"
 #include "broker.h"
 #include "cookie.h"
 #include "dctx.h"
@@ -25,10 +27,10 @@ struct bctx {
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
 	struct bkill	 b_kill;		/* kill.c */
+	struct bpush	 b_push;		/* push.c */
+	struct blist	 b_list;		/* list.c */
 	struct cookie_key b_cookie;	/* user-scheme lists, predicates */
 	struct jobid	 b_jobid;		/* jobid.c */
-	double		 b_started;
-	uint64_t	 b_pushed_epoch;
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
 	uint8_t		 b_buf[MSG_PAYLOAD_MAX];
 };
@@ -62,50 +64,6 @@ on_assign(struct broker_node *n, struct broker_job *j, void *arg)
 		log_warn("assign: send to node %u", n->bn_id);
 }
 
-/* Every available node learns every job's count and its peers. */
-static void
-push(struct bctx *b)
-{
-	struct proto_push_job jobs[PROTO_ROWS_MAX];
-	struct proto_push_node nodes[PROTO_ROWS_MAX];
-	struct proto_push p;
-	struct broker_job *j;
-	struct broker_node *n;
-	size_t len;
-
-	memset(&p, 0, sizeof(p));
-	p.pu_epoch = b->b_br.br_epoch;
-	p.pu_uptime_ms = (uint32_t)((now_mono() - b->b_started) * 1000);
-	p.pu_jobs = jobs;
-	p.pu_nodes = nodes;
-	TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
-		struct proto_push_job *pj = &jobs[p.pu_njobs++];
-
-		memset(pj, 0, sizeof(*pj));
-		pj->pj_job = j->bj_id;
-		pj->pj_count = j->bj_count;
-		pj->pj_pri = j->bj_pri;
-		pj->pj_max = j->bj_max;
-		pj->pj_jobmgr = j->bj_addr;
-		strlcpy(pj->pj_user, j->bj_user, sizeof(pj->pj_user));
-	}
-	TAILQ_FOREACH(n, &b->b_br.br_nodes, bn_entry)
-		if (broker_node_available(n)) {
-			nodes[p.pu_nnodes].pn_node = n->bn_id;
-			nodes[p.pu_nnodes++].pn_addr = n->bn_addr;
-		}
-	if ((len = proto_push_enc(&p, b->b_buf, sizeof(b->b_buf))) == 0) {
-		log_warnx("push: too large to send");
-		return;
-	}
-	TAILQ_FOREACH(n, &b->b_br.br_nodes, bn_entry)
-		if (n->bn_state != PROTO_NS_BUSY &&
-		    msg_ep_send(b->b_dc.dc_ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
-		    PROTO_H_PUSH, b->b_buf, len) == -1)
-			log_debug("push: node %u: send failed", n->bn_id);
-	b->b_pushed_epoch = b->b_br.br_epoch;
-}
-
 static void
 schedule_now(struct evloop *loop, void *arg)
 {
@@ -114,8 +72,7 @@ schedule_now(struct evloop *loop, void *arg)
 	(void)loop;
 	b->b_soon = NULL;
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
-	if (b->b_br.br_epoch != b->b_pushed_epoch)
-		push(b);
+	bpush_changed(&b->b_push);
 }
 
 /* Changes come in bursts; one schedule and one push per burst. */
@@ -139,7 +96,7 @@ on_tick(struct evloop *loop, void *arg)
 		log_info("expired nodes or jobs silent for %g s",
 		    3 * interval);
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
-	push(b);	/* also refreshes nodes that missed a push */
+	bpush_changed(&b->b_push);
 	evloop_timer_add(loop, interval / 2, on_tick, b);
 }
 
@@ -150,6 +107,7 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct proto_node_reg r;
 	struct broker_node *n;
 	struct proto_ack ack;
+	uint64_t epoch = b->b_br.br_epoch;	/* rises if anything changed */
 	uint8_t buf[64];
 	size_t len;
 
@@ -168,7 +126,11 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		(void)msg_ep_reply(ep, in, PROTO_H_NODE_ACK, buf, len);
 	/* Predicates with every registration: a new node learns them. */
 	bpred_push_to(&b->b_pred, &n->bn_addr);
-	schedule_soon(b);
+	/* Its counts and a fresh sample of peers, every interval. */
+	bpush_to(&b->b_push, n);
+	/* A node that changed nothing changes no one's job. */
+	if (b->b_br.br_epoch != epoch)
+		schedule_soon(b);
 }
 
 /* A peer can make this line repeat; see log_rate(). */
@@ -261,74 +223,13 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 static void
 on_list(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
-	static struct proto_job_row jrows[PROTO_ROWS_MAX];
-	static struct proto_node_row nrows[PROTO_ROWS_MAX];
-	struct bctx *b = arg;
-	struct proto_list l;
-	struct broker_job *j;
-	struct broker_node *n;
-	double now = now_mono();
-	uint64_t wall = now_real_ms();
-	uint32_t k = 0;
-	size_t len;
+	blist_on_list(&((struct bctx *)arg)->b_list, ep, in);
+}
 
-	if (proto_list_dec(&l, in->mi_data, in->mi_len) == -1)
-		return;
-	/*
-	 * A user's signed request may come from a forged address: the
-	 * answer, up to 100 times larger, goes only where a cookie sent
-	 * there came back from.  Daemons and administrators with the
-	 * cluster key are trusted with it as they are with everything.
-	 */
-	if (!cookie_proved(&b->b_cookie, ep, in, now, l.li_has_cookie,
-	    l.li_cookie))
-		return;
-	broker_recount(&b->b_br, now);
-	if (l.li_what == PROTO_LIST_JOBS) {
-		TAILQ_FOREACH(j, &b->b_br.br_jobs, bj_entry) {
-			struct proto_job_row *r = &jrows[k++];
-
-			memset(r, 0, sizeof(*r));
-			r->jw_job = j->bj_id;
-			strlcpy(r->jw_user, j->bj_user, sizeof(r->jw_user));
-			r->jw_addr = j->bj_addr;
-			r->jw_nodes = j->bj_count;
-			r->jw_max = j->bj_max;
-			r->jw_pri = j->bj_pri;
-			r->jw_age = j->bj_start_ms && wall > j->bj_start_ms ?
-			    (uint32_t)((wall - j->bj_start_ms) / 1000) : 0;
-			strlcpy(r->jw_command, j->bj_command,
-			    sizeof(r->jw_command));
-		}
-		/* What does not fit in one message is left out, oldest kept. */
-		while ((len = proto_jobs_enc(jrows, k, b->b_buf,
-		    sizeof(b->b_buf))) == 0 && k > 0)
-			k--;
-		if (len > 0)
-			(void)msg_ep_reply(ep, in, PROTO_H_JOBS, b->b_buf, len);
-		return;
-	}
-	TAILQ_FOREACH(n, &b->b_br.br_nodes, bn_entry) {
-		struct proto_node_row *r = &nrows[k++];
-
-		memset(r, 0, sizeof(*r));
-		r->nw_node = n->bn_id;
-		r->nw_addr = n->bn_addr;
-		strlcpy(r->nw_host, n->bn_host, sizeof(r->nw_host));
-		r->nw_state = n->bn_state;
-		r->nw_job = n->bn_job;
-		r->nw_load_milli = n->bn_load_milli;
-		r->nw_idle = n->bn_idle;
-		r->nw_users = n->bn_users;
-		r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
-		r->nw_pairs = n->bn_pairs;
-		r->nw_switches = n->bn_switches;
-	}
-	while ((len = proto_nodes_enc(nrows, k, b->b_buf,
-	    sizeof(b->b_buf))) == 0 && k > 0)
-		k--;
-	if (len > 0)
-		(void)msg_ep_reply(ep, in, PROTO_H_NODES, b->b_buf, len);
+static void
+on_list_page(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	blist_on_page(&((struct bctx *)arg)->b_list, ep, in);
 }
 
 static void
@@ -364,6 +265,7 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_JOB_UNREGISTER] = { "job-unregister",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), on_job_unregister },
 	[PROTO_H_LIST] = { "list", MSG_SCHEMES_ALL, on_list },
+	[PROTO_H_LIST_PAGE] = { "list-page", MSG_SCHEMES_ALL, on_list_page },
 	[PROTO_H_PRED_REQ] = { "pred-req", MSG_SCHEMES_ALL, on_pred_req },
 	[PROTO_H_PRED_USERS] = { "pred-users",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_pred_users },
@@ -400,6 +302,8 @@ check(struct dctx *dc, char *err, size_t errlen)
 /* Read at start only (beyond dctx's own): see cilknow.conf(5), RELOAD. */
 static const char *const restart_keys[] = {
 	"broker",		/* where we listen when listen is unset */
+	"jobs_max",		/* broker_init */
+	"nodes_max",		/* broker_init */
 	"register_interval",	/* broker_init */
 	"service_user",		/* the drop */
 	"state_dir",		/* bpred_init */
@@ -435,9 +339,16 @@ main(int argc, char *argv[])
 	sp.ds_default_port = 7410;
 	dctx_start(&b.b_dc, &sp, &da, &b);
 	broker_init(&b.b_br, dctx_seconds(&b.b_dc, "register_interval", 60));
+	if (conf_get_count(b.b_dc.dc_conf, "nodes_max",
+	    &b.b_br.br_nodes_max) == -1 ||
+	    conf_get_count(b.b_dc.dc_conf, "jobs_max",
+	    &b.b_br.br_jobs_max) == -1)
+		log_warnx("nodes_max, jobs_max: unreadable; %u and %u",
+		    b.b_br.br_nodes_max, b.b_br.br_jobs_max);
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
-	b.b_started = now_mono();
+	bpush_init(&b.b_push, &b.b_dc, &b.b_br);
 	cookie_init(&b.b_cookie);
+	blist_init(&b.b_list, &b.b_br, &b.b_cookie);
 	bkill_init(&b.b_kill, &b.b_dc, &b.b_br, kill_changed, &b);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
@@ -446,6 +357,7 @@ main(int argc, char *argv[])
 		log_warn("event loop");
 	bpred_fini(&b.b_pred);
 	bkill_fini(&b.b_kill);
+	bpush_fini(&b.b_push);
 	broker_fini(&b.b_br);
 	dctx_stop(&b.b_dc);
 	return 0;

@@ -227,22 +227,32 @@ void
 bpred_push_to(struct bpred *bp, const struct msg_addr *to)
 {
 	struct proto_pred_push p;
-	size_t len;
+	double now = now_mono();
 
-	memset(&p, 0, sizeof(p));
-	p.pp_epoch = bp->bp_epoch;
-	if ((p.pp_text = proto_pred_set_text(bp->bp_set, NULL)) == NULL) {
-		log_warn("%s: predicates", __func__);
-		return;
+	if (bp->bp_push_len == 0 || bp->bp_push_epoch != bp->bp_epoch ||
+	    now - bp->bp_push_at >= 1.0 || now < bp->bp_push_at) {
+		memset(&p, 0, sizeof(p));
+		p.pp_epoch = bp->bp_epoch;
+		if ((p.pp_text = proto_pred_set_text(bp->bp_set, NULL)) ==
+		    NULL) {
+			log_warn("%s: predicates", __func__);
+			return;
+		}
+		p.pp_ncluster = cluster_users(bp, now, p.pp_cluster);
+		bp->bp_push_len = proto_pred_push_enc(&p, bp->bp_push_buf,
+		    sizeof(bp->bp_push_buf));
+		free(p.pp_text);
+		if (bp->bp_push_len == 0) {
+			log_warnx("%s: predicates too large to send",
+			    __func__);
+			return;
+		}
+		bp->bp_push_epoch = bp->bp_epoch;
+		bp->bp_push_at = now;
 	}
-	p.pp_ncluster = cluster_users(bp, now_mono(), p.pp_cluster);
-	if ((len = proto_pred_push_enc(&p, bp->bp_buf,
-	    sizeof(bp->bp_buf))) == 0)
-		log_warnx("%s: predicates too large to send", __func__);
-	else if (msg_ep_send(bp->bp_dc->dc_ep, to, MSG_SCHEME_CLUSTER,
-	    PROTO_H_PRED_PUSH, bp->bp_buf, len) == -1)
+	if (msg_ep_send(bp->bp_dc->dc_ep, to, MSG_SCHEME_CLUSTER,
+	    PROTO_H_PRED_PUSH, bp->bp_push_buf, bp->bp_push_len) == -1)
 		log_debug("%s: send: %s", __func__, strerror(errno));
-	free(p.pp_text);
 }
 
 static void
@@ -373,12 +383,7 @@ bpred_on_users(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	}
 	/* Only registered nodes: bounded by the node table. */
 	if ((h = host_find(bp, &in->mi_from)) == NULL) {
-		struct broker_node *n;
-
-		TAILQ_FOREACH(n, &bp->bp_br->br_nodes, bn_entry)
-			if (msg_addr_eq(&n->bn_addr, &in->mi_from))
-				break;
-		if (n == NULL) {
+		if (broker_node_by_addr(bp->bp_br, &in->mi_from) == NULL) {
 			log_debug("%s: from an unregistered node", __func__);
 			return;
 		}
@@ -392,6 +397,7 @@ bpred_on_users(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 	}
 	h->bh_at = now_mono();
 	h->bh_users = u;
+	bp->bp_push_len = 0;	/* the cluster's users changed */
 	/* Node managers report only real changes; tell everyone, batched. */
 	if (bp->bp_soon == NULL)
 		bp->bp_soon = evloop_timer_add(bp->bp_dc->dc_loop,
@@ -410,6 +416,7 @@ bpred_expire(struct bpred *bp, double now)
 			TAILQ_REMOVE(&bp->bp_hosts, h, bh_entry);
 			free(h);
 			bp->bp_nhosts--;
+			bp->bp_push_len = 0;
 			gone++;
 		}
 	}

@@ -6,8 +6,6 @@
 
 #include "fairshare.h"
 
-#define NODES_MAX	PROTO_ROWS_MAX
-#define JOBS_MAX	PROTO_ROWS_MAX
 #define MISSED		3	/* intervals of silence before forgetting */
 
 void
@@ -17,6 +15,11 @@ broker_init(struct broker *br, double interval)
 	TAILQ_INIT(&br->br_nodes);
 	TAILQ_INIT(&br->br_jobs);
 	br->br_next_node = br->br_next_job = 1;
+	br->br_nodes_max = BROKER_NODES_MAX;
+	br->br_jobs_max = BROKER_JOBS_MAX;
+	htab_init(&br->br_node_by_id);
+	htab_init(&br->br_node_by_addr);
+	htab_init(&br->br_job_by_id);
 	br->br_interval = interval;
 	/* An assignment the node never confirmed is retried after this. */
 	br->br_assign_timeout = interval < 5 ? interval + 1 : 5;
@@ -36,28 +39,108 @@ broker_fini(struct broker *br)
 		TAILQ_REMOVE(&br->br_jobs, j, bj_entry);
 		free(j);
 	}
+	htab_fini(&br->br_node_by_id);
+	htab_fini(&br->br_node_by_addr);
+	htab_fini(&br->br_job_by_id);
+	free(br->br_weights);
+	free(br->br_shares);
+	free(br->br_caps);
+	br->br_weights = br->br_shares = NULL;
+	br->br_caps = NULL;
+	br->br_scratch = 0;
 }
 
-static struct broker_node *
-node_find(struct broker *br, uint32_t id)
+static uint64_t
+id_hash(const struct htab *h, uint32_t id)
 {
-	struct broker_node *n;
+	return htab_hash(h, &id, sizeof(id));
+}
 
-	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (n->bn_id == id)
-			return n;
-	return NULL;
+/* The bytes that make an address: family, address, port. */
+static uint64_t
+addr_hash(const struct htab *h, const struct msg_addr *a)
+{
+	uint8_t k[1 + 16 + 2];
+
+	k[0] = a->ma_family;
+	memcpy(k + 1, a->ma_addr, 16);
+	memcpy(k + 17, &a->ma_port, 2);
+	return htab_hash(h, k, sizeof(k));
+}
+
+static int
+node_id_is(const void *elem, const void *key)
+{
+	return ((const struct broker_node *)elem)->bn_id ==
+	    *(const uint32_t *)key;
+}
+
+static int
+node_addr_is(const void *elem, const void *key)
+{
+	return msg_addr_eq(&((const struct broker_node *)elem)->bn_addr, key);
+}
+
+static int
+job_id_is(const void *elem, const void *key)
+{
+	return ((const struct broker_job *)elem)->bj_id ==
+	    *(const uint32_t *)key;
+}
+
+struct broker_node *
+broker_node_find(struct broker *br, uint32_t id)
+{
+	return htab_find(&br->br_node_by_id, id_hash(&br->br_node_by_id, id),
+	    node_id_is, &id);
+}
+
+struct broker_node *
+broker_node_by_addr(struct broker *br, const struct msg_addr *a)
+{
+	return htab_find(&br->br_node_by_addr,
+	    addr_hash(&br->br_node_by_addr, a), node_addr_is, a);
 }
 
 struct broker_job *
 broker_job_find(struct broker *br, uint32_t id)
 {
-	struct broker_job *j;
+	return htab_find(&br->br_job_by_id, id_hash(&br->br_job_by_id, id),
+	    job_id_is, &id);
+}
 
-	TAILQ_FOREACH(j, &br->br_jobs, bj_entry)
-		if (j->bj_id == id)
-			return j;
-	return NULL;
+/* Into the list and both indexes, or nowhere. */
+static int
+node_insert(struct broker *br, struct broker_node *n)
+{
+	if (htab_add(&br->br_node_by_id, id_hash(&br->br_node_by_id,
+	    n->bn_id), n) == -1)
+		return -1;
+	if (htab_add(&br->br_node_by_addr, addr_hash(&br->br_node_by_addr,
+	    &n->bn_addr), n) == -1) {
+		(void)htab_del(&br->br_node_by_id, id_hash(&br->br_node_by_id,
+		    n->bn_id), n);
+		return -1;
+	}
+	TAILQ_INSERT_TAIL(&br->br_nodes, n, bn_entry);
+	br->br_nnodes++;
+	br->br_epoch++;
+	br->br_members++;
+	return 0;
+}
+
+static void
+node_remove(struct broker *br, struct broker_node *n)
+{
+	(void)htab_del(&br->br_node_by_id, id_hash(&br->br_node_by_id,
+	    n->bn_id), n);
+	(void)htab_del(&br->br_node_by_addr, addr_hash(&br->br_node_by_addr,
+	    &n->bn_addr), n);
+	TAILQ_REMOVE(&br->br_nodes, n, bn_entry);
+	br->br_nnodes--;
+	br->br_epoch++;
+	br->br_members++;
+	free(n);
 }
 
 int
@@ -72,32 +155,27 @@ struct broker_node *
 broker_node_register(struct broker *br, const struct proto_node_reg *r,
     const struct msg_addr *from, double now)
 {
-	struct broker_node *n = NULL, *same_addr = NULL, *it;
+	struct broker_node *n;
 
-	TAILQ_FOREACH(it, &br->br_nodes, bn_entry) {
-		if (r->nr_node != 0 && it->bn_id == r->nr_node)
-			n = it;
-		if (msg_addr_eq(&it->bn_addr, from))
-			same_addr = it;
-	}
-	/* An id now held by another address is not honoured. */
-	if (n != NULL && !msg_addr_eq(&n->bn_addr, from))
-		n = NULL;
-	if (n == NULL)
-		n = same_addr;	/* restarted node manager, same place */
-	if (n == NULL) {
-		if (br->br_nnodes >= NODES_MAX ||
+	/*
+	 * The node at this address, whatever id it says: an id now held by
+	 * another address is not honoured, and a restarted node manager in
+	 * the same place is the same node.
+	 */
+	if ((n = broker_node_by_addr(br, from)) == NULL) {
+		if (br->br_nnodes >= br->br_nodes_max ||
 		    (n = calloc(1, sizeof(*n))) == NULL)
 			return NULL;
 		/* After our own restart, nodes keep the ids they had. */
-		n->bn_id = r->nr_node != 0 && node_find(br, r->nr_node) ==
-		    NULL ? r->nr_node : br->br_next_node;
+		n->bn_id = r->nr_node != 0 && broker_node_find(br,
+		    r->nr_node) == NULL ? r->nr_node : br->br_next_node;
+		n->bn_addr = *from;
+		if (node_insert(br, n) == -1) {
+			free(n);
+			return NULL;
+		}
 		if (n->bn_id >= br->br_next_node)
 			br->br_next_node = n->bn_id + 1;
-		n->bn_addr = *from;
-		TAILQ_INSERT_TAIL(&br->br_nodes, n, bn_entry);
-		br->br_nnodes++;
-		br->br_epoch++;
 	}
 	if (n->bn_state != r->nr_state || n->bn_job != r->nr_job ||
 	    n->bn_boot != r->nr_boot)
@@ -160,7 +238,7 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 			*why = "too many jobs of this user (user_jobs)";
 			return NULL;
 		}
-		if (br->br_njobs >= JOBS_MAX) {
+		if (br->br_njobs >= br->br_jobs_max) {
 			*why = "too many jobs";
 			return NULL;
 		}
@@ -176,6 +254,12 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 		strlcpy(j->bj_user, user, sizeof(j->bj_user));
 		j->bj_boot = r->jr_boot;
 		j->bj_registered = now;
+		if (htab_add(&br->br_job_by_id, id_hash(&br->br_job_by_id,
+		    j->bj_id), j) == -1) {
+			free(j);
+			*why = "out of memory";
+			return NULL;
+		}
 		TAILQ_INSERT_TAIL(&br->br_jobs, j, bj_entry);
 		br->br_njobs++;
 		br->br_epoch++;
@@ -197,6 +281,8 @@ job_remove(struct broker *br, struct broker_job *j)
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
 		if (n->bn_assigned == j->bj_id)
 			n->bn_assigned = 0;
+	(void)htab_del(&br->br_job_by_id, id_hash(&br->br_job_by_id,
+	    j->bj_id), j);
 	TAILQ_REMOVE(&br->br_jobs, j, bj_entry);
 	br->br_njobs--;
 	br->br_epoch++;
@@ -247,10 +333,7 @@ broker_expire(struct broker *br, double now)
 
 	TAILQ_FOREACH_SAFE(n, &br->br_nodes, bn_entry, nn)
 		if (now - n->bn_seen > limit) {
-			TAILQ_REMOVE(&br->br_nodes, n, bn_entry);
-			br->br_nnodes--;
-			br->br_epoch++;
-			free(n);
+			node_remove(br, n);
 			gone++;
 		}
 	TAILQ_FOREACH_SAFE(j, &br->br_jobs, bj_entry, jn)
@@ -311,17 +394,47 @@ assign(struct broker *br, struct broker_node *n, struct broker_job *j,
 	fn(n, j, arg);
 }
 
-/* A free node: available, running nothing, not yet given anything. */
+/*
+ * A free node: available, running nothing, not yet given anything.
+ * From *from on (the caller starts it at the list's first); *from is
+ * left after it, so that a loop giving out every free node walks the
+ * list once, not once per node.
+ */
 static struct broker_node *
-free_node(struct broker *br, double now)
+free_node(struct broker *br, double now, struct broker_node **from)
 {
 	struct broker_node *n;
 
-	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
+	for (n = *from; n != NULL; n = TAILQ_NEXT(n, bn_entry))
 		if (n->bn_state == PROTO_NS_IDLE &&
 		    node_job(n, now, br->br_assign_timeout) == 0)
-			return n;
-	return NULL;
+			break;
+	*from = n ? TAILQ_NEXT(n, bn_entry) : NULL;
+	return n;
+}
+
+/* Room for every job in broker_schedule's scratch arrays. */
+static int
+scratch(struct broker *br)
+{
+	uint32_t want = br->br_scratch ? br->br_scratch : 64;
+	void *w, *s, *c;
+
+	while (want < br->br_njobs)
+		want *= 2;
+	if (want == br->br_scratch)
+		return 0;
+	if ((w = reallocarray(br->br_weights, want, sizeof(double))) == NULL)
+		return -1;
+	br->br_weights = w;
+	if ((s = reallocarray(br->br_shares, want, sizeof(double))) == NULL)
+		return -1;
+	br->br_shares = s;
+	if ((c = reallocarray(br->br_caps, want, sizeof(uint32_t))) == NULL)
+		return -1;
+	br->br_caps = c;
+	br->br_scratch = want;
+	return 0;
 }
 
 /* A node of the largest job with more than one node, to share. */
@@ -348,20 +461,26 @@ int
 broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
     void *arg)
 {
-	struct broker_node *n;
+	struct broker_node *n, *at;
 	struct broker_job *j, *best;
-	double weights[JOBS_MAX], shares[JOBS_MAX], gap, bestgap;
-	uint32_t caps[JOBS_MAX], avail = 0, i;
+	double *weights, *shares, gap, bestgap;
+	uint32_t *caps, avail = 0, i;
 	int assigned = 0;
 
 	broker_recount(br, now);
 	if (br->br_njobs == 0)
 		return 0;
+	if (scratch(br) == -1)
+		return 0;	/* the next tick tries again */
+	weights = br->br_weights;
+	shares = br->br_shares;
+	caps = br->br_caps;
 	/* Every job runs somewhere, oldest first. */
+	at = TAILQ_FIRST(&br->br_nodes);
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 		if (j->bj_count > 0)
 			continue;
-		if ((n = free_node(br, now)) == NULL &&
+		if ((n = free_node(br, now, &at)) == NULL &&
 		    (n = node_to_share(br, now)) == NULL)
 			break;
 		assign(br, n, j, now, fn, arg);
@@ -379,7 +498,8 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 	    shares) == -1)
 		return assigned;
 	/* Each free node to the job furthest below its share. */
-	while ((n = free_node(br, now)) != NULL) {
+	at = TAILQ_FIRST(&br->br_nodes);
+	while ((n = free_node(br, now, &at)) != NULL) {
 		best = NULL;
 		bestgap = 0;
 		i = 0;

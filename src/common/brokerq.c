@@ -14,6 +14,7 @@
 #include "utf8.h"
 #include "msg.h"
 #include "msg_keyring.h"
+#include "proto_page.h"
 
 /* Our name under the cluster scheme. */
 #define BROKERQ_PRINCIPAL	"tool"
@@ -26,6 +27,11 @@ struct brokerq {
 	struct msg_addr		 q_broker;
 	struct brokerq_reply	*q_rep;
 	uint8_t			 q_what;
+	uint8_t			 q_state;	/* filters, 0: any */
+	uint32_t		 q_job;
+	uint32_t		 q_from;	/* the page asked for */
+	uint32_t		 q_cap;		/* rows allocated */
+	struct evtimer		*q_resend, *q_deadline;
 	double			 q_timeout;
 	int			 q_sent;	/* requests sent */
 	int			 q_send_errno;	/* of the last send */
@@ -100,30 +106,91 @@ from_broker(const struct brokerq *q, const struct msg_in *in)
 	return 1;
 }
 
+/* Appends a page's rows to the reply's; -1 out of memory. */
+static int
+append(struct brokerq *q, struct proto_page *pg)
+{
+	struct brokerq_reply *rep = q->q_rep;
+	size_t sz = q->q_what == PROTO_LIST_JOBS ? sizeof(*rep->bq_jobs) :
+	    sizeof(*rep->bq_nodes);
+	uint32_t want = q->q_cap ? q->q_cap : 256;
+	void *p;
+
+	while (want < rep->bq_n + pg->pg_n)
+		want *= 2;
+	if (want != q->q_cap) {
+		p = reallocarray(q->q_what == PROTO_LIST_JOBS ?
+		    (void *)rep->bq_jobs : (void *)rep->bq_nodes, want, sz);
+		if (p == NULL)
+			return -1;
+		if (q->q_what == PROTO_LIST_JOBS)
+			rep->bq_jobs = p;
+		else
+			rep->bq_nodes = p;
+		q->q_cap = want;
+	}
+	if (q->q_what == PROTO_LIST_JOBS)
+		memcpy(rep->bq_jobs + rep->bq_n, pg->pg_jobs, pg->pg_n * sz);
+	else
+		memcpy(rep->bq_nodes + rep->bq_n, pg->pg_nodes, pg->pg_n * sz);
+	rep->bq_n += pg->pg_n;
+	return 0;
+}
+
+static void	on_resend(struct evloop *, void *);
+static void	on_deadline(struct evloop *, void *);
+
+/* Each page has the whole timeout and its own resends. */
+static void
+ask_page(struct brokerq *q)
+{
+	if (q->q_resend != NULL)
+		evloop_timer_cancel(q->q_loop, q->q_resend);
+	if (q->q_deadline != NULL)
+		evloop_timer_cancel(q->q_loop, q->q_deadline);
+	q->q_resend = NULL;
+	q->q_sent = 0;
+	q->q_cookies = 0;
+	q->q_deadline = evloop_timer_add(q->q_loop, q->q_timeout, on_deadline,
+	    q);
+	on_resend(q->q_loop, q);
+}
+
 static void
 on_rows(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct brokerq *q = arg;
 	uint16_t h = in->mi_hdr->mh_handler;
-	int rc;
+	struct proto_page pg;
 
 	(void)ep;
 	if (q->q_done || !from_broker(q, in))
 		return;
-	if ((h == PROTO_H_JOBS) != (q->q_what == PROTO_LIST_JOBS)) {
+	if ((h == PROTO_H_JOBS_PAGE) != (q->q_what == PROTO_LIST_JOBS) ||
+	    proto_page_dec(q->q_what, &pg, in->mi_data, in->mi_len) == -1) {
+		log_debug("%s: malformed answer from the broker", __func__);
 		q->q_malformed++;
 		return;
 	}
-	if (h == PROTO_H_JOBS)
-		rc = proto_jobs_dec(&q->q_rep->bq_jobs, &q->q_rep->bq_n,
-		    in->mi_data, in->mi_len);
-	else
-		rc = proto_nodes_dec(&q->q_rep->bq_nodes, &q->q_rep->bq_n,
-		    in->mi_data, in->mi_len);
-	if (rc == -1) {
-		log_debug("%s: malformed answer from the broker", __func__);
-		q->q_rep->bq_n = 0;
-		q->q_malformed++;
+	/* A page asked for before, answered twice: taken once. */
+	if (pg.pg_from != q->q_from) {
+		free(pg.pg_jobs);
+		free(pg.pg_nodes);
+		return;
+	}
+	if (append(q, &pg) == -1) {
+		free(pg.pg_jobs);
+		free(pg.pg_nodes);
+		snprintf(q->q_reason, sizeof(q->q_reason), "out of memory");
+		q->q_done = q->q_refused = 1;
+		evloop_break(q->q_loop);
+		return;
+	}
+	free(pg.pg_jobs);
+	free(pg.pg_nodes);
+	if (pg.pg_next != 0) {
+		q->q_from = pg.pg_next;
+		ask_page(q);
 		return;
 	}
 	q->q_done = 1;
@@ -140,7 +207,7 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (q->q_done || !from_broker(q, in))
 		return;
 	if (proto_error_dec(&e, in->mi_data, in->mi_len) == -1 ||
-	    e.er_handler != PROTO_H_LIST) {
+	    e.er_handler != PROTO_H_LIST_PAGE) {
 		q->q_malformed++;
 		return;
 	}
@@ -172,27 +239,30 @@ on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 static const struct msg_handler brokerq_table[PROTO_H_MAX] = {
 	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEMES_ALL, on_cookie },
-	[PROTO_H_JOBS] = { "jobs", MSG_SCHEMES_ALL, on_rows },
-	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_rows },
+	[PROTO_H_JOBS_PAGE] = { "jobs-page", MSG_SCHEMES_ALL, on_rows },
+	[PROTO_H_NODES_PAGE] = { "nodes-page", MSG_SCHEMES_ALL, on_rows },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
 };
 
 static void
 send_list(struct brokerq *q)
 {
-	struct proto_list l;
-	uint8_t buf[2 + PROTO_COOKIE_LEN];
+	struct proto_list_page l;
+	uint8_t buf[16 + PROTO_COOKIE_LEN];
 	size_t len;
 
 	memset(&l, 0, sizeof(l));
-	l.li_what = q->q_what;
+	l.lp_what = q->q_what;
+	l.lp_state = q->q_state;
+	l.lp_job = q->q_job;
+	l.lp_from = q->q_from;
 	if (q->q_have_cookie) {
-		l.li_has_cookie = 1;
-		memcpy(l.li_cookie, q->q_cookie, sizeof(l.li_cookie));
+		l.lp_has_cookie = 1;
+		memcpy(l.lp_cookie, q->q_cookie, sizeof(l.lp_cookie));
 	}
-	if ((len = proto_list_enc(&l, buf, sizeof(buf))) == 0)
+	if ((len = proto_list_page_enc(&l, buf, sizeof(buf))) == 0)
 		return;
-	if (msg_ep_send(q->q_ep, &q->q_broker, q->q_scheme, PROTO_H_LIST,
+	if (msg_ep_send(q->q_ep, &q->q_broker, q->q_scheme, PROTO_H_LIST_PAGE,
 	    buf, len) == -1) {
 		q->q_send_errno = errno;
 		log_debug("%s: send: %s", __func__, strerror(errno));
@@ -205,18 +275,19 @@ on_resend(struct evloop *loop, void *arg)
 {
 	struct brokerq *q = arg;
 
+	q->q_resend = NULL;
 	if (q->q_done)
 		return;
 	send_list(q);
 	if (q->q_sent < BROKERQ_TRIES)
-		evloop_timer_add(loop, q->q_timeout / BROKERQ_TRIES, on_resend,
-		    q);
+		q->q_resend = evloop_timer_add(loop,
+		    q->q_timeout / BROKERQ_TRIES, on_resend, q);
 }
 
 static void
 on_deadline(struct evloop *loop, void *arg)
 {
-	(void)arg;
+	((struct brokerq *)arg)->q_deadline = NULL;
 	evloop_break(loop);
 }
 
@@ -325,6 +396,13 @@ int
 brokerq_list(const struct conf *cf, uint8_t what, struct brokerq_reply *rep,
     char *err, size_t errlen)
 {
+	return brokerq_list_where(cf, what, 0, 0, rep, err, errlen);
+}
+
+int
+brokerq_list_where(const struct conf *cf, uint8_t what, uint8_t state,
+    uint32_t job, struct brokerq_reply *rep, char *err, size_t errlen)
+{
 	struct brokerq q;
 	int rc;
 
@@ -335,14 +413,15 @@ brokerq_list(const struct conf *cf, uint8_t what, struct brokerq_reply *rep,
 	rep->bq_what = what;
 	q.q_rep = rep;
 	q.q_what = what;
+	q.q_state = state;
+	q.q_job = job;
 	if (what != PROTO_LIST_JOBS && what != PROTO_LIST_NODES) {
 		snprintf(err, errlen, "nothing to list");
 		return CLI_EXIT_USAGE;
 	}
 	if ((rc = brokerq_setup(&q, cf, err, errlen)) != CLI_EXIT_OK)
 		goto out;
-	evloop_timer_add(q.q_loop, q.q_timeout, on_deadline, &q);
-	on_resend(q.q_loop, &q);
+	ask_page(&q);
 	if (evloop_run(q.q_loop) == -1)
 		log_warn("%s: event loop", __func__);
 	if (!q.q_done) {
@@ -369,6 +448,13 @@ int
 brokerq_main(const struct cli_common *cc, const char *prog, uint8_t what,
     struct brokerq_reply *rep)
 {
+	return brokerq_main_where(cc, prog, what, 0, 0, rep);
+}
+
+int
+brokerq_main_where(const struct cli_common *cc, const char *prog,
+    uint8_t what, uint8_t state, uint32_t job, struct brokerq_reply *rep)
+{
 	struct conf *cf;
 	char why[BROKERQ_ERR_MAX];
 	int rc;
@@ -380,7 +466,7 @@ brokerq_main(const struct cli_common *cc, const char *prog, uint8_t what,
 	}
 	if ((cf = cli_conf_load(cc, prog)) == NULL)
 		return CLI_EXIT_USAGE;
-	rc = brokerq_list(cf, what, rep, why, sizeof(why));
+	rc = brokerq_list_where(cf, what, state, job, rep, why, sizeof(why));
 	conf_free(cf);
 	if (rc != CLI_EXIT_OK)
 		brokerq_warn(prog, why);

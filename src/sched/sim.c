@@ -37,6 +37,8 @@ struct sim {
 	uint64_t	 sm_messages;
 	uint64_t	 sm_switches;
 	uint64_t	 sm_node_quanta;
+	uint32_t	*sm_sample;	/* sp_peers per node, or NULL */
+	uint32_t	 sm_refresh_at;	/* next node whose sample is redrawn */
 };
 
 void
@@ -75,6 +77,9 @@ params_ok(const struct sim_params *sp)
 		return 0;
 	if (!rate_ok(sp->sp_leave_rate) || !rate_ok(sp->sp_join_rate) ||
 	    !rate_ok(sp->sp_stale))
+		return 0;
+	if (sp->sp_peers > SIM_PEERS_MAX || (uint64_t)sp->sp_peers *
+	    sp->sp_procs > SIM_PEERS_CELLS_MAX)
 		return 0;
 	if (sp->sp_weights != NULL)
 		for (j = 0; j < sp->sp_jobs; j++)
@@ -192,6 +197,38 @@ init_layout(struct sim *sm)
 	}
 }
 
+/* Node i's sample: sp_peers other nodes, uniformly, as the broker draws. */
+static void
+resample(struct sim *sm, uint32_t i)
+{
+	uint32_t k, P = sm->sm_p.sp_procs, *s;
+	uint64_t r;
+
+	s = &sm->sm_sample[(size_t)i * sm->sm_p.sp_peers];
+	for (k = 0; k < sm->sm_p.sp_peers; k++) {
+		if (P < 2) {
+			s[k] = i;
+			continue;
+		}
+		r = sched_rng_below(&sm->sm_rng, P - 1);
+		s[k] = (uint32_t)(r >= i ? r + 1 : r);
+	}
+}
+
+/* A share of the nodes redraw their samples, as they register in turn. */
+static void
+refresh_samples(struct sim *sm)
+{
+	uint32_t P = sm->sm_p.sp_procs, n, k;
+
+	n = (P + sm->sm_p.sp_peers_refresh - 1) / sm->sm_p.sp_peers_refresh;
+	for (k = 0; k < n; k++) {
+		resample(sm, sm->sm_refresh_at);
+		if (++sm->sm_refresh_at == P)
+			sm->sm_refresh_at = 0;
+	}
+}
+
 struct sim *
 sim_new(const struct sim_params *sp)
 {
@@ -227,6 +264,11 @@ sim_new(const struct sim_params *sp)
 		goto fail;
 	if (planned(sm) && (sm->sm_plan = sched_plan_new(J)) == NULL)
 		goto fail;
+	if (sp->sp_peers > 0 && (sm->sm_sample = calloc((size_t)P *
+	    sp->sp_peers, sizeof(*sm->sm_sample))) == NULL)
+		goto fail;
+	if (sm->sm_p.sp_peers_refresh == 0)
+		sm->sm_p.sp_peers_refresh = 12;
 	sm->sm_p.sp_weights = sm->sm_weights;
 	sm->sm_p.sp_caps = sm->sm_caps;
 	for (i = 0; i < J; i++) {
@@ -247,6 +289,8 @@ sim_new(const struct sim_params *sp)
 		errno = EINVAL;
 		return NULL;
 	}
+	for (i = 0; sm->sm_sample != NULL && i < P; i++)
+		resample(sm, i);
 	return sm;
 fail:
 	sim_free(sm);
@@ -260,6 +304,7 @@ sim_free(struct sim *sm)
 	if (sm == NULL)
 		return;
 	sched_plan_free(sm->sm_plan);
+	free(sm->sm_sample);
 	free(sm->sm_share);
 	free(sm->sm_view);
 	free(sm->sm_rank);
@@ -388,6 +433,14 @@ draw_peer(struct sim *sm, uint32_t pos)
 
 	if (!sm->sm_can[jp])
 		return SIM_NONE;
+	if (sm->sm_sample != NULL) {
+		/* Within its sample: a member now busy refuses in pair(). */
+		peer = churning(sm) ? sm->sm_avail[pos] : pos;
+		peer = sm->sm_sample[(size_t)peer * sm->sm_p.sp_peers +
+		    sched_rng_below(&sm->sm_rng, sm->sm_p.sp_peers)];
+		__builtin_prefetch(&sm->sm_job[peer]);
+		return peer;
+	}
 	r = sched_rng_below(&sm->sm_rng, sm->sm_navail - 1);
 	if (r >= pos)
 		r++;
@@ -457,6 +510,8 @@ sim_step(struct sim *sm)
 	sm->sm_nmoved = 0;
 	if (churning(sm))
 		churn(sm);
+	if (sm->sm_sample != NULL)
+		refresh_samples(sm);
 	broker(sm);
 	if (update_shares(sm) == -1)
 		return -1;

@@ -264,6 +264,93 @@ main(void)
 	    "user_jobs 0: no limit");
 	broker_fini(&br);
 
+	/*
+	 * The tables are as large as configured: 513 nodes (one more than a
+	 * datagram of rows, the old fixed cap) and nodes_max refused after.
+	 */
+	{
+		struct proto_node_reg r;
+		struct msg_addr a;
+		struct broker_node *got;
+		uint32_t k, bad = 0;
+
+		broker_init(&br, 60.0);
+		ok(br.br_nodes_max == BROKER_NODES_MAX &&
+		    br.br_jobs_max == BROKER_JOBS_MAX &&
+		    BROKER_NODES_MAX >= 100000 && BROKER_JOBS_MAX >= 10000,
+		    "default limits: 100000 nodes, 10000 jobs");
+		br.br_nodes_max = 3000;
+		memset(&r, 0, sizeof(r));
+		r.nr_state = PROTO_NS_IDLE;
+		a = addr(0, 7411);
+		a.ma_addr[1] = 2;
+		for (k = 0; k < 3000; k++) {
+			a.ma_addr[2] = (uint8_t)(k >> 8);
+			a.ma_addr[3] = (uint8_t)k;
+			r.nr_boot = k;
+			if (broker_node_register(&br, &r, &a, 0) == NULL)
+				break;
+		}
+		is_int(k, 3000, "3000 nodes registered, 513 and on too");
+		ok(br.br_nnodes == 3000, "3000 in the table");
+		a.ma_port = 7412;
+		ok(broker_node_register(&br, &r, &a, 0) == NULL,
+		    "the 3001st is refused: nodes_max");
+		/* Each found by address and by id, each once. */
+		for (k = 0; k < 3000; k++) {
+			a.ma_port = 7411;
+			a.ma_addr[2] = (uint8_t)(k >> 8);
+			a.ma_addr[3] = (uint8_t)k;
+			got = broker_node_by_addr(&br, &a);
+			if (got == NULL || broker_node_find(&br,
+			    got->bn_id) != got || got->bn_boot != k)
+				bad++;
+			r.nr_boot = k;
+			r.nr_node = got ? got->bn_id : 0;
+			if (broker_node_register(&br, &r, &a, 1) != got)
+				bad++;
+		}
+		is_int(bad, 0, "each found by address and id; "
+		    "re-registration finds it");
+		ok(broker_node_find(&br, 3001) == NULL &&
+		    broker_node_by_addr(&br, &a) != NULL,
+		    "an id never given is not found");
+		/* Half fall silent: expired, out of both indexes. */
+		for (k = 0; k < 3000; k += 2) {
+			a.ma_addr[2] = (uint8_t)(k >> 8);
+			a.ma_addr[3] = (uint8_t)k;
+			r.nr_boot = k;
+			r.nr_node = broker_node_by_addr(&br, &a)->bn_id;
+			(void)broker_node_register(&br, &r, &a, 150);
+		}
+		is_int(broker_expire(&br, 200), 1500,
+		    "1500 silent nodes expired");
+		for (bad = 0, k = 0; k < 3000; k++) {
+			a.ma_addr[2] = (uint8_t)(k >> 8);
+			a.ma_addr[3] = (uint8_t)k;
+			if ((broker_node_by_addr(&br, &a) != NULL) != (k % 2 ==
+			    0))
+				bad++;
+		}
+		is_int(bad, 0, "the expired are found no more, the rest are");
+		/* Jobs: 600 of one user, beyond a datagram's rows. */
+		br.br_user_jobs = 0;
+		br.br_jobs_max = 600;
+		for (k = 0; k < 600; k++)
+			if (job(&br, 0, "alice", 0, 1, 200, &why) == NULL)
+				break;
+		is_int(k, 600, "600 jobs registered");
+		ok(job(&br, 0, "alice", 0, 1, 200, &why) == NULL &&
+		    strcmp(why, "too many jobs") == 0,
+		    "the 601st refused: jobs_max");
+		ok(broker_job_find(&br, 600) != NULL &&
+		    broker_job_find(&br, 600)->bj_id == 600,
+		    "job 600 found by id");
+		ok(broker_schedule(&br, 200, on_assign, NULL) == 1500,
+		    "every idle node given a job in one schedule");
+		broker_fini(&br);
+	}
+
 	/* Cookies: this address, this period or the one before. */
 	{
 		struct cookie_key bc, other;

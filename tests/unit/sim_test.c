@@ -385,10 +385,36 @@ test_churn(void)
 	    im.sr_mean_dist, th.sr_mean_dist);
 }
 
+/* Pairing within a sample of 32 peers converges as with everyone. */
+static void
+test_peers(void)
+{
+	struct sim_params sp = params(1000, 10, SCHED_P_THESIS);
+	struct sim_result all, some;
+	struct check ck = { 1000, 0, 0, { 0 } };
+	struct sim *sm;
+
+	sp.sp_peers = SIM_PEERS_MAX + 1;
+	ok((sm = sim_new(&sp)) == NULL, "peers above %d: refused",
+	    SIM_PEERS_MAX);
+	sp.sp_peers = 0;
+	sim_run(&sp, &all, NULL, NULL);
+	sp.sp_peers = 32;
+	is_int(sim_run(&sp, &some, check_observe, &ck), 0,
+	    "run P=1000 J=10 with 32 peers each");
+	is_int(ck.ck_bad, 0, "every quantum: counts sum to P");
+	ok(some.sr_quanta > 0 && some.sr_quanta <= 2 * all.sr_quanta + 5 &&
+	    some.sr_exact > 0,
+	    "within one after %lld quanta (everyone: %lld), exact after %lld",
+	    (long long)some.sr_quanta, (long long)all.sr_quanta,
+	    (long long)some.sr_exact);
+}
+
 int
 main(void)
 {
 	test_params();
+	test_peers();
 	test_median();
 	test_model();
 	test_thesis();

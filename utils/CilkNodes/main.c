@@ -178,8 +178,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(CLI_EXIT_USAGE);
-	if ((rc = brokerq_main(&o.no_cc, "CilkNodes", PROTO_LIST_NODES, &rep)) !=
-	    CLI_EXIT_OK)
+	/* The broker filters: a few idle nodes of 100,000 come in a page. */
+	if ((rc = brokerq_main_where(&o.no_cc, "CilkNodes", PROTO_LIST_NODES,
+	    (uint8_t)o.no_state, o.no_job, &rep)) != CLI_EXIT_OK)
 		return rc;
 	if (o.no_cc.cc_json)
 		print_json(&o, &rep);

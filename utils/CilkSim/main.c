@@ -32,7 +32,8 @@ enum {
 	OPT_JSON,
 	OPT_GRID,
 	OPT_FIXED_P,
-	OPT_STALE
+	OPT_STALE,
+	OPT_PEERS
 };
 
 static const struct option longopts[] = {
@@ -51,6 +52,7 @@ static const struct option longopts[] = {
 	{ "grid",	no_argument,		NULL,	OPT_GRID },
 	{ "fixed-p",	required_argument,	NULL,	OPT_FIXED_P },
 	{ "stale",	required_argument,	NULL,	OPT_STALE },
+	{ "peers",	required_argument,	NULL,	OPT_PEERS },
 	{ "help",	no_argument,		NULL,	'h' },
 	{ "version",	no_argument,		NULL,	'V' },
 	{ NULL,		0,			NULL,	0 }
@@ -66,7 +68,8 @@ print_usage(FILE *fp)
 	    "               [--weights w1,w2,...] [--caps c1,c2,...]\n"
 	    "               [--trace file.csv] [--plot file.svg]\n"
 	    "               [--leave-rate r] [--join-rate r]\n"
-	    "               [--fixed-p p|auto] [--stale f] [--json] [-v]\n"
+	    "               [--fixed-p p|auto] [--stale f] [--peers k]\n"
+	    "               [--json] [-v]\n"
 	    "       CilkSim --grid [--seeds n] [--policy ...] [--json]\n"
 	    "       CilkSim -h | -V\n");
 }
@@ -261,6 +264,10 @@ parse(int argc, char *argv[], struct cs_opts *o, struct cs_args *a)
 			break;
 		case OPT_STALE:
 			sp->sp_stale = fraction("--stale", optarg);
+			break;
+		case OPT_PEERS:
+			sp->sp_peers = (uint32_t)number("--peers", optarg, 0,
+			    SIM_PEERS_MAX);
 			break;
 		default:
 			usage();

@@ -115,6 +115,8 @@ print_text(const struct cs_opts *o, const struct sim_result *res,
 		printf(" p=%g", sp->sp_rule.ru_fixed_p);
 	if (sp->sp_stale > 0)
 		printf(" stale=%g", sp->sp_stale);
+	if (sp->sp_peers > 0)
+		printf(" peers=%u", sp->sp_peers);
 	if (churn)
 		printf(" leave=%g join=%g", sp->sp_leave_rate,
 		    sp->sp_join_rate);

@@ -1,0 +1,29 @@
+/*
+ * CilkJobBroker's listings for CilkPs, CilkNodes and CilkPred: LIST
+ * (one datagram, the first PROTO_ROWS_MAX rows, for older tools) and
+ * LIST_PAGE (a page from a place in the table on, filtered here; see
+ * proto_page.h).  A page that goes on where the last one stopped starts
+ * there, not at the head of the list, while no node has joined or left:
+ * a whole listing costs O(rows).
+ */
+#ifndef CILKJOBBROKER_BLIST_H
+#define CILKJOBBROKER_BLIST_H
+
+#include "broker.h"
+#include "cookie.h"
+
+struct blist {
+	struct broker		*bl_br;
+	struct cookie_key	*bl_cookie;
+	/* Where the last node page stopped, while br_members holds. */
+	uint64_t		 bl_members;
+	uint32_t		 bl_at;
+	struct broker_node	*bl_node;	/* at place bl_at; NULL: end */
+	uint8_t			 bl_buf[MSG_PAYLOAD_MAX];
+};
+
+void	blist_init(struct blist *, struct broker *, struct cookie_key *);
+void	blist_on_list(struct blist *, struct msg_ep *, const struct msg_in *);
+void	blist_on_page(struct blist *, struct msg_ep *, const struct msg_in *);
+
+#endif

@@ -1,0 +1,184 @@
+/* CilkJobBroker: LIST and LIST_PAGE, the listings; see blist.h. */
+#include <string.h>
+
+#include "blist.h"
+#include "log.h"
+#include "mono.h"
+#include "proto_page.h"
+
+void
+blist_init(struct blist *bl, struct broker *br, struct cookie_key *ck)
+{
+	memset(bl, 0, sizeof(*bl));
+	bl->bl_br = br;
+	bl->bl_cookie = ck;
+}
+
+static void
+job_row(const struct broker_job *j, uint64_t wall, struct proto_job_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->jw_job = j->bj_id;
+	strlcpy(r->jw_user, j->bj_user, sizeof(r->jw_user));
+	r->jw_addr = j->bj_addr;
+	r->jw_nodes = j->bj_count;
+	r->jw_max = j->bj_max;
+	r->jw_pri = j->bj_pri;
+	r->jw_age = j->bj_start_ms && wall > j->bj_start_ms ?
+	    (uint32_t)((wall - j->bj_start_ms) / 1000) : 0;
+	strlcpy(r->jw_command, j->bj_command, sizeof(r->jw_command));
+}
+
+static void
+node_row(const struct broker_node *n, double now, struct proto_node_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->nw_node = n->bn_id;
+	r->nw_addr = n->bn_addr;
+	strlcpy(r->nw_host, n->bn_host, sizeof(r->nw_host));
+	r->nw_state = n->bn_state;
+	r->nw_job = n->bn_job;
+	r->nw_load_milli = n->bn_load_milli;
+	r->nw_idle = n->bn_idle;
+	r->nw_users = n->bn_users;
+	r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
+	r->nw_pairs = n->bn_pairs;
+	r->nw_switches = n->bn_switches;
+}
+
+void
+blist_on_list(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
+{
+	static struct proto_job_row jrows[PROTO_ROWS_MAX];
+	static struct proto_node_row nrows[PROTO_ROWS_MAX];
+	struct proto_list l;
+	struct broker_job *j;
+	struct broker_node *n;
+	double now = now_mono();
+	uint32_t k = 0;
+	size_t len;
+
+	if (proto_list_dec(&l, in->mi_data, in->mi_len) == -1)
+		return;
+	/*
+	 * A user's signed request may come from a forged address: the
+	 * answer, up to 100 times larger, goes only where a cookie sent
+	 * there came back from.  Daemons and administrators with the
+	 * cluster key are trusted with it as they are with everything.
+	 */
+	if (!cookie_proved(bl->bl_cookie, ep, in, now, l.li_has_cookie,
+	    l.li_cookie))
+		return;
+	/* What does not fit in one message is left out, oldest kept. */
+	if (l.li_what == PROTO_LIST_JOBS) {
+		broker_recount(bl->bl_br, now);
+		TAILQ_FOREACH(j, &bl->bl_br->br_jobs, bj_entry) {
+			if (k == PROTO_ROWS_MAX)
+				break;
+			job_row(j, now_real_ms(), &jrows[k++]);
+		}
+		while ((len = proto_jobs_enc(jrows, k, bl->bl_buf,
+		    sizeof(bl->bl_buf))) == 0 && k > 0)
+			k--;
+		if (len > 0)
+			(void)msg_ep_reply(ep, in, PROTO_H_JOBS, bl->bl_buf,
+			    len);
+		return;
+	}
+	TAILQ_FOREACH(n, &bl->bl_br->br_nodes, bn_entry) {
+		if (k == PROTO_ROWS_MAX)
+			break;
+		node_row(n, now, &nrows[k++]);
+	}
+	while ((len = proto_nodes_enc(nrows, k, bl->bl_buf,
+	    sizeof(bl->bl_buf))) == 0 && k > 0)
+		k--;
+	if (len > 0)
+		(void)msg_ep_reply(ep, in, PROTO_H_NODES, bl->bl_buf, len);
+}
+
+static int
+node_wanted(const struct proto_list_page *q, const struct broker_node *n)
+{
+	return (q->lp_state == 0 || q->lp_state == n->bn_state) &&
+	    (q->lp_job == 0 || q->lp_job == n->bn_job);
+}
+
+/* The node at place from (0: the head), from where the last page ended
+ * if nothing joined or left since. */
+static struct broker_node *
+node_at(struct blist *bl, uint32_t from)
+{
+	struct broker_node *n;
+	uint32_t i;
+
+	if (from != 0 && bl->bl_members == bl->bl_br->br_members &&
+	    bl->bl_at == from)
+		return bl->bl_node;
+	for (n = TAILQ_FIRST(&bl->bl_br->br_nodes), i = 0; n != NULL &&
+	    i < from; n = TAILQ_NEXT(n, bn_entry), i++)
+		;
+	return n;
+}
+
+void
+blist_on_page(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
+{
+	static struct proto_job_row jrows[PROTO_PAGE_JOB_ROWS];
+	static struct proto_node_row nrows[PROTO_PAGE_ROWS];
+	struct proto_list_page q;
+	struct broker_job *j;
+	struct broker_node *n;
+	double now = now_mono();
+	uint64_t wall = now_real_ms();
+	uint32_t k = 0, scanned = 0, next;
+	size_t len;
+	uint16_t h;
+
+	if (proto_list_page_dec(&q, in->mi_data, in->mi_len) == -1) {
+		log_debug("list page: malformed, from %s", in->mi_name);
+		return;
+	}
+	/* As for LIST: a large answer only where a cookie came back. */
+	if (!cookie_proved(bl->bl_cookie, ep, in, now, q.lp_has_cookie,
+	    q.lp_cookie))
+		return;
+	if (q.lp_what == PROTO_LIST_JOBS) {
+		if (q.lp_from == 0)
+			broker_recount(bl->bl_br, now);
+		for (j = TAILQ_FIRST(&bl->bl_br->br_jobs); j != NULL &&
+		    scanned < q.lp_from; j = TAILQ_NEXT(j, bj_entry))
+			scanned++;
+		scanned = 0;
+		for (; j != NULL && k < PROTO_PAGE_JOB_ROWS &&
+		    scanned < PROTO_PAGE_SCAN; j = TAILQ_NEXT(j, bj_entry)) {
+			scanned++;
+			if (q.lp_job == 0 || q.lp_job == j->bj_id)
+				job_row(j, wall, &jrows[k++]);
+		}
+		next = j == NULL ? 0 : q.lp_from + scanned;
+		h = PROTO_H_JOBS_PAGE;
+		len = proto_page_enc(q.lp_what, q.lp_from, next, jrows, k,
+		    bl->bl_buf, sizeof(bl->bl_buf));
+	} else {
+		for (n = node_at(bl, q.lp_from); n != NULL &&
+		    k < PROTO_PAGE_ROWS && scanned < PROTO_PAGE_SCAN;
+		    n = TAILQ_NEXT(n, bn_entry)) {
+			scanned++;
+			if (node_wanted(&q, n))
+				node_row(n, now, &nrows[k++]);
+		}
+		next = n == NULL ? 0 : q.lp_from + scanned;
+		bl->bl_members = bl->bl_br->br_members;
+		bl->bl_at = next;
+		bl->bl_node = n;
+		h = PROTO_H_NODES_PAGE;
+		len = proto_page_enc(q.lp_what, q.lp_from, next, nrows, k,
+		    bl->bl_buf, sizeof(bl->bl_buf));
+	}
+	if (len == 0) {
+		log_warnx("list page: %u rows do not fit in a message", k);
+		return;
+	}
+	(void)msg_ep_reply(ep, in, h, bl->bl_buf, len);
+}
