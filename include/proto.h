@@ -44,6 +44,8 @@ enum proto_handler {
 	PROTO_H_JOB_ENDED,			/* broker -> jobmgr, user */
 	PROTO_H_PROC_ASK,			/* chouse -> node, user */
 	PROTO_H_PROC,				/* node -> chouse, as @cluster */
+	PROTO_H_HIST_REQ = 45,			/* tool -> node, any */
+	PROTO_H_HIST = 46,			/* node -> tool */
 	PROTO_H_MAX
 };
 
