@@ -133,7 +133,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(INTERNAL)
 # xCilkNodeInfo draws with cairo on plain Xlib (README says why): only
 # it, its unit test (its model and drawing) and the test tool that reads
 # pictures (imgpix) are built with them.
-XPKGS	:= cairo x11
+XPKGS	:= cairo x11 fontconfig
 XPKG_CFLAGS = $(eval XPKG_CFLAGS := $(shell pkg-config --cflags $(XPKGS) 2>/dev/null))$(XPKG_CFLAGS)
 XPKG_LIBS = $(eval XPKG_LIBS := $(shell pkg-config --libs $(XPKGS) 2>/dev/null))$(XPKG_LIBS)
 $(BUILD)/obj/utils/xCilkNodeInfo/%.o $(BUILD)/obj/tests/unit/xview_test.o \

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fontconfig/fontconfig.h>
 #include <sodium.h>
 
 #include "brokerq.h"
@@ -239,5 +240,8 @@ main(int argc, char *argv[])
 	free(cluster.xc_rows);
 	evloop_free(loop);
 	conf_free(cf);
+	/* cairo's and fontconfig's caches: no leak for the sanitizers. */
+	cairo_debug_reset_static_data();
+	FcFini();
 	return rc;
 }

@@ -118,6 +118,11 @@ xn_grid_layout(struct xn_grid *g, int n, double w, double h)
 	g->g_rows = (n + g->g_cols - 1) / g->g_cols;
 	g->g_tw = w / g->g_cols;
 	g->g_th = h / g->g_rows;
+	/* A few nodes: tiles of a readable size, not the whole window. */
+	if (g->g_tw > 200)
+		g->g_tw = 200;
+	if (g->g_th > 100)
+		g->g_th = 100;
 	/* A tile much wider than tall reads badly: at most 2:1. */
 	if (g->g_tw > 2 * g->g_th)
 		g->g_tw = 2 * g->g_th;
