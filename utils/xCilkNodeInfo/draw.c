@@ -55,10 +55,19 @@ text_width(cairo_t *cr, const char *s)
 	return e.x_advance;
 }
 
+/*
+ * A filled box with its edges on whole pixels: boxes side by side tile
+ * without seams or blended stripes, and a pixel has one state's colour.
+ */
 static void
 box(cairo_t *cr, double x, double y, double w, double h)
 {
-	cairo_rectangle(cr, x, y, w, h);
+	double x0 = floor(x + 0.5), y0 = floor(y + 0.5);
+	double x1 = floor(x + w + 0.5), y1 = floor(y + h + 0.5);
+
+	if (x1 <= x0 || y1 <= y0)
+		return;
+	cairo_rectangle(cr, x0, y0, x1 - x0, y1 - y0);
 	cairo_fill(cr);
 }
 
@@ -260,7 +269,7 @@ band(cairo_t *cr, const struct span *sp, const struct xn_node *n,
 			continue;
 		rgb(cr, xn_state_rgb((enum proto_node_state)s->hs_state));
 		/* Overlap by a pixel: no hairlines between samples. */
-		box(cr, x0, y, x1 - x0 + 0.5, XN_BAND_H);
+		box(cr, x0, y, x1 - x0, XN_BAND_H);
 		if (i + 1 < n->xn_n && to < n->xn_s[i + 1].hs_time_ms) {
 			rgb(cr, xn_state_rgb(PROTO_NS_UNDEF));
 			box(cr, x1, y, at(sp, n->xn_s[i + 1].hs_time_ms) - x1,
@@ -341,9 +350,9 @@ loads(cairo_t *cr, const struct span *sp, const struct xn_node *n,
 		if (own + guest > h)
 			guest = h - own;
 		rgb(cr, xn_state_rgb(PROTO_NS_BUSY));
-		box(cr, x0, y + h - own, x1 - x0 + 0.5, own);
+		box(cr, x0, y + h - own, x1 - x0, own);
 		rgb(cr, xn_state_rgb(PROTO_NS_RUNNING));
-		box(cr, x0, y + h - own - guest, x1 - x0 + 0.5, guest);
+		box(cr, x0, y + h - own - guest, x1 - x0, guest);
 	}
 	grey(cr, 0.2);
 	font(cr, 11, 0);
@@ -379,10 +388,10 @@ idle_users(cairo_t *cr, const struct span *sp, const struct xn_node *n,
 			continue;
 		v = s->hs_idle >= 3600 ? 1 : s->hs_idle / 3600.0;
 		cairo_set_source_rgb(cr, 0.15, 0.5, 0.25);
-		box(cr, x0, y + h * (1 - v), x1 - x0 + 0.5, h * v);
+		box(cr, x0, y + h * (1 - v), x1 - x0, h * v);
 		if (s->hs_users > 0) {
 			grey(cr, 0.3);
-			box(cr, x0, y + h + 6, x1 - x0 + 0.5, 10);
+			box(cr, x0, y + h + 6, x1 - x0, 10);
 		}
 	}
 	grey(cr, 0.2);
