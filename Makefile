@@ -130,6 +130,22 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(INTERNAL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# xCilkNodeInfo draws with cairo on plain Xlib (README says why): only
+# it, its unit test (its model and drawing) and the test tool that reads
+# pictures (imgpix) are built with them.
+XPKGS	:= cairo x11 fontconfig
+XPKG_CFLAGS = $(eval XPKG_CFLAGS := $(shell pkg-config --cflags $(XPKGS) 2>/dev/null))$(XPKG_CFLAGS)
+XPKG_LIBS = $(eval XPKG_LIBS := $(shell pkg-config --libs $(XPKGS) 2>/dev/null))$(XPKG_LIBS)
+$(BUILD)/obj/utils/xCilkNodeInfo/%.o $(BUILD)/obj/tests/unit/xview_test.o \
+    $(BUILD)/obj/tests/tools/imgpix.o: ALL_CFLAGS += $(XPKG_CFLAGS)
+$(BUILD)/bin/xCilkNodeInfo $(BUILD)/tests/imgpix: LIBS += $(XPKG_LIBS)
+$(BUILD)/tests/xview_test: $(BUILD)/obj/tests/unit/xview_test.o \
+    $(BUILD)/obj/utils/xCilkNodeInfo/model.o \
+    $(BUILD)/obj/utils/xCilkNodeInfo/draw.o \
+    $(BUILD)/obj/utils/xCilkNodeInfo/png.o $(INTERNAL)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(XPKG_LIBS)
+
 # The chaos test's lossy network, preloaded into the programs it runs:
 # never sanitized, since AddressSanitizer must come first in a process.
 $(BUILD)/tests/lossy.so: tests/tools/lossy.c | deps

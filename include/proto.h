@@ -44,6 +44,8 @@ enum proto_handler {
 	PROTO_H_JOB_ENDED,			/* broker -> jobmgr, user */
 	PROTO_H_PROC_ASK,			/* chouse -> node, user */
 	PROTO_H_PROC,				/* node -> chouse, as @cluster */
+	PROTO_H_HIST_REQ = 45,			/* tool -> node, any */
+	PROTO_H_HIST = 46,			/* node -> tool */
 	/* Listings of any size, a page at a time (proto_page.h). */
 	PROTO_H_LIST_PAGE = 47,			/* tool -> broker, any */
 	PROTO_H_JOBS_PAGE = 48,			/* broker -> tool */

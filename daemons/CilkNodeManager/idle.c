@@ -96,6 +96,9 @@ node_sense(struct node *n)
 
 		rc = sensors_file_read(n->n_sensor_path, &n->n_meas, err,
 		    sizeof(err));
+		/* The file's load is the owner's; the model, the guests'. */
+		loadmodel_update(&n->n_loadmodel, now_mono(),
+		    n->n_current != NULL ? 1 : 0);
 		/* Input devices, if configured, count with the file. */
 		if (rc == 0 && node_input_idle(n, &in) &&
 		    in < n->n_meas.pm_idle)

@@ -57,6 +57,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_root_done },
 	[PROTO_H_PROC_ASK] = { "proc-ask", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    node_on_proc_ask },
+	[PROTO_H_HIST_REQ] = { "hist-req", MSG_SCHEMES_ALL,
+	    node_on_hist_req },
 };
 
 static int	node_limits(struct node *, char *, size_t);
@@ -322,6 +324,7 @@ main(int argc, char *argv[])
 		fatalx("engine: %s", err);
 	node_chan_start(&n, pair[1]);
 	node_idle_start(&n);
+	node_hist_start(&n);
 	node_register_start(&n);
 	node_workers_start(&n);
 	node_pair_start(&n);

@@ -15,6 +15,7 @@
 #include "pred.h"
 #include "proto.h"
 #include "proto_pred.h"
+#include "proto_hist.h"
 #include "sensors.h"
 #include "fairshare.h"
 
@@ -156,6 +157,9 @@ struct node {
 	struct msg_addr	 n_pair_peer;		/* asked, not answered */
 	double		 n_pair_asked_at;
 	uint64_t	 n_pair_sent, n_pair_switches;
+
+	/* The last hour, for xCilkNodeInfo (history.c). */
+	struct proto_hist_ring n_hist;
 	uint8_t		 n_buf[MSG_PAYLOAD_MAX];
 };
 
@@ -222,6 +226,10 @@ void	node_pair_start(struct node *);
 void	node_on_pair_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pair(struct msg_ep *, const struct msg_in *, void *);
 const struct proto_push_job *node_push_job(const struct node *, uint32_t);
+/* history.c */
+void	node_hist_start(struct node *);
+void	node_hist_sample(struct node *);
+void	node_on_hist_req(struct msg_ep *, const struct msg_in *, void *);
 /* relay.c */
 void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_relay(struct node *, struct worker *);

@@ -60,6 +60,7 @@ node_update_state(struct node *n)
 	log_debug("state %s -> %s", proto_state_name(n->n_state),
 	    proto_state_name(s));
 	n->n_state = s;
+	node_hist_sample(n);	/* the band changes colour at once */
 	node_register_now(n);
 }
 

@@ -1,7 +1,7 @@
 /*
  * fuzz_proto — libFuzzer target for the payload decoders of the
  * macroscheduler's messages (src/proto: proto.h, proto_pred.h,
- * proto_root.h, proto_kill.h).  Payloads arrive authenticated, but from any user of
+ * proto_root.h, proto_kill.h, proto_proc.h, proto_hist.h).  Payloads arrive authenticated, but from any user of
  * the cluster, and a node manager decodes them as root.
  *
  * The first byte picks the decoder, in the order of proto_rt[] in

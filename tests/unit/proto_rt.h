@@ -22,6 +22,7 @@
 #include "proto_pred.h"
 #include "proto_root.h"
 #include "proto_proc.h"
+#include "proto_hist.h"
 
 /* Room for any re-encoding of what the fuzzer feeds (-max_len 8192). */
 static uint8_t	rt_out[MSG_PAYLOAD_MAX + 1];
@@ -64,6 +65,8 @@ RT_SIMPLE(proto_kill_req, struct proto_kill_req)
 RT_SIMPLE(proto_kill_ans, struct proto_kill_ans)
 RT_SIMPLE(proto_job_ended, struct proto_job_ended)
 RT_SIMPLE(proto_proc, struct proto_proc)
+RT_SIMPLE(proto_hist_req, struct proto_hist_req)
+RT_SIMPLE(proto_hist, struct proto_hist)
 
 static int
 rt_proto_proc_ask(const uint8_t *b, size_t n)
@@ -173,6 +176,7 @@ static const struct proto_rt proto_rt[] __attribute__((unused)) = {
 	RT(proto_pred_users), RT(proto_root_backup), RT(proto_root_done),
 	RT(proto_cookie), RT(proto_kill_req), RT(proto_kill_ans),
 	RT(proto_job_ended), RT(proto_proc_ask), RT(proto_proc),
+	RT(proto_hist_req), RT(proto_hist),
 };
 #undef RT
 #define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))
