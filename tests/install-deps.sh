@@ -5,9 +5,9 @@
 # the one command root must run and fails.  As root it also makes the
 # service user cilknow.  Used by make (deps,
 # check-deps) and by ./make before make itself exists.
-build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
+build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev libmunge-dev
 	mandoc"
-check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
+check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps munge
 	dbus-daemon iproute2"
 cluster="systemd-container debootstrap"
 wanted=

@@ -298,7 +298,7 @@ brokerq_setup(struct brokerq *q, const struct conf *cf, char *err,
 		return CLI_EXIT_FAILURE;
 	if (q->q_keys->kr_cluster.ks_n > 0)
 		q->q_scheme = MSG_SCHEME_CLUSTER;
-	else if (q->q_keys->kr_user.ks_n > 0)
+	else if (msg_keyring_user_name(q->q_keys)[0] != '\0')
 		q->q_scheme = MSG_SCHEME_USER;
 	else {
 		snprintf(err, errlen, "no key to ask the broker with: neither "
