@@ -141,6 +141,27 @@ local_munge_start(const struct local *lo)
 	return -1;
 }
 
+/* 1 if pid's command line has the argument --socket=DIR/munge/socket. */
+static int
+is_ours(const struct local *lo, long pid)
+{
+	char path[64], want[PATH_MAX + 32], buf[8192];
+	size_t n, i;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	snprintf(want, sizeof(want), "--socket=%s/munge/socket", lo->lo_dir);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	(void)fclose(fp);
+	buf[n] = '\0';
+	for (i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strcmp(buf + i, want) == 0)
+			return 1;
+	return 0;
+}
+
 /* Ends the munged of DIR, if its pid file names one that runs. */
 void
 local_munge_stop(const struct local *lo)
@@ -157,7 +178,7 @@ local_munge_stop(const struct local *lo)
 		pid = strtol(text, NULL, 10);
 	(void)fclose(fp);
 	/* Its command line names DIR: a reused pid is left alone. */
-	if (pid <= 1 || !local_proc_ours(lo, (pid_t)pid, 0))
+	if (pid <= 1 || !is_ours(lo, pid))
 		return;
 	if (kill((pid_t)pid, SIGTERM) == -1) {
 		warn("kill munged %ld", pid);
