@@ -192,7 +192,7 @@ chaos: deps all $(BUILD)/tests/lossy.so
 	    $(if $(filter 1,$(CHAOS_SHORT)),--short) \
 	    $(if $(CHAOS_LOCK),--lock $(CHAOS_LOCK))
 
-bench: deps all
+bench: deps all testprogs
 	sh tests/bench/run.sh $(BUILD)
 
 demo: deps all
