@@ -57,8 +57,9 @@ depends=$(dpkg-query -W -f='libc6 (>= ${Version}), ' libc6 | sed 's/[-+].*)/)/')
 sodium=$(dpkg-query -W -f='${Version}' libsodium23 | sed 's/-.*//')
 bsd=$(dpkg-query -W -f='${Version}' libbsd0 | sed 's/-.*//')
 systemd=$(dpkg-query -W -f='${Version}' libsystemd0 | sed 's/-.*//')
+munge=$(dpkg-query -W -f='${Version}' libmunge2 | sed 's/-.*//')
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
-    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd), passwd, procps|" \
+    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd), libmunge2 (>= $munge), passwd, procps|" \
     "$top/conf/debian/control.in" >"$stage/DEBIAN/control"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -print |
     sed 's|^\./||' | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
