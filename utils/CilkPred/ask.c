@@ -190,8 +190,10 @@ cilkpred_ask(const struct conf *cf, const struct msg_addr *to,
 		    "%s; 'CilkPing %s' tells more", what, text, a.a_timeout,
 		    a.a_sent, a.a_sent == 1 ? "" : "s",
 		    msg_scheme_name(a.a_scheme),
-		    a.a_scheme == MSG_SCHEME_USER ? "your public key is in "
-		    "its user_keys folder" : "it holds the same cluster key",
+		    a.a_scheme != MSG_SCHEME_USER ? "it holds the same "
+		    "cluster key" : keys.kr_munge ? "its user_auth allows "
+		    "munge and its munged has the same munge key as yours" :
+		    "your public key is in its user_keys folder",
 		    text);
 		rc = CLI_EXIT_TIMEOUT;
 	} else if (a.a_refused) {
