@@ -45,7 +45,7 @@ enum msg_munge_rc msg_munge_decode(const char *socket, const char *cred,
 	    size_t whylen);
 /* The user name of uid into buf (MSG_NAME_MAX + 1); -1 if none. */
 int	msg_munge_user(uid_t uid, char *buf, size_t bufsz);
-/* 1 if a munged answers at socket (a connect(2), no credential). */
+/* 1 if munged's socket is there (a stat(2), no connection). */
 int	msg_munge_reachable(const char *socket);
 
 #endif

@@ -3,7 +3,8 @@
 # cluster started with --auth munge: its private munged (own key and
 # socket in the cluster's folder; the system's munge is never touched)
 # attests users, who need no key of their own.  Root's and tester's jobs
-# with an empty HOME run over the nodes, CilkPred changes predicates;
+# with an empty HOME run over the nodes, CilkPred changes predicates,
+# CilkKill ends a job;
 # then the refusals, each counted by the receiver: a credential that
 # claims another user, one moved to another message, an expired one, a
 # replayed one, one of another munge key, one under the cluster scheme
@@ -83,6 +84,20 @@ contains "$T/p3.out" "^user=tester global add idletime=700$" \
 env HOME="$T/roothome" "$BIN/CilkPred" user=tester global del \
     idletime=700 >"$T/p4.out" 2>&1
 exit_is $? 0 "root (an admin) deletes it"
+
+# CilkKill: tester ends a job of tester's, authorised by munge.
+start q3 runuser -u tester -- env HOME="$T/testerhome" \
+    CILKNOW_CONF="$CILKNOW_CONF" "$BIN/queens" -d 5000 14
+Q=$LAST_PID
+tester_job() { "$BIN/CilkPs" | awk '$2 == "tester" { print $1; exit }' | grep .; }
+wait_for 20 tester_job
+J=$(tester_job)
+runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$BIN/CilkKill" "$J" >"$T/kill.out" 2>&1
+exit_is $? 0 "tester: CilkKill $J"
+wait_for 30 ended $Q
+ok $? "the job is over"
+wait_for 15 nodes_are idle 3
 
 # 4. Refusals: each gets no answer and is counted where it arrived.
 P=$TOOLS/munge_probe

@@ -118,11 +118,9 @@ local_munge_start(const struct local *lo)
 		warn("%s", dir);
 		return -1;
 	}
-	if (msg_munge_reachable(sock)) {
-		warnx("%s: a munged already answers there; stop it first "
-		    "(CilkLocal stop -d %s)", sock, lo->lo_dir);
-		return -1;
-	}
+	/* A munged of an earlier start of DIR goes; so does its socket. */
+	local_munge_stop(lo);
+	(void)unlink(sock);
 	if (make_key(key) == -1)
 		return -1;
 	/* Some checks (a root-owned DIR above a user's, say) need -f. */
