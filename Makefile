@@ -11,7 +11,7 @@ VERSION	:= 0.1.0
 CC	?= cc
 # make check builds with this many jobs at once
 JOBS	?= $(shell nproc 2>/dev/null || echo 1)
-PKGS	:= libsodium libbsd-overlay libsystemd
+PKGS	:= libsodium libbsd-overlay libsystemd munge
 WARN	:= -Wall -Wextra -Wmissing-prototypes -Wshadow -Wcast-qual \
 	   -Wsign-compare -Wstrict-prototypes -Wpointer-arith
 CFLAGS	?= -O2 -g
@@ -210,8 +210,8 @@ chaos: deps all $(BUILD)/tests/lossy.so
 	    $(if $(filter 1,$(CHAOS_SHORT)),--short) \
 	    $(if $(CHAOS_LOCK),--lock $(CHAOS_LOCK))
 
-# broker.sh's pretend nodes: tests/tools/fakenodes
-bench: deps all $(BUILD)/tests/fakenodes
+# broker.sh's pretend nodes (tests/tools/fakenodes), auth.sh's tools
+bench: deps all testprogs
 	sh tests/bench/run.sh $(BUILD)
 
 demo: deps all

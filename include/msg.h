@@ -29,8 +29,8 @@ struct msg_ep;
 
 /* What a handler is given: the authenticated sender and the payload. */
 struct msg_in {
-	const struct msg_hdr	*mi_hdr;
-	enum msg_scheme		 mi_scheme;
+	const struct msg_hdr	*mi_hdr;	/* mh_scheme: as on the wire */
+	enum msg_scheme		 mi_scheme;	/* USER for MUNGE too */
 	const char		*mi_name;	/* authenticated principal */
 	struct msg_addr		 mi_from;	/* its UDP address */
 	const uint8_t		*mi_data;

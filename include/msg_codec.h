@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "msg_keys.h"
+#include "msg_munge.h"
 #include "msg_users.h"
 
 #define MSG_MAGIC		0xC1
@@ -27,7 +28,9 @@
 #define MSG_TAG_LEN		16
 #define MSG_SIG_LEN		64
 #define MSG_PAYLOAD_MAX		65536
-#define MSG_SEALED_MAX		(MSG_HDR_MAX + MSG_PAYLOAD_MAX + MSG_SIG_LEN)
+/* munge: the credential, then its u16 length (cilknow-protocol(7)) */
+#define MSG_TRAILER_MAX		(MSG_CRED_MAX + 2)
+#define MSG_SEALED_MAX		(MSG_HDR_MAX + MSG_PAYLOAD_MAX + MSG_TRAILER_MAX)
 #define MSG_DGRAM_MAX		1472	/* one Ethernet frame of UDP/IPv4 */
 #define MSG_PUBCACHE_TTL	5.0	/* seconds before a key file is re-read */
 
@@ -35,6 +38,8 @@ enum msg_scheme {
 	MSG_SCHEME_UNDEF = 0,
 	MSG_SCHEME_CLUSTER,	/* AEAD under the cluster key */
 	MSG_SCHEME_USER,	/* Ed25519 signature by a principal's key */
+	MSG_SCHEME_MUNGE,	/* a user's MUNGE credential; handlers see
+				   it as USER (msg.h, mi_scheme) */
 	MSG_SCHEME_MAX
 };
 
@@ -53,6 +58,8 @@ enum msg_drop {
 	MSG_DROP_UNKNOWN_HANDLER,
 	MSG_DROP_REASSEMBLY,	/* fragment storm over the memory bound */
 	MSG_DROP_REASSEMBLY_TIMEOUT,
+	MSG_DROP_BAD_CRED,	/* munge: invalid credential, or not this
+				   message's, or a uid with no user name */
 	MSG_DROP_MAX
 };
 
@@ -104,6 +111,19 @@ struct msg_keyring {
 	char			kr_cluster_pub_path[PATH_MAX];
 	double			kr_cluster_pub_read;	/* now_mono() */
 	struct msg_pubcache_entry kr_own;
+	/*
+	 * The user schemes this process accepts from users
+	 * (MSG_SCHEME_BIT of USER and MUNGE; 0: USER alone), from
+	 * user_auth; "@cluster" always signs under USER.  kr_munge: a
+	 * user's process that has no user key seals USER messages with
+	 * a MUNGE credential from the munged at kr_munge_socket, which
+	 * also decodes the credentials it receives.
+	 */
+	unsigned		kr_user_auth;
+	int			kr_munge;
+	int			kr_munge_ttl;	/* seconds; 0: munged's */
+	char			kr_munge_name[MSG_NAME_MAX + 1]; /* our user */
+	char			kr_munge_socket[PATH_MAX];
 };
 
 const char	*msg_drop_name(enum msg_drop);

@@ -44,6 +44,14 @@ int	msg_keyring_load_with(struct msg_keyring *, const struct conf *,
 	    void *arg, char *err, size_t errlen);
 
 /*
+ * The user this process speaks for under the user scheme: the munged's
+ * uid's name, or the user key's; "" if it can speak for none.
+ */
+const char *msg_keyring_user_name(const struct msg_keyring *);
+/* Why it speaks for none, and the fix, for a tool's error message. */
+void	msg_keyring_no_user(const struct conf *, char *err, size_t errlen);
+
+/*
  * 1 unless the keyring holds a cluster key and cluster_pub whose current
  * keys differ: what this daemon signs, users could not verify.
  */

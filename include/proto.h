@@ -329,6 +329,22 @@ size_t	proto_desc_sign(const struct proto_desc *, const struct msg_key *,
 	    uint8_t *, size_t);
 int	proto_desc_open(struct proto_desc *, struct msg_keyring *,
 	    double now_mono, const uint8_t *, size_t, char *why, size_t);
+/*
+ * proto_desc_munge.c: _seal authorises a description as the keyring
+ * can, with the user key or, for a process that speaks with munge,
+ * with a MUNGE credential (key id 0).  _open calls _open_munge for such
+ * a one, which decodes the credential with the local munged (each once
+ * only).  _peek reads one without decoding its credential: for a
+ * process that had the description under its user's own credential
+ * and passes it to one that checks it.  _is_munge: key id 0.
+ */
+size_t	proto_desc_seal(const struct proto_desc *, struct msg_keyring *,
+	    uint8_t *, size_t);
+int	proto_desc_open_munge(struct proto_desc *, struct msg_keyring *,
+	    const uint8_t *, size_t, char *why, size_t);
+int	proto_desc_peek(struct proto_desc *, const uint8_t *, size_t,
+	    char *why, size_t);
+int	proto_desc_is_munge(const uint8_t *, size_t);
 size_t	proto_output_enc(const struct proto_output *, uint8_t *, size_t);
 int	proto_output_dec(struct proto_output *, const uint8_t *, size_t);
 size_t	proto_output_ack_enc(const struct proto_output_ack *, uint8_t *,

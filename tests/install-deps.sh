@@ -6,9 +6,9 @@
 # service user cilknow.  Used by make (deps,
 # check-deps) and by ./make before make itself exists.
 build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
-	mandoc libx11-dev libcairo2-dev libfontconfig-dev"
+	libmunge-dev mandoc libx11-dev libcairo2-dev libfontconfig-dev"
 check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
-	dbus-daemon iproute2 xvfb x11-apps xdotool"
+	munge dbus-daemon iproute2 xvfb x11-apps xdotool"
 cluster="systemd-container debootstrap"
 wanted=
 for group in "$@"; do

@@ -104,7 +104,7 @@ main(int argc, char *argv[])
 	h.h_capw = 16;
 	h.h_nw = 1;			/* worker ids start at 1 */
 	dctx_start(&h.h_dc, &sp, &da, &h);
-	h.h_user = h.h_dc.dc_keys->kr_user.ks_key[0].k_name;
+	h.h_user = msg_keyring_user_name(h.h_dc.dc_keys);
 	if (ch_host(&h) == -1)
 		errx(1, "cannot tell our own address");
 	if (h.h_recover_path != NULL && ch_recover(&h) == -1)

@@ -188,8 +188,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    "CILKNOW_ATTEMPT=%u", j->j_tt.tt_t[task].tk_attempts);
 	j->j_desc.de_env[j->j_envc] = j->j_attempt_env;
 	j->j_desc.de_envc = (uint16_t)(j->j_envc + 1);
-	if ((len = proto_desc_sign(&j->j_desc,
-	    &j->j_dc.dc_keys->kr_user.ks_key[0], j->j_buf,
+	if ((len = proto_desc_seal(&j->j_desc, j->j_dc.dc_keys, j->j_buf,
 	    sizeof(j->j_buf))) == 0) {
 		log_warnx("%s: description too large", __func__);
 		return;

@@ -102,7 +102,7 @@ describe(struct jobmgr *j, int argc, char **argv)
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return -1;
 	strlcpy(d->de_cwd, cwd, sizeof(d->de_cwd));
-	strlcpy(d->de_user, j->j_dc.dc_keys->kr_user.ks_key[0].k_name,
+	strlcpy(d->de_user, msg_keyring_user_name(j->j_dc.dc_keys),
 	    sizeof(d->de_user));
 	d->de_pri = j->j_pri;
 	d->de_max = j->j_max;
@@ -144,8 +144,8 @@ describe(struct jobmgr *j, int argc, char **argv)
 	snprintf(j->j_attempt_env, sizeof(j->j_attempt_env),
 	    "CILKNOW_ATTEMPT=%u", (unsigned)UINT32_MAX);
 	d->de_env[d->de_envc++] = j->j_attempt_env;
-	if (proto_desc_sign(d, &j->j_dc.dc_keys->kr_user.ks_key[0],
-	    j->j_buf, sizeof(j->j_buf)) == 0)
+	if (proto_desc_seal(d, j->j_dc.dc_keys, j->j_buf,
+	    sizeof(j->j_buf)) == 0)
 		return -1;
 	return 0;
 }

@@ -236,8 +236,15 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    !msg_addr_eq(&in->mi_from, &n->n_want_jobmgr) ||
 	    !msg_verify_sender(in, MSG_SCHEME_USER, n->n_want_user, NULL))
 		return;
-	if (proto_desc_open(&d, n->n_dc.dc_keys, now_mono(), in->mi_data,
-	    in->mi_len, why, sizeof(why)) == -1)
+	/*
+	 * A credential in the description is the parent's to decode (once:
+	 * munged refuses a second decode); the user's own credential on
+	 * this message already said who sent it.
+	 */
+	if ((proto_desc_is_munge(in->mi_data, in->mi_len) ?
+	    proto_desc_peek(&d, in->mi_data, in->mi_len, why, sizeof(why)) :
+	    proto_desc_open(&d, n->n_dc.dc_keys, now_mono(), in->mi_data,
+	    in->mi_len, why, sizeof(why))) == -1)
 		goto refuse;
 	if (d.de_job != n->n_want_job) {
 		snprintf(why, sizeof(why), "for job %u, not %u", d.de_job,

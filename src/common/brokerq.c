@@ -305,12 +305,20 @@ explain_silence(const struct brokerq *q, const struct conf *cf, char *err,
 	k = q->q_scheme == MSG_SCHEME_USER && q->q_keys->kr_user.ks_n > 0 ?
 	    &q->q_keys->kr_user.ks_key[0] : &q->q_keys->kr_cluster.ks_key[0];
 	(void)conf_get_seconds(cf, "replay_window", &window);
-	n = (size_t)snprintf(err, errlen, "no answer from the broker at %s "
-	    "within %g s (%d request%s, %s scheme, %s key id %08x%s%s)\n",
-	    q->q_rep->bq_broker, q->q_timeout, q->q_sent,
-	    q->q_sent == 1 ? "" : "s", msg_scheme_name(q->q_scheme),
-	    k->k_name[0] ? "user" : "cluster", k->k_id,
-	    k->k_name[0] ? " of " : "", k->k_name);
+	if (q->q_scheme == MSG_SCHEME_USER && q->q_keys->kr_munge)
+		n = (size_t)snprintf(err, errlen, "no answer from the broker "
+		    "at %s within %g s (%d request%s, munge credentials of "
+		    "%s from %s)\n", q->q_rep->bq_broker, q->q_timeout,
+		    q->q_sent, q->q_sent == 1 ? "" : "s",
+		    q->q_keys->kr_munge_name, q->q_keys->kr_munge_socket);
+	else
+		n = (size_t)snprintf(err, errlen, "no answer from the broker "
+		    "at %s within %g s (%d request%s, %s scheme, %s key id "
+		    "%08x%s%s)\n", q->q_rep->bq_broker, q->q_timeout,
+		    q->q_sent, q->q_sent == 1 ? "" : "s",
+		    msg_scheme_name(q->q_scheme), k->k_name[0] ? "user" :
+		    "cluster", k->k_id, k->k_name[0] ? " of " : "",
+		    k->k_name);
 	if (n < errlen && q->q_send_errno != 0)
 		n += (size_t)snprintf(err + n, errlen - n, "sending failed: "
 		    "%s\n", strerror(q->q_send_errno));
@@ -322,6 +330,8 @@ explain_silence(const struct brokerq *q, const struct conf *cf, char *err,
 		n += (size_t)snprintf(err + n, errlen - n, "%s,\n",
 		    q->q_scheme == MSG_SCHEME_CLUSTER ? "that it holds the "
 		    "same cluster key (compare 'CilkKey show' on both sides)" :
+		    q->q_keys->kr_munge ? "that its user_auth allows munge "
+		    "and its munged has the same munge key as yours" :
 		    "that your public key is in its user_keys folder");
 	if (n < errlen)
 		n += (size_t)snprintf(err + n, errlen - n, "and that both "
@@ -369,7 +379,7 @@ brokerq_setup(struct brokerq *q, const struct conf *cf, char *err,
 		return CLI_EXIT_FAILURE;
 	if (q->q_keys->kr_cluster.ks_n > 0)
 		q->q_scheme = MSG_SCHEME_CLUSTER;
-	else if (q->q_keys->kr_user.ks_n > 0)
+	else if (msg_keyring_user_name(q->q_keys)[0] != '\0')
 		q->q_scheme = MSG_SCHEME_USER;
 	else {
 		snprintf(err, errlen, "no key to ask the broker with: neither "

@@ -136,10 +136,8 @@ brokerq_ask(const struct conf *cf, uint16_t req, const void *payload,
 	if (msg_keyring_load(&keys, cf, MSG_KR_USER_OPT, "tool", err,
 	    errlen) == -1)
 		return CLI_EXIT_FAILURE;
-	if (keys.kr_user.ks_n == 0) {
-		snprintf(err, errlen, "no user key (user_key = %s) to sign "
-		    "the request with: make one with 'CilkKey generate-user'",
-		    conf_get(cf, "user_key"));
+	if (msg_keyring_user_name(&keys)[0] == '\0') {
+		msg_keyring_no_user(cf, err, errlen);
 		goto out;
 	}
 	memset(table, 0, sizeof(table));
@@ -169,7 +167,7 @@ brokerq_ask(const struct conf *cf, uint16_t req, const void *payload,
 		    "user_keys folder, that cluster_pub (%s) is the cluster's, "
 		    "and that both clocks agree; 'CilkPing %s' tells more%s",
 		    text, a.a_timeout, a.a_sent, a.a_sent == 1 ? "" : "s",
-		    keys.kr_user.ks_key[0].k_name, conf_get(cf,
+		    msg_keyring_user_name(&keys), conf_get(cf,
 		    "cluster_pub"), text, a.a_malformed > 0 ?
 		    "\nsome answers could not be read (another version of "
 		    "cilknow?)" : "");

@@ -48,6 +48,7 @@ enum conf_type {
 	CONF_T_BOOL,		/* "yes" or "no" */
 	CONF_T_POLICY,		/* "thesis" or "targeted" */
 	CONF_T_COUNT,		/* whole number, 1 to CONF_COUNT_MAX */
+	CONF_T_USERAUTH,	/* "user", "munge", or both, comma-separated */
 	CONF_T_MAX
 };
 
@@ -77,6 +78,7 @@ static const struct conf_key conf_keys[] = {
 	{ "jobs_max",		CONF_T_COUNT,	0, "10000" },
 	{ "listen",		CONF_T_HOSTPORT, CONF_F_EMPTY, "" },
 	{ "logind",		CONF_T_PATH,	0, "system" },
+	{ "munge_socket",	CONF_T_PATH,	0, "/run/munge/munge.socket.2" },
 	{ "nodes_max",		CONF_T_COUNT,	0, "100000" },
 	{ "owners",		CONF_T_USERS,	0, "" },
 	{ "policy",		CONF_T_POLICY,	0, "targeted" },
@@ -91,6 +93,7 @@ static const struct conf_key conf_keys[] = {
 	{ "suspend_max",	CONF_T_SECONDS,	0, "600" },
 	{ "timeout",		CONF_T_SECONDS,	0, "3" },
 	{ "user",		CONF_T_USER,	CONF_F_EMPTY, "" },
+	{ "user_auth",		CONF_T_USERAUTH, 0, "user" },
 	{ "user_jobs",		CONF_T_COUNT,	0, "64" },
 	{ "user_key",		CONF_T_PATH,	0, "~/.cilknow/id" },
 	{ "user_keys",		CONF_T_PATH,	0, "/etc/cilknow/users" },
@@ -455,6 +458,14 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 			return -1;
 		}
 		return 0;
+	case CONF_T_USERAUTH:
+		if (strcmp(val, "user") == 0 || strcmp(val, "munge") == 0 ||
+		    strcmp(val, "user,munge") == 0 ||
+		    strcmp(val, "munge,user") == 0)
+			return 0;
+		conf_reason(why, whysz, "'%s' is not user, munge, user,munge "
+		    "or munge,user", val);
+		return -1;
 	case CONF_T_POLICY:
 		if (strcmp(val, "thesis") == 0 || strcmp(val, "targeted") == 0)
 			return 0;

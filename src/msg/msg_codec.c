@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "wire.h"
 
 static const char *const drop_names[MSG_DROP_MAX] = {
@@ -26,12 +27,14 @@ static const char *const drop_names[MSG_DROP_MAX] = {
 	[MSG_DROP_UNKNOWN_HANDLER] = "unknown_handler",
 	[MSG_DROP_REASSEMBLY] = "reassembly_overflow",
 	[MSG_DROP_REASSEMBLY_TIMEOUT] = "reassembly_timeout",
+	[MSG_DROP_BAD_CRED] = "bad_credential",
 };
 
 static const char *const scheme_names[MSG_SCHEME_MAX] = {
 	[MSG_SCHEME_UNDEF] = "undefined",
 	[MSG_SCHEME_CLUSTER] = "cluster",
 	[MSG_SCHEME_USER] = "user",
+	[MSG_SCHEME_MUNGE] = "munge",
 };
 
 const char *
@@ -259,6 +262,8 @@ msg_name_ok(enum msg_scheme scheme, const char *name)
 	if (scheme == MSG_SCHEME_USER)
 		return msg_user_name_ok(name) ||
 		    strcmp(name, MSG_CLUSTER_NAME) == 0;
+	if (scheme == MSG_SCHEME_MUNGE)
+		return msg_user_name_ok(name);
 	if (scheme != MSG_SCHEME_CLUSTER || n == 0 || n > MSG_NAME_MAX)
 		return 0;
 	for (i = 0; i < n; i++)
@@ -404,6 +409,126 @@ msg_keyring_user_pub(struct msg_keyring *kr, double now,
 	return e->pc_ok ? keyset_find(&e->pc_keys, keyid) : NULL;
 }
 
+/*
+ * What a munge credential carries: a hash of everything it authorises,
+ * the clear header (scheme, handler, time, nonce, destination, name)
+ * and the payload, so it cannot be moved to another message.
+ */
+static void
+munge_hash(const uint8_t *hdr, size_t hlen, const void *payload,
+    size_t len, uint8_t out[MSG_MUNGE_HASH])
+{
+	static const char domain[] = "cilknow-munge-v1";
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, MSG_MUNGE_HASH);
+	crypto_generichash_update(&st, (const uint8_t *)domain,
+	    sizeof(domain));
+	crypto_generichash_update(&st, hdr, hlen);
+	crypto_generichash_update(&st, payload, len);
+	crypto_generichash_final(&st, out, MSG_MUNGE_HASH);
+}
+
+/* The munge scheme: header, payload, credential, u16 its length. */
+static int
+munge_seal(struct msg_keyring *kr, struct msg_hdr *h, const void *payload,
+    size_t len, uint8_t *out, size_t outcap, size_t *outlen)
+{
+	uint8_t hash[MSG_MUNGE_HASH];
+	char cred[MSG_CRED_MAX + 1], why[256];
+	struct wire_w w;
+	size_t hlen, clen;
+
+	h->mh_scheme = MSG_SCHEME_MUNGE;
+	h->mh_keyid = 0;
+	if (strlcpy(h->mh_name, kr->kr_munge_name, sizeof(h->mh_name)) >=
+	    sizeof(h->mh_name) || !msg_name_ok(MSG_SCHEME_MUNGE,
+	    h->mh_name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	wire_w_init(&w, out, outcap);
+	hdr_encode(&w, h);
+	hlen = w.ww_len;
+	if (wire_w_ok(&w) == -1 || outcap - hlen < len) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	munge_hash(out, hlen, payload, len, hash);
+	if (msg_munge_encode(kr->kr_munge_socket, kr->kr_munge_ttl, hash,
+	    cred, sizeof(cred), &clen, why, sizeof(why)) == -1)
+		return -1;	/* errno says; the caller logs */
+	if (outcap - hlen - len < clen + 2) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (len > 0)
+		memmove(out + hlen, payload, len);
+	memcpy(out + hlen + len, cred, clen);
+	out[hlen + len + clen] = (uint8_t)(clen >> 8);
+	out[hlen + len + clen + 1] = (uint8_t)clen;
+	*outlen = hlen + len + clen + 2;
+	return 0;
+}
+
+/*
+ * The receiver's local munged decodes the credential (its TTL and
+ * replay cache apply); the uid it attests must be the user the header
+ * names, and the hash it carries this header and payload.
+ */
+static enum msg_drop
+munge_open(struct msg_keyring *kr, double now, const uint8_t *buf,
+    size_t len, size_t hlen, const struct msg_hdr *h, uint8_t *payload, size_t cap,
+    size_t *plen)
+{
+	static struct log_rate unreachable_log = LOG_RATE(60, 2);
+	uint8_t want[MSG_MUNGE_HASH], got[MSG_MUNGE_HASH];
+	char cred[MSG_CRED_MAX + 1], name[MSG_NAME_MAX + 1], why[256];
+	size_t body = len - hlen, clen, n;
+	uid_t uid;
+	gid_t gid;
+
+	if ((kr->kr_user_auth & (1u << MSG_SCHEME_MUNGE)) == 0)
+		return MSG_DROP_BAD_SCHEME;
+	if (body < 2)
+		return MSG_DROP_BAD_LENGTH;
+	clen = (size_t)buf[len - 2] << 8 | buf[len - 1];
+	if (clen == 0 || clen > MSG_CRED_MAX || clen > body - 2 ||
+	    (n = body - 2 - clen) > cap)
+		return MSG_DROP_BAD_LENGTH;
+	memcpy(cred, buf + hlen + n, clen);
+	cred[clen] = '\0';
+	if (strlen(cred) != clen)
+		return MSG_DROP_BAD_CRED;
+	switch (msg_munge_decode(kr->kr_munge_socket, cred, got, &uid, &gid,
+	    why, sizeof(why))) {
+	case MSG_MUNGE_OK:
+		break;
+	case MSG_MUNGE_EXPIRED:
+		return MSG_DROP_STALE;
+	case MSG_MUNGE_REPLAYED:
+		return MSG_DROP_REPLAY;
+	case MSG_MUNGE_UNREACHABLE:
+		if (log_rate(&unreachable_log, now, "munged failures"))
+			log_warnx("munge credential from %s not checked: %s "
+		    "(munge_socket; start munged)", h->mh_name, why);
+		return MSG_DROP_UNKNOWN_KEY;
+	default:
+		log_debug("%s: credential claiming %s: %s", __func__,
+		    h->mh_name, why);
+		return MSG_DROP_BAD_CRED;
+	}
+	munge_hash(buf, hlen, buf + hlen, n, want);
+	if (sodium_memcmp(want, got, sizeof(want)) != 0 ||
+	    msg_munge_user(uid, name, sizeof(name)) == -1 ||
+	    strcmp(name, h->mh_name) != 0)
+		return MSG_DROP_BAD_CRED;
+	*plen = n;
+	if (n > 0)
+		memcpy(payload, buf + hlen, n);
+	return MSG_DROP_NONE;
+}
+
 int
 msg_seal(struct msg_keyring *kr, enum msg_scheme scheme, uint16_t handler,
     const struct msg_addr *dst, uint64_t now_ms, const void *payload,
@@ -444,6 +569,8 @@ msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
 	} else if (scheme == MSG_SCHEME_USER && kr->kr_user.ks_n > 0) {
 		k = &kr->kr_user.ks_key[0];
 		strlcpy(h.mh_name, k->k_name, sizeof(h.mh_name));
+	} else if (scheme == MSG_SCHEME_USER && kr->kr_munge) {
+		return munge_seal(kr, &h, payload, len, out, outcap, outlen);
 	} else if (scheme == MSG_SCHEME_USER && kr->kr_cluster.ks_n > 0) {
 		k = &kr->kr_cluster.ks_key[0];
 		strlcpy(h.mh_name, MSG_CLUSTER_NAME, sizeof(h.mh_name));
@@ -501,6 +628,13 @@ msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
 		*plen = (size_t)mlen;
 		return MSG_DROP_NONE;
 	}
+	if (h->mh_scheme == MSG_SCHEME_MUNGE)
+		return munge_open(kr, now, buf, len, hlen, h, payload, cap, plen);
+	/* A user's own signature, where user_auth allows it. */
+	if (kr->kr_user_auth != 0 && (kr->kr_user_auth &
+	    (1u << MSG_SCHEME_USER)) == 0 &&
+	    strcmp(h->mh_name, MSG_CLUSTER_NAME) != 0)
+		return MSG_DROP_BAD_SCHEME;
 	if (body < MSG_SIG_LEN || body - MSG_SIG_LEN > cap)
 		return MSG_DROP_BAD_LENGTH;
 	if ((k = msg_keyring_user_pub(kr, now, h->mh_name, h->mh_keyid)) ==

@@ -425,7 +425,9 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 	msg_frag_proven(ep->ep_frag, from);
 	memset(&in, 0, sizeof(in));
 	in.mi_hdr = &hdr;
-	in.mi_scheme = hdr.mh_scheme;
+	/* A munge credential speaks for a user as a signature does. */
+	in.mi_scheme = hdr.mh_scheme == MSG_SCHEME_MUNGE ? MSG_SCHEME_USER :
+	    hdr.mh_scheme;
 	in.mi_name = hdr.mh_name;
 	in.mi_from = *from;
 	in.mi_data = ep->ep_payload;
@@ -441,7 +443,7 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 		ep_drop(ep, MSG_DROP_UNKNOWN_HANDLER, from, hdr.mh_name);
 		return;
 	}
-	if ((h->mh_schemes & MSG_SCHEME_BIT(hdr.mh_scheme)) == 0) {
+	if ((h->mh_schemes & MSG_SCHEME_BIT(in.mi_scheme)) == 0) {
 		ep_drop(ep, MSG_DROP_BAD_SCHEME, from, hdr.mh_name);
 		return;
 	}

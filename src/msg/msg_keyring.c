@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* msg_keyring_load's loader: the file itself. */
 static int
@@ -33,6 +34,68 @@ load_one(struct msg_keyset *ks, const struct conf *cf, const char *key,
 		return 0;
 	}
 	return -1;
+}
+
+/* A user's process speaks with munge: as the user munged attests. */
+static int
+use_munge(struct msg_keyring *kr, char *err, size_t errlen)
+{
+	if (msg_munge_user(geteuid(), kr->kr_munge_name,
+	    sizeof(kr->kr_munge_name)) == -1 ||
+	    !msg_user_name_ok(kr->kr_munge_name)) {
+		snprintf(err, errlen, "uid %u has no valid user name for "
+		    "munge", (unsigned)geteuid());
+		return -1;
+	}
+	kr->kr_munge = 1;
+	return 0;
+}
+
+/*
+ * user_auth: which user schemes this process accepts, and for a user's
+ * process (MSG_KR_USER or _OPT) how it speaks for its user: in the
+ * order user_auth lists them, munge if a munged answers, the user key
+ * if it can be read.  A required one that neither gives names the fix.
+ */
+static int
+user_auth(struct msg_keyring *kr, const struct conf *cf, unsigned flags,
+    msg_keyring_loader *loader, void *arg, char *err, size_t errlen)
+{
+	const char *ua = conf_get(cf, "user_auth");
+	int munge_ok = strstr(ua, "munge") != NULL;
+	int user_ok = strstr(ua, "user") != NULL;
+	int reachable;
+
+	kr->kr_user_auth = (user_ok ? 1u << MSG_SCHEME_USER : 0) |
+	    (munge_ok ? 1u << MSG_SCHEME_MUNGE : 0);
+	if (conf_get_path(cf, "munge_socket", kr->kr_munge_socket,
+	    sizeof(kr->kr_munge_socket)) == -1) {
+		snprintf(err, errlen, "munge_socket: cannot expand path");
+		return -1;
+	}
+	if ((flags & (MSG_KR_USER | MSG_KR_USER_OPT)) == 0)
+		return 0;
+	reachable = munge_ok && msg_munge_reachable(kr->kr_munge_socket);
+	if (reachable && strncmp(ua, "munge", 5) == 0)
+		return use_munge(kr, err, errlen);
+	if (user_ok && load_one(&kr->kr_user, cf, "user_key", MSG_KEY_USER,
+	    (flags & MSG_KR_USER) != 0 && !munge_ok, loader, arg, err,
+	    errlen) == -1)
+		return -1;
+	if (kr->kr_user.ks_n > 0)
+		return 0;
+	if (reachable)
+		return use_munge(kr, err, errlen);
+	if ((flags & MSG_KR_USER) != 0) {
+		snprintf(err, errlen, "user_auth = %s: no munged answers at "
+		    "%s (munge_socket): install and start munge (apt-get "
+		    "install munge; systemctl start munge, with the "
+		    "cluster's /etc/munge/munge.key)%s", ua,
+		    kr->kr_munge_socket, user_ok ? ", or make a user key "
+		    "with 'CilkKey generate-user'" : "");
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -71,9 +134,7 @@ msg_keyring_load_with(struct msg_keyring *kr, const struct conf *cf,
 	/* Read again by msg_keyring_user_pub (msg_codec.h). */
 	(void)conf_get_path(cf, "cluster_pub", kr->kr_cluster_pub_path,
 	    sizeof(kr->kr_cluster_pub_path));
-	if ((flags & (MSG_KR_USER | MSG_KR_USER_OPT)) &&
-	    load_one(&kr->kr_user, cf, "user_key", MSG_KEY_USER,
-	    (flags & MSG_KR_USER) != 0, loader, arg, err, errlen) == -1)
+	if (user_auth(kr, cf, flags, loader, arg, err, errlen) == -1)
 		goto fail;
 	/* Public: read here, by whoever verifies, not through loader. */
 	if ((flags & MSG_KR_USERS) &&
@@ -86,6 +147,32 @@ msg_keyring_load_with(struct msg_keyring *kr, const struct conf *cf,
  fail:
 	msg_keyring_clear(kr);
 	return -1;
+}
+
+const char *
+msg_keyring_user_name(const struct msg_keyring *kr)
+{
+	if (kr->kr_munge)
+		return kr->kr_munge_name;
+	return kr->kr_user.ks_n > 0 ? kr->kr_user.ks_key[0].k_name : "";
+}
+
+void
+msg_keyring_no_user(const struct conf *cf, char *err, size_t errlen)
+{
+	const char *ua = conf_get(cf, "user_auth");
+
+	if (strstr(ua, "munge") == NULL)
+		snprintf(err, errlen, "no user key (user_key = %s): make one "
+		    "with 'CilkKey generate-user'", conf_get(cf, "user_key"));
+	else
+		snprintf(err, errlen, "user_auth = %s, but no munged answers "
+		    "at %s (munge_socket)%s%s%s: start munge (apt-get install "
+		    "munge; systemctl start munge, with the cluster's "
+		    "/etc/munge/munge.key)", ua, conf_get(cf, "munge_socket"),
+		    strstr(ua, "user") ? " and user_key " : "",
+		    strstr(ua, "user") ? conf_get(cf, "user_key") : "",
+		    strstr(ua, "user") ? " cannot be read" : "");
 }
 
 int

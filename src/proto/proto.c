@@ -620,6 +620,8 @@ proto_desc_open(struct proto_desc *m, struct msg_keyring *kr, double now,
 	uint32_t keyid, n;
 	char user[MSG_NAME_MAX + 1];
 
+	if (proto_desc_is_munge(buf, len))
+		return proto_desc_open_munge(m, kr, buf, len, why, whylen);
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &keyid) == -1 ||

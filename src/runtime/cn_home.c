@@ -121,8 +121,8 @@ cn_home_open(struct cn_ctx *c, const char *ckpt, const char *self,
 		    strlen(environ[i]) < PROTO_ARG_MAX)
 			d.de_env[n++] = environ[i];
 	d.de_envc = (uint16_t)n;
-	if ((sn = proto_desc_sign(&d, &c->c_keys->kr_user.ks_key[0],
-	    signed_desc, sizeof(signed_desc))) == 0) {
+	if ((sn = proto_desc_seal(&d, c->c_keys, signed_desc,
+	    sizeof(signed_desc))) == 0) {
 		home_say(c, "the job description is too large");
 		return -1;
 	}

@@ -599,7 +599,7 @@ cn_link_open(struct cn_ctx *c, const char *conf, char *why, size_t whylen)
 	    msg_keyring_load(c->c_keys, c->c_conf, MSG_KR_USER, NULL, why,
 	    whylen) == -1)
 		return -1;
-	strlcpy(c->c_user, c->c_keys->kr_user.ks_key[0].k_name,
+	strlcpy(c->c_user, msg_keyring_user_name(c->c_keys),
 	    sizeof(c->c_user));
 	memset(&eo, 0, sizeof(eo));
 	eo.eo_replay_window = conf_get_seconds(c->c_conf, "replay_window",

@@ -206,6 +206,7 @@ main(void)
 		{ "jobs_max",		"10000" },
 		{ "listen",		"" },
 		{ "logind",		"system" },
+		{ "munge_socket",	"/run/munge/munge.socket.2" },
 		{ "nodes_max",		"100000" },
 		{ "owners",		"" },
 		{ "policy",		"targeted" },
@@ -220,6 +221,7 @@ main(void)
 		{ "suspend_max",	"600" },
 		{ "timeout",		"3" },
 		{ "user",		"" },
+		{ "user_auth",		"user" },
 		{ "user_jobs",		"64" },
 		{ "user_key",		"~/.cilknow/id" },
 		{ "user_keys",		"/etc/cilknow/users" },
@@ -382,6 +384,11 @@ main(void)
 	set_bad(cf, "user", "-x");
 	set_bad(cf, "user", "a b");
 	set_bad(cf, "user", "abcdefghijklmnopqrstuvwxyz0123456");
+	set_ok(cf, "user_auth", "munge");
+	set_ok(cf, "user_auth", "user,munge");
+	set_ok(cf, "user_auth", "munge,user");
+	set_bad(cf, "user_auth", "kerberos");
+	set_bad(cf, "user_auth", "");
 
 	/* Lists of user names. */
 	set_ok(cf, "admins", "");

@@ -401,6 +401,18 @@ local_conf_write(const struct local *lo, const char *user)
 		fprintf(fp, "# made by %s, who administers it\n"
 		    "admins = %s\n", user, conf_get(want, "admins"));
 	}
+	/* --auth munge: users speak through the private munged alone. */
+	if (lo->lo_munge) {
+		snprintf(val, sizeof(val), "%s/munge/socket", lo->lo_dir);
+		if (conf_set(want, "munge_socket", val, why,
+		    sizeof(why)) == -1) {
+			warnx("munge_socket = %s: %s", val, why);
+			goto out;
+		}
+		fprintf(fp, "# --auth munge: the cluster's own munged\n"
+		    "user_auth = munge\nmunge_socket = %s\n",
+		    conf_get(want, "munge_socket"));
+	}
 	if (lo->lo_nopts > 0)
 		fprintf(fp, "# from -o\n");
 	for (k = 0; k < lo->lo_nopts; k++) {

@@ -56,6 +56,7 @@ struct local {
 	int			 lo_nopts;
 	int			 lo_json;
 	int			 lo_verbose;
+	int			 lo_munge;		/* --auth munge */
 	struct local_daemon	*lo_d;
 	size_t			 lo_nd;
 };
@@ -88,6 +89,10 @@ int	local_proc_started_before(pid_t, const char *path);
 pid_t	local_spawn(const struct local *, const char *bin,
 	    char *const argv[], const char *logpath);
 int	local_stop_all(struct local *, int quiet);
+
+/* munge.c */
+int	local_munge_start(const struct local *);
+void	local_munge_stop(const struct local *);
 
 /* ping.c */
 int	local_ping(struct local *, double limit,

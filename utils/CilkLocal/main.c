@@ -22,8 +22,8 @@ enum local_cmd {
 
 /* Keys CilkLocal writes itself or gives each daemon: not for -o. */
 static const char *const local_own_keys[] = {
-	"broker", "cluster_key", "cluster_pub", "listen", "run_dir",
-	"sensors", "state_dir", "user_key", "user_keys",
+	"broker", "cluster_key", "cluster_pub", "listen", "munge_socket",
+	"run_dir", "sensors", "state_dir", "user_key", "user_keys",
 };
 
 static void __attribute__((noreturn))
@@ -31,13 +31,15 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: CilkLocal [-v] start -n nodes -d dir [-p baseport] "
-	    "[-o key=value] ...\n"
+	    "[--auth munge|user] [-o key=value] ...\n"
 	    "       CilkLocal [-v] stop -d dir\n"
 	    "       CilkLocal [-v] status -d dir [--json]\n"
 	    "  start   keys and config in dir, a broker on 127.0.0.1:baseport "
 	    "(default %d)\n"
 	    "          and node managers on 127.0.0.2 ... (port baseport+1),"
 	    " 1 to %d nodes\n"
+	    "  --auth munge: users authenticate with a private munged in "
+	    "dir/munge\n"
 	    "  stop    stops the daemons, launch pads and workers of dir\n"
 	    "  status  lists the daemons, whether they run and answer\n",
 	    LOCAL_PORT_DEFAULT, LOCAL_NODES_MAX);
@@ -110,6 +112,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, CLI_OPT_JSON },
+		{ "auth", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -172,6 +175,15 @@ main(int argc, char *argv[])
 			break;
 		case 'v':
 			lo.lo_verbose++;
+			break;
+		case 'A':
+			if (cmd != LOCAL_CMD_START ||
+			    (strcmp(optarg, "munge") != 0 &&
+			    strcmp(optarg, "user") != 0)) {
+				warnx("--auth munge or --auth user, for start");
+				usage(CLI_EXIT_USAGE);
+			}
+			lo.lo_munge = strcmp(optarg, "munge") == 0;
 			break;
 		case CLI_OPT_JSON:
 			if (cmd != LOCAL_CMD_STATUS) {

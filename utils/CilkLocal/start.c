@@ -91,6 +91,7 @@ prepare(struct local *lo)
 		return -1;
 	}
 	if (local_keys(lo, pw->pw_name) == -1 ||
+	    (lo->lo_munge && local_munge_start(lo) == -1) ||
 	    local_conf_write(lo, pw->pw_name) == -1)
 		return -1;
 	/*
@@ -292,6 +293,7 @@ fail(struct local *lo)
 	    "started\n");
 	fflush(stderr);
 	(void)local_stop_all(lo, 1);
+	local_munge_stop(lo);
 	(void)local_pids_remove(lo);
 	return CLI_EXIT_FAILURE;
 }

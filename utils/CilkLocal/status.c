@@ -16,10 +16,12 @@ local_stop(struct local *lo)
 		printf("no %s: no daemons to stop; looking for launch pads "
 		    "and workers\n", path);
 	if (local_stop_all(lo, 0) == -1) {
+		local_munge_stop(lo);
 		fprintf(stderr, "CilkLocal: some processes are still alive; "
 		    "%s/pids is kept\n", lo->lo_dir);
 		return CLI_EXIT_FAILURE;
 	}
+	local_munge_stop(lo);
 	if (local_pids_remove(lo) == -1)
 		return CLI_EXIT_FAILURE;
 	return CLI_EXIT_OK;

@@ -115,7 +115,8 @@ ping_listen(const struct ping_opts *o, struct conf *cf)
 			warnx("%s", why);
 			goto out;
 		}
-		if (kr->kr_cluster.ks_n == 0 && kr->kr_user.ks_n == 0) {
+		if (kr->kr_cluster.ks_n == 0 &&
+		    msg_keyring_user_name(kr)[0] == '\0') {
 			warnx("no key to answer with: neither %s nor %s "
 			    "could be read", conf_get(cf, "cluster_key"),
 			    conf_get(cf, "user_key"));

@@ -320,9 +320,12 @@ explain_silence(struct sender *s, struct conf *cf)
 	if (s->s_scheme == MSG_SCHEME_CLUSTER)
 		k = &s->s_keys->kr_cluster.ks_key[0];
 	else if (s->s_scheme == MSG_SCHEME_USER)
-		k = s->s_keys->kr_user.ks_n > 0 ?
+		k = s->s_keys->kr_munge ? NULL : s->s_keys->kr_user.ks_n > 0 ?
 		    &s->s_keys->kr_user.ks_key[0] :
 		    &s->s_keys->kr_cluster.ks_key[0];
+	if (s->s_keys->kr_munge && s->s_scheme == MSG_SCHEME_USER)
+		fprintf(stderr, "CilkPing: munge credentials of %s from %s\n",
+		    s->s_keys->kr_munge_name, s->s_keys->kr_munge_socket);
 	(void)conf_get_seconds(cf, "replay_window", &window);
 	fprintf(stderr, "CilkPing: no authenticated reply from %s to %ld "
 	    "ping%s (%s scheme", s->s_target_text, s->s_sent,
@@ -428,9 +431,12 @@ sender_setup(struct sender *s, struct conf *cf)
 		return CLI_EXIT_FAILURE;
 	}
 	if (s->s_scheme == MSG_SCHEME_USER &&
-	    s->s_keys->kr_user.ks_n == 0 && s->s_keys->kr_cluster.ks_n == 0) {
-		warnx("no user key at %s: make one with "
-		    "'CilkKey generate-user'", conf_get(cf, "user_key"));
+	    msg_keyring_user_name(s->s_keys)[0] == '\0' &&
+	    s->s_keys->kr_cluster.ks_n == 0) {
+		char why[768];
+
+		msg_keyring_no_user(cf, why, sizeof(why));
+		warnx("%s", why);
 		return CLI_EXIT_FAILURE;
 	}
 	table[MSG_H_PONG].mh_label = "pong";

@@ -150,15 +150,17 @@ cilkpred_ask(const struct conf *cf, const struct msg_addr *to,
 	    "tool", err, errlen) == -1)
 		return CLI_EXIT_FAILURE;
 	/* A change speaks for a user: only that user's key may sign it. */
-	if (keys.kr_user.ks_n > 0)
+	if (msg_keyring_user_name(&keys)[0] != '\0')
 		a.a_scheme = MSG_SCHEME_USER;
 	else if (!need_user && keys.kr_cluster.ks_n > 0)
 		a.a_scheme = MSG_SCHEME_CLUSTER;
 	else {
-		snprintf(err, errlen, "%s: no user key (user_key = %s); "
-		    "changing predicates needs one: make it with 'CilkKey "
-		    "generate-user'", need_user ? "cannot sign the change" :
-		    "no key to ask with", conf_get(cf, "user_key"));
+		char why[768];
+
+		msg_keyring_no_user(cf, why, sizeof(why));
+		snprintf(err, errlen, "%s (changing predicates speaks for a "
+		    "user): %s", need_user ? "cannot authorise the change" :
+		    "no key to ask with", why);
 		goto out;
 	}
 	a.a_req = *req;
@@ -188,8 +190,10 @@ cilkpred_ask(const struct conf *cf, const struct msg_addr *to,
 		    "%s; 'CilkPing %s' tells more", what, text, a.a_timeout,
 		    a.a_sent, a.a_sent == 1 ? "" : "s",
 		    msg_scheme_name(a.a_scheme),
-		    a.a_scheme == MSG_SCHEME_USER ? "your public key is in "
-		    "its user_keys folder" : "it holds the same cluster key",
+		    a.a_scheme != MSG_SCHEME_USER ? "it holds the same "
+		    "cluster key" : keys.kr_munge ? "its user_auth allows "
+		    "munge and its munged has the same munge key as yours" :
+		    "your public key is in its user_keys folder",
 		    text);
 		rc = CLI_EXIT_TIMEOUT;
 	} else if (a.a_refused) {

@@ -1,0 +1,189 @@
+#!/bin/bash
+# The munge user scheme (DESIGN.md section 3) on a 3-node CilkLocal
+# cluster started with --auth munge: its private munged (own key and
+# socket in the cluster's folder; the system's munge is never touched)
+# attests users, who need no key of their own.  Root's and tester's jobs
+# with an empty HOME run over the nodes, CilkPred changes predicates,
+# CilkKill ends a job;
+# then the refusals, each counted by the receiver: a credential that
+# claims another user, one moved to another message, an expired one, a
+# replayed one, one of another munge key, one under the cluster scheme
+# or for a handler that wants it (no answer at all), and a user key's
+# signature where user_auth = munge.
+. "$(dirname "$0")/lib.sh"
+root_or_skip
+command -v munged >/dev/null 2>&1 || skip_all "munged is not installed (apt-get install munge)"
+id tester >/dev/null 2>&1 || skip_all "no user tester"
+D=$T/cluster
+export CILKNOW_SBIN=$SBIN
+PORT=19200
+N2=127.0.0.2:$((PORT + 1))
+N3=127.0.0.3:$((PORT + 1))
+N4=127.0.0.4:$((PORT + 1))
+"$BIN/CilkLocal" start --auth munge -n 3 -d "$D" -p $PORT \
+    -o register_interval=1 -o stop_grace=3 -o timeout=2 >"$T/start.out" 2>&1
+exit_is $? 0 "CilkLocal start --auth munge -n 3"
+[ "$TAP_FAILED" -gt 0 ] && sed 's/^/#   | /' "$T/start.out"
+M2=
+trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; [ -n "$M2" ] && kill "$M2" 2>/dev/null; cleanup' EXIT
+export CILKNOW_CONF=$D/cilknow.conf
+contains "$D/cilknow.conf" "^user_auth = munge$" "the cluster accepts munge alone"
+test -S "$D/munge/socket" && test -s "$D/munge/munged.pid"
+ok $? "its munged has its socket and pid file in DIR/munge"
+MPID=$(cat "$D/munge/munged.pid")
+grep -qa -- "--key-file=$D/munge/munge.key" "/proc/$MPID/cmdline"
+ok $? "the private munged uses the cluster's own key"
+
+nodes_in() { "$BIN/CilkNodes" -s "$1" | tail -n +2 | wc -l; }
+nodes_are() { test "$(nodes_in "$1")" -eq "$2"; }
+ended() { ! kill -0 "$1" 2>/dev/null; }
+wait_for 15 nodes_are idle 3
+ok $? "3 idle nodes"
+
+# 1. Root, with no cilknow key: HOME is an empty folder.
+mkdir -p "$T/roothome" "$T/work"
+chmod 777 "$T/work"
+cd "$T/work" || exit 1
+start q1 env HOME="$T/roothome" "$BIN/queens" -d 1000 12
+Q=$LAST_PID
+wait_for 120 ended $Q
+wait "$Q"
+exit_is $? 0 "root's queens exits 0 with no user key"
+answer_is "$T/q1.out" 14200 "queens 12 prints 14200"
+contains "$T/q1.out" "worker [2-4] joined from 127\.0\.0\.[2-4]" \
+    "workers on other nodes joined (their descriptions authorised by munge)"
+wait_for 15 nodes_are idle 3
+
+# 2. tester, with no cilknow key either.
+mkdir -p "$T/testerhome"
+chown tester "$T/testerhome"
+start q2 runuser -u tester -- env HOME="$T/testerhome" \
+    CILKNOW_CONF="$CILKNOW_CONF" "$BIN/queens" -d 1000 12
+Q=$LAST_PID
+wait_for 120 ended $Q
+wait "$Q"
+exit_is $? 0 "tester's queens exits 0 with no user key"
+answer_is "$T/q2.out" 14200 "tester's queens 12 prints 14200"
+contains "$T/q2.out" "worker [2-4] joined from 127\.0\.0\.[2-4]" \
+    "tester's workers on other nodes joined"
+grep -h "registered by" "$D/broker.log" >"$T/reg.out"
+contains "$T/reg.out" "registered by tester:" \
+    "the broker took tester's name from the credential"
+wait_for 15 nodes_are idle 3
+
+# 3. Predicates: a user's own, authorised by munge.
+runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$BIN/CilkPred" user=tester global add idletime=700 >"$T/p1.out" 2>&1
+exit_is $? 0 "tester: CilkPred user=tester global add idletime=700"
+runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$BIN/CilkPred" user=root global add idletime=700 >"$T/p2.out" 2>&1
+exit_is $? 1 "tester cannot change root's predicates"
+env HOME="$T/roothome" "$BIN/CilkPred" >"$T/p3.out" 2>&1
+contains "$T/p3.out" "^user=tester global add idletime=700$" \
+    "root lists tester's predicate"
+env HOME="$T/roothome" "$BIN/CilkPred" user=tester global del \
+    idletime=700 >"$T/p4.out" 2>&1
+exit_is $? 0 "root (an admin) deletes it"
+
+# CilkKill: tester ends a job of tester's, authorised by munge.
+start q3 runuser -u tester -- env HOME="$T/testerhome" \
+    CILKNOW_CONF="$CILKNOW_CONF" "$BIN/queens" -d 5000 14
+Q=$LAST_PID
+tester_job() { "$BIN/CilkPs" | awk '$2 == "tester" { print $1; exit }' | grep .; }
+wait_for 20 tester_job
+J=$(tester_job)
+runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$BIN/CilkKill" "$J" >"$T/kill.out" 2>&1
+exit_is $? 0 "tester: CilkKill $J"
+wait_for 30 ended $Q
+ok $? "the job is over"
+wait_for 15 nodes_are idle 3
+
+# 4. Refusals: each gets no answer and is counted where it arrived.
+P=$TOOLS/munge_probe
+probe() {	# probe FILE MODE ADDR... (as root)
+	_f=$1; shift
+	"$P" "$@" >"$T/$_f" 2>&1
+}
+counter() {	# counter FILE NAME : the receiver's drop counter
+	sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$T/$1"
+}
+probe ok.out ok $N2
+contains "$T/ok.out" "^answer yes$" "a good credential is answered"
+b0=$(counter ok.out bad_credential)
+s0=$(counter ok.out stale)
+r0=$(counter ok.out replay)
+c0=$(counter ok.out bad_scheme)
+
+probe claim.out claim=tester $N2
+contains "$T/claim.out" "^answer no$" "root's credential claiming tester: no answer"
+[ "$(counter claim.out bad_credential)" -eq $((b0 + 1)) ]
+ok $? "counted as bad_credential"
+runuser -u tester -- env CILKNOW_CONF="$CILKNOW_CONF" "$P" claim=root $N2 \
+    >"$T/claim2.out" 2>&1
+contains "$T/claim2.out" "^answer no$" "tester's credential claiming root: no answer"
+[ "$(counter claim2.out bad_credential)" -eq $((b0 + 2)) ]
+ok $? "counted as bad_credential"
+probe moved.out moved $N2
+contains "$T/moved.out" "^answer no$" "a credential moved to another message: no answer"
+[ "$(counter moved.out bad_credential)" -eq $((b0 + 3)) ]
+ok $? "counted as bad_credential"
+
+probe expired.out expired $N2
+contains "$T/expired.out" "^answer no$" "an expired credential (TTL 1 s): no answer"
+[ "$(counter expired.out stale)" -eq $((s0 + 1)) ]
+ok $? "counted as stale"
+
+probe twice.out twice $N3 $N4
+contains "$T/twice.out" "^answer yes$" "a datagram is answered once"
+contains "$T/twice.out" "^answer2 no$" \
+    "the same credential at another node manager (one munged): no answer"
+contains "$T/twice.out" " replay=1( |$)" "counted there as replay"
+
+# Another munge key: a second private munged, as on a foreign cluster.
+mkdir -p "$T/m2"
+chmod 755 "$T/m2"
+dd if=/dev/urandom of="$T/m2/key" bs=1024 count=1 2>/dev/null
+chmod 600 "$T/m2/key"
+munged --socket="$T/m2/socket" --key-file="$T/m2/key" \
+    --pid-file="$T/m2/pid" --log-file="$T/m2/log" \
+    --seed-file="$T/m2/seed" >"$T/m2.out" 2>&1 ||
+munged -f --socket="$T/m2/socket" --key-file="$T/m2/key" \
+    --pid-file="$T/m2/pid" --log-file="$T/m2/log" \
+    --seed-file="$T/m2/seed" >>"$T/m2.out" 2>&1
+wait_for 10 test -s "$T/m2/pid"
+M2=$(cat "$T/m2/pid" 2>/dev/null)
+MUNGE_PROBE_SOCKET=$T/m2/socket "$P" ok $N2 >"$T/other.out" 2>&1
+contains "$T/other.out" "^answer no$" "a credential of another munge key: no answer"
+[ "$(counter other.out bad_credential)" -eq $((b0 + 4)) ]
+ok $? "counted as bad_credential"
+[ -n "$M2" ] && kill "$M2" && M2=
+
+probe cluster.out cluster $N2
+contains "$T/cluster.out" "^answer no$" \
+    "a credential under the cluster scheme (no cluster key's seal): no answer"
+probe handler.out handler $N2
+[ "$(counter handler.out bad_scheme)" -eq $((c0 + 1)) ]
+ok $? "a good credential for a cluster-only handler is dropped as bad_scheme"
+
+# A user key's signature where user_auth = munge: refused.
+"$BIN/CilkPing" -S user -n 1 -W 1 -o user_auth=user $N2 >"$T/ping.out" 2>&1
+exit_is $? 3 "a user key's signature gets no answer where user_auth = munge"
+
+# 5. No munged: the tools say what to do.
+runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$BIN/CilkPred" -o munge_socket="$T/none" user=tester global add \
+    idletime=700 >"$T/nomunge.out" 2>&1
+exit_is $? 1 "CilkPred with no munged fails"
+contains "$T/nomunge.out" "no munged answers at $T/none .*start munge" \
+    "and names the fix"
+
+# 6. stop ends the private munged.
+cd "$T" || exit 1
+"$BIN/CilkLocal" stop -d "$D" >"$T/stop.out" 2>&1
+exit_is $? 0 "CilkLocal stop"
+# (a zombie until whoever adopted the daemon reaps it)
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q ') Z ' "/proc/$1/stat"; }
+gone "$MPID"
+ok $? "its munged is gone"
+finish
