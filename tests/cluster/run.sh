@@ -15,20 +15,24 @@
 # The container image (debootstrap minbase, systemd and the .deb's
 # Depends) is built once into CILKNOW_CLUSTER_CACHE and shared by the
 # containers read-only, each with an overlay of its own.  Nothing but
-# the bridge cnbr0 (no address on this machine, no uplink) connects the
-# containers: they reach nothing else, nothing else reaches them.
+# a bridge of this run's own, cnbrPID (no address on this machine, no
+# uplink), connects the containers: they reach nothing else, nothing
+# else reaches them.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: run.sh BUILD-DIR}
 build=$(cd "$build" && pwd) || exit 1
 cache=${CILKNOW_CLUSTER_CACHE:-/var/cache/cilknow-cluster}
 mirror=${CILKNOW_CLUSTER_MIRROR:-http://deb.debian.org/debian}
-bridge=cnbr0
+# This run's own names: runs side by side (make check's and a fresh
+# machine's) share nothing but the image.
+bridge=cnbr$$
+machine=cn$$
 net=10.231.0
 nodes="falcon hawk vulture"
 declare -A addr=([falcon]=11 [hawk]=12 [vulture]=13)
 # The image's packages (udev: the group input, as on a desktop); a change of the list makes a new image.
-pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2
+pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2,libmunge2,munge,libcairo2,libx11-6,libfontconfig1
 image=$cache/bookworm-$(echo "$pkgs" | md5sum | cut -c1-8)
 
 TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 started=$(date +%s)
@@ -75,14 +79,14 @@ for tool in systemd-nspawn debootstrap nsenter ip; do
 done
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
     skip_all "no overlay file system for the containers' roots"
-ip link show "$bridge" >/dev/null 2>&1 &&
-    skip_all "the bridge $bridge exists already (another run?)"
 deb=$(ls -t "$build"/cilknow_*.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || { echo "check-cluster: no $build/cilknow_*.deb (make deb)" >&2; exit 1; }
 
 # ---- the image, once ---------------------------------------------------
+mkdir -p "$cache" || exit 1
+# One run builds it; another waits for it (flock on the cache).
+exec 9>"$cache/.lock" && flock 9 || exit 1
 if [ ! -d "$image" ]; then
-	mkdir -p "$cache" || exit 1
 	tmp=$(mktemp -d "$cache/build.XXXXXX") || exit 1
 	echo "# check-cluster: debootstrap bookworm minbase + $pkgs into $image (once; a few minutes)"
 	if ! debootstrap --variant=minbase --include="$pkgs" bookworm \
@@ -101,6 +105,7 @@ if [ ! -d "$image" ]; then
 	    mv "$tmp/root" "$image" || { rm -rf "$tmp"; exit 1; }
 	rm -rf "$tmp"
 fi
+exec 9>&-
 
 # ---- the containers ----------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-cluster.XXXXXX") || exit 1
@@ -129,7 +134,7 @@ cleanup() {
 	for n in $nodes; do
 		mountpoint -q "$work/$n/root" && { umount "$work/$n/root" ||
 		    umount -l "$work/$n/root"; }
-		rmdir "/run/systemd/nspawn/propagate/cn-$n" 2>/dev/null
+		rmdir "/run/systemd/nspawn/propagate/$machine-$n" 2>/dev/null
 	done
 	ip link del "$bridge" 2>/dev/null
 	if [ "${CILKNOW_CLUSTER_KEEP:-0}" = 1 ] && [ "$TAP_FAILED" -ne 0 ]; then
@@ -183,7 +188,7 @@ for n in $nodes; do
 	    "$net" "${addr[$n]}" >"$d/root/etc/systemd/network/10-cilknow-host0.network"
 	cp "$deb" "$d/root/root/" || exit 1
 	# --keep-unit --register=no: no machined, no scope of its own.
-	systemd-nspawn -q -D "$d/root" -M "cn-$n" --hostname="$n" \
+	systemd-nspawn -q -D "$d/root" -M "$machine-$n" --hostname="$n" \
 	    --boot --register=no --keep-unit --network-bridge="$bridge" \
 	    </dev/null >"$d/console.log" 2>&1 &
 	nspawn[$n]=$!
@@ -503,6 +508,47 @@ for n in $nodes; do
 	c=$(grep -c "^\[$n\] up on $n\$" "$work/job.out")
 	echo "# $n: the job started there $c times"
 done
+
+# ---- users with no key of their own: munge (cilknow(7), "Users") -------
+# falcon's munge key to the others, as the guide says (the hosts share
+# one image here, so it is the same key already: copied all the same);
+# user_auth = munge,user everywhere, and a reload.
+on falcon "test -s /etc/munge/munge.key" &&
+    for n in hawk vulture; do
+	on falcon "cd /etc/munge && tar -cpf - munge.key" |
+	    on "$n" "tar -C /etc/munge -xpf - && systemctl restart munge" || break
+    done && on falcon "systemctl restart munge"
+ok $? "munge.key from falcon on every machine, munged restarted"
+on falcon "echo 'user_auth = munge,user' >> /etc/cilknow/cilknow.conf" &&
+    for n in hawk vulture; do
+	on falcon "cd /etc/cilknow && tar -cf - cilknow.conf" |
+	    on "$n" "tar -C /etc/cilknow -xpf -" || break
+    done && reload_keys
+ok $? "user_auth = munge,user on every machine; systemctl reload"
+# bob has an account everywhere and no cilknow key at all.
+for n in $nodes; do
+	on "$n" "useradd -m -s /bin/sh bob" || ok 1 "useradd bob on $n"
+done
+wait_for 30 idle3
+ok $? "the three nodes are idle"
+as falcon bob "test ! -e ~/.cilknow && timeout 60 CilkRun -- sh -c 'echo munge hello from \$CILKNOW_NODE'" \
+    >"$work/bob.out" 2>&1
+ok $? "bob, with no cilknow key: CilkRun ends, exit 0"
+for n in $nodes; do
+	grep -qx "\[$n\] munge hello from $n" "$work/bob.out"
+	ok $? "munge hello from $n"
+done
+sed 's/^/#   | /' "$work/bob.out"
+as falcon bob "CilkPred user=bob add idletime=7 && CilkPred user=bob list" \
+    >"$work/bob-pred.out" 2>&1 && grep -q "idletime=7" "$work/bob-pred.out"
+ok $? "bob edits his predicates with CilkPred" ||
+    sed 's/^/#   | /' "$work/bob-pred.out"
+as falcon bob "CilkPred always add idletime=1" >"$work/bob-pred2.out" 2>&1
+[ $? -eq 1 ] && grep -q "admin" "$work/bob-pred2.out"
+ok $? "but not the cluster's (refused: not an administrator)" ||
+    sed 's/^/#   | /' "$work/bob-pred2.out"
+on falcon "journalctl -q -u cilknow-broker | grep -q 'registered by bob'"
+ok $? "the broker names bob from his credential"
 
 # ---- removal -----------------------------------------------------------
 for n in $nodes; do
