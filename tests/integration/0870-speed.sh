@@ -8,7 +8,9 @@
 #  2. a job of one task: the engine reads the worker's exit from the
 #     parent, logs it and sends it to the job manager before it polls
 #     again (strace), where a tick would have polled first;
-#  3. the job ends 0, and the node is idle again.
+#  3. the job ends 0, and the node is idle again;
+#  4. the job manager listened on the address it registers from, not
+#     on 0.0.0.0.
 # Structural checks only: how fast the job ends is in make bench
 # (tests/bench/jobend.sh).
 . "$(dirname "$0")/lib.sh"
@@ -71,6 +73,10 @@ else
 	exit_is $? 0 "CilkRun --tasks 1 -- true ends 0"
 fi
 contains "$T/run.err" "task 0 on [0-9.]+ exited 0$" "the job manager heard the exit"
+# 4. It listened on the address it registered from (the route to the
+# broker at 127.0.0.1), not on every address (CilkJobManager(8)).
+contains "$T/run.err" "listening on 127\.0\.0\.1:[0-9]+$" \
+    "the job manager listened on 127.0.0.1, where it registers from"
 wait_for 15 nodes_are idle 1
 ok $? "the node is idle again"
 finish
