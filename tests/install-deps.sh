@@ -8,7 +8,7 @@
 build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
 	mandoc"
 check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
-	dbus-daemon iproute2"
+	dbus-daemon iproute2 strace"
 cluster="systemd-container debootstrap"
 wanted=
 for group in "$@"; do
