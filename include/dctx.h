@@ -51,6 +51,12 @@ struct dctx_spec {
 	unsigned			 ds_keys;	/* MSG_KR_* flags */
 	const char			*ds_principal;	/* cluster name */
 	const char			*ds_default_listen; /* NULL: broker */
+	/*
+	 * With listen empty: bind the address of ours the broker sees
+	 * (where the route to it leaves), port ds_default_port, rather
+	 * than ds_default_listen, which stays the fallback.
+	 */
+	int				 ds_listen_toward_broker;
 	uint16_t			 ds_default_port;
 	const struct msg_handler	*ds_table;
 	size_t				 ds_ntable;

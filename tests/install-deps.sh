@@ -8,7 +8,7 @@
 build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
 	libmunge-dev mandoc libx11-dev libcairo2-dev libfontconfig-dev"
 check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
-	munge dbus-daemon iproute2 xvfb x11-apps xdotool"
+	munge dbus-daemon iproute2 xvfb x11-apps xdotool strace"
 cluster="systemd-container debootstrap"
 wanted=
 for group in "$@"; do

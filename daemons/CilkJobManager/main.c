@@ -158,7 +158,8 @@ main(int argc, char *argv[])
 	struct dctx_spec sp = {
 		.ds_prog = "CilkJobManager",
 		.ds_keys = MSG_KR_USER,
-		.ds_default_listen = "0.0.0.0",
+		.ds_default_listen = "0.0.0.0",	/* without a route */
+		.ds_listen_toward_broker = 1,	/* what it registers from */
 		.ds_table = NULL,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,

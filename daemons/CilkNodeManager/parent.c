@@ -46,7 +46,7 @@
 
 #define PAD_ANSWER	1.0	/* s a launch pad has to answer */
 #define PAD_HARD	2.0	/* s past a stop's SIGKILL: ours */
-#define PAD_TICK	0.1	/* s between deadline checks */
+#define PAD_TICK	0.1	/* s between deadline checks, while one is due */
 
 struct pad {
 	TAILQ_ENTRY(pad) p_entry;
@@ -71,9 +71,11 @@ static int		 chan = -1;	/* to the engine */
 static pid_t		 engine;
 static int		 engine_status;
 static uint8_t		 pbuf[NMPRIV_MSG_MAX];
+static struct evtimer	*pad_timer;	/* armed while a deadline is due */
 
 static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
+static void	pad_arm(void);
 
 static void
 tell(const struct nmpriv_msg *m)
@@ -246,6 +248,7 @@ pad_attach(struct pad *p)
 	if (pad_send(p, &req) == -1)
 		return -1;
 	p->p_answer_by = now_mono() + PAD_ANSWER;
+	pad_arm();
 	return 0;
 }
 
@@ -255,6 +258,9 @@ on_tick(struct evloop *loop, void *arg)
 	struct pad *p, *next;
 	double now = now_mono();
 
+	(void)loop;
+	(void)arg;
+	pad_timer = NULL;
 	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next) {
 		if (p->p_answer_by != 0 && now > p->p_answer_by)
 			pad_lost(p, "its launch pad did not answer");
@@ -264,7 +270,27 @@ on_tick(struct evloop *loop, void *arg)
 			pad_kill(p, "still there after its stop");
 		}
 	}
-	evloop_timer_add(loop, PAD_TICK, on_tick, arg);
+	pad_arm();
+}
+
+/*
+ * Deadlines are looked at only while one is due: an idle node's parent
+ * sleeps until a message or a signal comes (CilkNodeManager(8)).
+ */
+static void
+pad_arm(void)
+{
+	struct pad *p;
+
+	if (pad_timer != NULL)
+		return;
+	TAILQ_FOREACH(p, &pads, p_entry)
+		if (p->p_answer_by != 0 || (p->p_gone_by != 0 &&
+		    p->p_state != NMPRIV_W_EXITED)) {
+			pad_timer = evloop_timer_add(pn->n_dc.dc_loop,
+			    PAD_TICK, on_tick, NULL);
+			return;
+		}
 }
 
 /* 1 if user is one of this node's owners. */
@@ -471,6 +497,7 @@ do_stop(struct pad *p, uint32_t grace_ms)
 	}
 	p->p_answer_by = now_mono() + PAD_ANSWER;
 	p->p_gone_by = now_mono() + 2 * grace_ms / 1000.0 + PAD_HARD;
+	pad_arm();
 }
 
 static void
@@ -686,7 +713,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
 		tell_worker(p);
-	evloop_timer_add(n->n_dc.dc_loop, PAD_TICK, on_tick, NULL);
+	pad_arm();
 	if (evloop_run(n->n_dc.dc_loop) == -1)
 		log_warn("event loop");
 	/* Workers go on without us; a restarted node manager adopts them. */

@@ -66,6 +66,10 @@ static TAILQ_HEAD(, root) roots = TAILQ_HEAD_INITIALIZER(roots);
 static size_t nroots;
 static double roots_started;
 static char boot_id[ROOTS_BOOT];
+/* The tick runs while there are roots: an idle node sleeps without. */
+static struct evtimer *roots_timer;
+
+static void	roots_arm(struct node *);
 
 static void
 read_boot_id(void)
@@ -385,6 +389,7 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (fresh) {
 		TAILQ_INSERT_TAIL(&roots, r, r_entry);
 		nroots++;
+		roots_arm(n);
 	}
 	(void)root_save(n, r);
 	log_info("root of %s (pid %u) backed up: it recovers from %s",
@@ -518,6 +523,8 @@ on_roots_tick(struct evloop *loop, void *arg)
 	struct root *r, *next;
 	int owner;
 
+	(void)loop;
+	roots_timer = NULL;
 	TAILQ_FOREACH_SAFE(r, &roots, r_entry, next) {
 		owner = is_owner(n, r->r_user);
 		if (r->r_req != 0)
@@ -547,7 +554,15 @@ on_roots_tick(struct evloop *loop, void *arg)
 		r->r_hdr.rh_tries++;
 		(void)root_save(n, r);
 	}
-	evloop_timer_add(loop, ROOTS_TICK, on_roots_tick, n);
+	roots_arm(n);
+}
+
+static void
+roots_arm(struct node *n)
+{
+	if (roots_timer == NULL && !TAILQ_EMPTY(&roots))
+		roots_timer = evloop_timer_add(n->n_dc.dc_loop, ROOTS_TICK,
+		    on_roots_tick, n);
 }
 
 /* Reads one record back; a bad one is logged and removed. */
@@ -633,7 +648,7 @@ node_roots_start(struct node *n)
 		closedir(dp);
 	} else if (errno != ENOENT)
 		log_warn("%s", dir);
-	evloop_timer_add(n->n_dc.dc_loop, ROOTS_TICK, on_roots_tick, n);
+	roots_arm(n);
 }
 
 void

@@ -15,6 +15,15 @@
 
 static void	fetch(struct node *);
 static int	job_draining(const struct node *, uint32_t);
+static void	workers_tick(struct node *);
+
+/*
+ * WORK_TICK: how often output is read from the workers' logs and relayed,
+ * while there is a worker here; with none, no tick runs.  An exit does
+ * not wait for it: the parent tells it at once, and it is relayed then.
+ */
+#define WORK_TICK	0.2
+static struct evtimer *work_timer;
 
 /* What nodecore decides by. */
 void
@@ -273,6 +282,7 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    in->mi_len);
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
 	n->n_current = w;
+	workers_tick(n);
 	return;
  refuse_free:
 	proto_desc_free(&d);
@@ -308,6 +318,7 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 		w->w_seen = now_mono();
 		n->n_refused++;
 		forget_assignment(n);
+		node_relay(n, w);	/* may free w */
 		return;
 	}
 	strlcpy(w->w_id, m->nm_worker, sizeof(w->w_id));
@@ -414,7 +425,10 @@ launch_failure(struct node *n, struct worker *w)
 	    w->w_why);
 }
 
-/* A worker is gone: the node is free for the next job, or its owner. */
+/*
+ * A worker is gone: the node is free for the next job, or its owner, and
+ * its job manager hears of it now (node_relay, which may free w).
+ */
 static void
 worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 {
@@ -426,13 +440,14 @@ worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 	log_info("job %u: worker %s %s %d", w->w_job, w->w_id,
 	    w->w_status < 0 ? "killed by signal" : "exited",
 	    w->w_status < 0 ? -w->w_status : w->w_status);
-	if (n->n_current != w)
-		return;
-	n->n_current = NULL;
-	if (n->n_want_job != 0 && n->n_owner_away)
-		start_switch(n);
-	else
-		node_update_state(n);
+	if (n->n_current == w) {
+		n->n_current = NULL;
+		if (n->n_want_job != 0 && n->n_owner_away)
+			start_switch(n);
+		else
+			node_update_state(n);
+	}
+	node_relay(n, w);
 }
 
 static void
@@ -499,6 +514,9 @@ on_tick(struct evloop *loop, void *arg)
 	struct node *n = arg;
 	struct worker *w, *next;
 
+	(void)loop;
+	work_timer = NULL;
+
 	if ((w = n->n_current) != NULL && w->w_thaw_by != 0 &&
 	    now_mono() > w->w_thaw_by) {
 		w->w_thaw_by = 0;
@@ -511,13 +529,22 @@ on_tick(struct evloop *loop, void *arg)
 		n->n_checked_at = now_mono();
 		on_jobmgr_check(n);
 	}
-	evloop_timer_add(loop, 0.2, on_tick, n);
+	workers_tick(n);
+}
+
+/* The tick runs while there is a worker here, running or draining. */
+static void
+workers_tick(struct node *n)
+{
+	if (work_timer == NULL && !TAILQ_EMPTY(&n->n_workers))
+		work_timer = evloop_timer_add(n->n_dc.dc_loop, WORK_TICK,
+		    on_tick, n);
 }
 
 void
 node_workers_start(struct node *n)
 {
-	evloop_timer_add(n->n_dc.dc_loop, 0.2, on_tick, n);
+	workers_tick(n);
 }
 
 /*
@@ -565,6 +592,9 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	fclose(f);
 	w->w_seen = now_mono();
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
+	workers_tick(n);
+	log_info("adopted worker %s of job %u (%s)", w->w_id, w->w_job,
+	    m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
 	if (m->nm_state != NMPRIV_W_EXITED && n->n_current == NULL) {
 		w->w_state = WORKER_RUNNING;
 		n->n_current = w;
@@ -580,7 +610,5 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 		w->w_state = WORKER_STOPPING;
 		node_chan_stop(n, w->w_id, n->n_grace);
 	} else
-		worker_exited(n, w, m->nm_how, m->nm_code);
-	log_info("adopted worker %s of job %u (%s)", w->w_id, w->w_job,
-	    m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
+		worker_exited(n, w, m->nm_how, m->nm_code);	/* may free w */
 }

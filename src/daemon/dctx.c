@@ -478,6 +478,35 @@ loopback_warning(const char *key, const char *text,
 	    text, addr);
 }
 
+/*
+ * The address the broker sees us at: the source of the route to it,
+ * which the kernel picks when a UDP socket is connected (nothing is
+ * sent).  -1 if there is no route, or no broker to route to.
+ */
+static int
+toward_broker(const struct conf *cf, uint16_t port, struct msg_addr *a)
+{
+	struct sockaddr_storage ss;
+	struct msg_addr b, mine;
+	socklen_t sl;
+	int fd, rc = -1;
+
+	if (msg_addr_parse(&b, conf_get(cf, "broker"), 7410) == -1 ||
+	    (sl = msg_addr_to_sockaddr(&b, &ss)) == 0 ||
+	    (fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&ss, sl) == 0 &&
+	    (sl = sizeof(ss), getsockname(fd, (struct sockaddr *)&ss,
+	    &sl)) == 0 && msg_addr_from_sockaddr(&mine, (struct sockaddr *)&ss,
+	    sl) == 0) {
+		mine.ma_port = port;
+		*a = mine;
+		rc = 0;
+	}
+	close(fd);
+	return rc;
+}
+
 void
 dctx_start(struct dctx *dc, const struct dctx_spec *sp,
     struct daemon_args *da, void *arg)
@@ -521,6 +550,9 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		listen = conf_get(dc->dc_conf, key = "broker");
 	if (msg_addr_parse(&addr, listen, sp->ds_default_port) == -1)
 		startup_fail(dc, "listen %s: bad or unknown address", listen);
+	if (sp->ds_listen_toward_broker && listen == sp->ds_default_listen &&
+	    toward_broker(dc->dc_conf, sp->ds_default_port, &addr) == -1)
+		log_debug("no route to the broker: listening on %s", listen);
 	loopback_warning(key, listen, &addr, warning, sizeof(warning));
 	/* With ds_privsep the checks run after the drop. */
 	if (sp->ds_privsep)

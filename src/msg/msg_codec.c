@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg_nonce.h"
 #include "wire.h"
 
 static const char *const drop_names[MSG_DROP_MAX] = {
@@ -529,6 +530,49 @@ munge_open(struct msg_keyring *kr, double now, const uint8_t *buf,
 	return MSG_DROP_NONE;
 }
 
+/*
+ * XChaCha20-Poly1305 is HChaCha20 of the key and the nonce's first 16
+ * bytes, a subkey, then ChaCha20-Poly1305 (IETF) under the subkey with
+ * the nonce's last 8 bytes: libsodium's own construction, spelt out so
+ * that the subkey is kept.  A process's nonces share their first 16
+ * bytes (msg_nonce.h), so one HChaCha20 serves every message it seals,
+ * and a receiver's few entries serve its peers.  Per thread: the
+ * runtime seals from two.  A forged prefix only costs a recomputation.
+ */
+#define SUBKEYS		16
+#define SUBKEY_IN	crypto_core_hchacha20_INPUTBYTES
+
+struct subkey {
+	uint8_t	sk_key[crypto_aead_xchacha20poly1305_ietf_KEYBYTES];
+	uint8_t	sk_in[SUBKEY_IN];
+	uint8_t	sk_sub[crypto_core_hchacha20_OUTPUTBYTES];
+	int	sk_ok;
+};
+
+static _Thread_local struct subkey subkeys[SUBKEYS];
+
+/* The subkey and the 12-byte IETF nonce of a message's 24-byte nonce. */
+static const uint8_t *
+subkey_of(const uint8_t *key, const uint8_t *nonce,
+    uint8_t ietf[crypto_aead_chacha20poly1305_ietf_NPUBBYTES])
+{
+	struct subkey *e;
+	uint64_t h;
+
+	memcpy(&h, nonce, sizeof(h));
+	e = &subkeys[(h * 0x9e3779b97f4a7c15ULL) >> 60];
+	if (!e->sk_ok || memcmp(e->sk_in, nonce, SUBKEY_IN) != 0 ||
+	    memcmp(e->sk_key, key, sizeof(e->sk_key)) != 0) {
+		crypto_core_hchacha20(e->sk_sub, nonce, key, NULL);
+		memcpy(e->sk_in, nonce, SUBKEY_IN);
+		memcpy(e->sk_key, key, sizeof(e->sk_key));
+		e->sk_ok = 1;
+	}
+	memset(ietf, 0, 4);
+	memcpy(ietf + 4, nonce + SUBKEY_IN, MSG_NONCE_LEN - SUBKEY_IN);
+	return e->sk_sub;
+}
+
 int
 msg_seal(struct msg_keyring *kr, enum msg_scheme scheme, uint16_t handler,
     const struct msg_addr *dst, uint64_t now_ms, const void *payload,
@@ -549,6 +593,8 @@ msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
 	const struct msg_key *k;
 	unsigned long long clen;
 	size_t hlen;
+	uint8_t ietf[crypto_aead_chacha20poly1305_ietf_NPUBBYTES];
+	const uint8_t *sub;
 
 	memset(&h, 0, sizeof(h));
 	if (len > MSG_PAYLOAD_MAX) {
@@ -559,7 +605,7 @@ msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
 	h.mh_handler = handler;
 	h.mh_time_ms = now_ms;
 	h.mh_dst = *dst;
-	randombytes_buf(h.mh_nonce, sizeof(h.mh_nonce));
+	msg_nonce_next(h.mh_nonce);
 	if (scheme == MSG_SCHEME_CLUSTER && kr->kr_cluster.ks_n > 0) {
 		if (keyid == 0 ||
 		    (k = keyset_find(&kr->kr_cluster, keyid)) == NULL)
@@ -591,8 +637,9 @@ msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
 		return -1;
 	}
 	if (scheme == MSG_SCHEME_CLUSTER) {
-		crypto_aead_xchacha20poly1305_ietf_encrypt(out + hlen, &clen,
-		    payload, len, out, hlen, NULL, h.mh_nonce, k->k_aead);
+		sub = subkey_of(k->k_aead, h.mh_nonce, ietf);
+		crypto_aead_chacha20poly1305_ietf_encrypt(out + hlen, &clen,
+		    payload, len, out, hlen, NULL, ietf, sub);
 		*outlen = hlen + (size_t)clen;
 	} else {
 		if (len > 0)
@@ -612,6 +659,8 @@ msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
 	unsigned long long mlen;
 	enum msg_drop d;
 	size_t hlen, body;
+	uint8_t ietf[crypto_aead_chacha20poly1305_ietf_NPUBBYTES];
+	const uint8_t *sub;
 
 	if ((d = msg_hdr_decode(buf, len, h, &hlen)) != MSG_DROP_NONE)
 		return d;
@@ -621,9 +670,9 @@ msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
 			return MSG_DROP_BAD_LENGTH;
 		if ((k = keyset_find(&kr->kr_cluster, h->mh_keyid)) == NULL)
 			return MSG_DROP_UNKNOWN_KEY;
-		if (crypto_aead_xchacha20poly1305_ietf_decrypt(payload, &mlen,
-		    NULL, buf + hlen, body, buf, hlen, h->mh_nonce,
-		    k->k_aead) != 0)
+		sub = subkey_of(k->k_aead, h->mh_nonce, ietf);
+		if (crypto_aead_chacha20poly1305_ietf_decrypt(payload, &mlen,
+		    NULL, buf + hlen, body, buf, hlen, ietf, sub) != 0)
 			return MSG_DROP_BAD_MAC;
 		*plen = (size_t)mlen;
 		return MSG_DROP_NONE;

@@ -27,6 +27,7 @@ struct msg_ep {
 	size_t			 ep_ntable;
 	void			*ep_arg;
 	int			 ep_fd;
+	int			 ep_want_dst;	/* bound to a wildcard: IP_PKTINFO */
 	struct msg_addr		 ep_addr;
 	uint64_t		 ep_window_ms;
 	int64_t			 ep_offset_ms;
@@ -164,10 +165,15 @@ msg_ep_bind(struct msg_ep *ep, const struct msg_addr *addr)
 	if ((fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1)
 		return -1;
-	/* Where the datagram was sent is checked against the header. */
-	if ((ss.ss_family == AF_INET ? setsockopt(fd, IPPROTO_IP, IP_PKTINFO,
-	    &on, sizeof(on)) : setsockopt(fd, IPPROTO_IPV6,
-	    IPV6_RECVPKTINFO, &on, sizeof(on))) == -1)
+	/*
+	 * Where the datagram was sent is checked against the header.  Bound
+	 * to one address, that address is where every datagram was sent;
+	 * only a wildcard needs IP_PKTINFO (which costs each recvmsg).
+	 */
+	ep->ep_want_dst = msg_addr_any(addr);
+	if (ep->ep_want_dst && (ss.ss_family == AF_INET ? setsockopt(fd,
+	    IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) : setsockopt(fd,
+	    IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on))) == -1)
 		goto fail;
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
 	if (bind(fd, (struct sockaddr *)&ss, sl) == -1)
@@ -556,8 +562,10 @@ ep_readable(struct evloop *loop, int fd, short revents, void *arg)
 		mh.msg_namelen = sizeof(ss);
 		mh.msg_iov = &iov;
 		mh.msg_iovlen = 1;
-		mh.msg_control = cbuf.buf;
-		mh.msg_controllen = sizeof(cbuf.buf);
+		if (ep->ep_want_dst) {
+			mh.msg_control = cbuf.buf;
+			mh.msg_controllen = sizeof(cbuf.buf);
+		}
 		if ((n = recvmsg(fd, &mh, MSG_TRUNC)) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -568,7 +576,7 @@ ep_readable(struct evloop *loop, int fd, short revents, void *arg)
 		if (msg_addr_from_sockaddr(&from, (struct sockaddr *)&ss,
 		    mh.msg_namelen) == -1)
 			continue;
-		if (ep_pktinfo(ep, &mh, &to) == -1)
+		if (ep_pktinfo(ep, &mh, &to) == -1 && ep->ep_want_dst)
 			log_debug("%s: no destination address", __func__);
 		/* MSG_TRUNC gives the real length: oversize is dropped. */
 		msg_ep_input(ep, ep->ep_dgram, (size_t)n, &from, &to);

@@ -10,7 +10,11 @@
 #endif
 #include <sys/tree.h>
 
-#define KEY_LEN		16	/* nonce bytes compared: 128 random bits */
+/*
+ * The whole nonce is compared: its first bytes are one process's random
+ * prefix, its last a counter (msg_nonce.h).
+ */
+#define KEY_LEN		MSG_NONCE_LEN
 #define START_CAP	16
 #define FORGOTTEN_BUCKETS 4096
 
@@ -126,11 +130,18 @@ msg_replay_senders(const struct msg_replay *r)
 static size_t
 bucket_of(const struct replay_sender *s, const uint8_t *key)
 {
-	uint32_t h;
+	uint64_t a, b, c;
 
-	/* The nonce is random, so its first bytes are a fine hash. */
-	memcpy(&h, key, sizeof(h));
-	return h & (2 * s->rs_cap - 1);
+	/*
+	 * Prefix and counter mixed (Fibonacci hashing): one process's nonces
+	 * spread by the counter, processes at the same count by the prefix.
+	 * Only authenticated nonces get here, so none is aimed at a bucket.
+	 */
+	memcpy(&a, key, sizeof(a));
+	memcpy(&b, key + 8, sizeof(b));
+	memcpy(&c, key + 16, sizeof(c));
+	return (size_t)(((a ^ b ^ c) * 0x9e3779b97f4a7c15ULL) >> 32) &
+	    (2 * s->rs_cap - 1);
 }
 
 static int

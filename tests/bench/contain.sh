@@ -21,7 +21,7 @@ H=$build/tests/hostile
 export CILKNOW_SBIN=$build/sbin
 R=${CONTAIN_ROUNDS:-15}
 K=3				# owner program runs per figure (part 2)
-PORT=17860
+PORT=$((${BENCH_PORT:-17400} + 460))	# tests/bench/run.sh
 NODE=127.0.0.2
 if [ "$(id -u)" -ne 0 ] || ! id cilknow >/dev/null 2>&1; then
 	echo "contain: skipped (needs root and the service user cilknow)"

@@ -14,7 +14,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
 chmod 755 "$T"	# the daemons' service user reads what is in here
 RUNS=
 trap 'for p in $RUNS; do kill -INT $p 2>/dev/null; done; "$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
-"$B/CilkLocal" start -n 24 -d "$T/c" -p 17530 -o quantum=$Q \
+P=$((${BENCH_PORT:-17400} + 130))	# tests/bench/run.sh
+"$B/CilkLocal" start -n 24 -d "$T/c" -p $P -o quantum=$Q \
     -o register_interval=1 -o stop_grace=1 >/dev/null || exit 1
 export CILKNOW_CONF=$T/c/cilknow.conf
 counts() { "$B/CilkPs" | awk 'NR > 1 { printf "%s ", $4 }'; }

@@ -16,6 +16,7 @@ build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
 N=${BENCH_ROUNDS:-20}
+P=${BENCH_PORT:-17400}	# tests/bench/run.sh: P+240 .. P+291
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
 chmod 755 "$T"	# the daemons' service user reads what is in here
 C=
@@ -64,11 +65,11 @@ rounds() {	# rounds FLIP UNFLIP OUT : N rounds of a worker and its retreat
 S=$T/c1/nodes/127.0.0.2/sensors
 flip() { echo idletime=0 >"$S"; }
 unflip() { printf 'idletime=1000000\nload=0,0,0\n' >"$S"; }
-cluster "$T/c1" 17640
+cluster "$T/c1" $((P + 240))
 rounds flip unflip "$T/flip"
 "$B/CilkLocal" stop -d "$T/c1" >/dev/null 2>&1
 mkfifo "$T/kbd"
-cluster "$T/c2" 17660 -o input_devices="$T/kbd"
+cluster "$T/c2" $((P + 260)) -o input_devices="$T/kbd"
 "$B/CilkPred" always add idletime=1 >/dev/null || exit 1
 press() {
 	python3 -c 'import struct,sys
@@ -80,8 +81,12 @@ rounds press : "$T/press"
 C=
 # Baseline: SIGQUIT to a local sleep and see it gone, with the same poll.
 # (bash reports each "Quit" on stderr whenever it reaps: silenced.)
+# The clock starts once the child runs sleep: until env has made SIGQUIT
+# fatal again (a background job of a script ignores it), the signal
+# would be lost and the round would wait out the poll.
 for i in $(seq "$N"); do
 	env --default-signal=QUIT sleep 300 & p=$!
+	poll 100 grep -qx sleep "/proc/$p/comm"
 	s=$(now)
 	kill -QUIT $p
 	poll 100 sh -c "! kill -0 $p 2>/dev/null"
@@ -130,8 +135,8 @@ with_worker() {	# with_worker PORT SCHED_IDLE : owner's time with a worker
 	"$B/CilkLocal" stop -d "$T/w$1" >/dev/null 2>&1
 	C=
 }
-idle_w=$(with_worker 17680 yes)
-nice_w=$(with_worker 17690 no)
+idle_w=$(with_worker $((P + 280)) yes)
+nice_w=$(with_worker $((P + 290)) no)
 spin & sp=$!
 plain=$(median_of "$K" owner)
 kill $sp; wait $sp 2>/dev/null

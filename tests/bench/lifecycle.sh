@@ -11,7 +11,8 @@ N=${BENCH_JOBS:-50}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
 chmod 755 "$T"	# the daemons' service user reads what is in here
 trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
-"$B/CilkLocal" start -n 4 -d "$T/c" -p 17440 -o register_interval=1 \
+P=$((${BENCH_PORT:-17400} + 40))	# tests/bench/run.sh
+"$B/CilkLocal" start -n 4 -d "$T/c" -p $P -o register_interval=1 \
     -o timeout=3 >/dev/null || exit 1
 export CILKNOW_CONF=$T/c/cilknow.conf
 idle4() { [ "$("$B/CilkNodes" -s idle 2>/dev/null | tail -n +2 | wc -l)" -eq 4 ]; }

@@ -6,12 +6,13 @@
 #   tests/bench/msg.sh BUILD
 set -u
 B=$1/bin
-N=${BENCH_PINGS:-5000}
+N=${BENCH_PINGS:-2000}
 SECS=${BENCH_FLOOD_SECONDS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
 chmod 755 "$T"	# the daemons' service user reads what is in here
-RESP=
-trap '[ -n "$RESP" ] && kill "$RESP" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+RESPS=
+trap 'for p in $RESPS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null
+    rm -rf "$T"' EXIT
 PIN=
 command -v taskset >/dev/null && PIN="taskset -c 0"
 
@@ -26,40 +27,70 @@ user_key = $T/id
 user_keys = $T/users
 EOC
 chmod 644 "$T/c.conf"
-AT=127.0.0.1:17490
+# Ports from BENCH_PORT (tests/bench/run.sh): base+90 .. base+92.
+P=$((${BENCH_PORT:-17400} + 90))
+SCHEMES="raw cluster user"
+# Round trips in ROUNDS interleaved rounds, each scheme once a round, so
+# that a load on the machine lands on every scheme alike: the ratio is
+# the median of the rounds' ratios.
+ROUNDS=${BENCH_ROUNDS:-5}
+RESPS=
 
-for s in raw cluster user; do
-	$PIN "$B/CilkPing" -c "$T/c.conf" -S $s -l $AT >"$T/resp.out" 2>&1 &
-	RESP=$!
+wait_answering() {	# wait_answering FILE
 	for _ in $(seq 100); do
-		grep -q answering "$T/resp.out" && break
+		grep -q answering "$1" && return 0
 		sleep 0.05
 	done
-	echo "bench: $s: $N ping-pongs, then a ${SECS}s flood" >&2
-	$PIN "$B/CilkPing" -c "$T/c.conf" -S $s -F -w 1 -n "$N" -d 600 \
-	    --json $AT >"$T/$s.rtt" || { echo "bench: $s ping failed" >&2; exit 1; }
+	return 1
+}
+
+i=0
+for s in $SCHEMES; do
+	$PIN "$B/CilkPing" -c "$T/c.conf" -S $s -l 127.0.0.1:$((P + i)) \
+	    >"$T/resp.$s" 2>&1 &
+	RESPS="$RESPS $!"
+	wait_answering "$T/resp.$s" || { echo "bench: no $s responder" >&2
+	    exit 1; }
+	i=$((i + 1))
+done
+echo "bench: $ROUNDS rounds of $N ping-pongs a scheme, then a ${SECS}s" \
+    "flood each" >&2
+for r in $(seq "$ROUNDS"); do
+	i=0
+	for s in $SCHEMES; do
+		$PIN "$B/CilkPing" -c "$T/c.conf" -S $s -F -w 1 -n "$N" \
+		    -d 600 --json 127.0.0.1:$((P + i)) >"$T/$s.rtt.$r" || {
+			echo "bench: $s ping failed" >&2; exit 1; }
+		i=$((i + 1))
+	done
+done
+i=0
+for s in $SCHEMES; do
 	$PIN "$B/CilkPing" -c "$T/c.conf" -S $s -F -w 32 -d "$SECS" \
-	    --json $AT >"$T/$s.flood" || { echo "bench: $s flood failed" >&2; exit 1; }
-	kill "$RESP"; wait "$RESP" 2>/dev/null; RESP=
+	    --json 127.0.0.1:$((P + i)) >"$T/$s.flood" || {
+		echo "bench: $s flood failed" >&2; exit 1; }
+	i=$((i + 1))
 done
 
-python3 - "$T" <<'PY'
-import json, os, sys
-t = sys.argv[1]
-r = {s: (json.load(open(os.path.join(t, s + ".rtt"))),
-         json.load(open(os.path.join(t, s + ".flood"))))
-     for s in ("raw", "cluster", "user")}
-raw_rtt, raw_flood = r["raw"]
-print("secure active messages vs raw UDP (loopback, 64-byte pings, one core)")
+python3 - "$T" "$ROUNDS" <<'PY'
+import json, os, statistics, sys
+t, rounds = sys.argv[1], int(sys.argv[2])
+S = ("raw", "cluster", "user")
+rtt = {s: [json.load(open(os.path.join(t, "%s.rtt.%d" % (s, r))))["rtt_ms"]
+           for r in range(1, rounds + 1)] for s in S}
+flood = {s: json.load(open(os.path.join(t, s + ".flood")))["messages_per_s"]
+         for s in S}
+def med(s, k):
+    return statistics.median(x[k] * 1e3 for x in rtt[s])
+def ratio(s, k):
+    return statistics.median(a[k] / b[k] for a, b in zip(rtt[s], rtt["raw"]))
+print("secure active messages vs raw UDP (loopback, 64-byte pings, one core;")
+print("round trips: medians of %d interleaved rounds)" % rounds)
 print("%-8s %12s %8s %12s %8s %14s %8s" % ("scheme", "median us", "x raw",
       "p99 us", "x raw", "flood msg/s", "x raw"))
-for s in ("raw", "cluster", "user"):
-    rtt, fl = r[s]
-    med, p99 = rtt["rtt_ms"]["median"] * 1e3, rtt["rtt_ms"]["p99"] * 1e3
-    rate = fl["messages_per_s"]
-    print("%-8s %12.1f %8.2f %12.1f %8.2f %14.0f %8.2f" % (s, med,
-          med / (raw_rtt["rtt_ms"]["median"] * 1e3), p99,
-          p99 / (raw_rtt["rtt_ms"]["p99"] * 1e3), rate,
-          rate / raw_flood["messages_per_s"]))
+for s in S:
+    print("%-8s %12.1f %8.2f %12.1f %8.2f %14.0f %8.2f" % (s,
+          med(s, "median"), ratio(s, "median"), med(s, "p99"),
+          ratio(s, "p99"), flood[s], flood[s] / flood["raw"]))
 print("targets: round trip within 1.30x raw; flood at least 0.50x raw")
 PY

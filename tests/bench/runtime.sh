@@ -20,9 +20,10 @@ RUNS=${BENCH_RUNS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
 chmod 755 "$T"	# the daemons' service user reads what is in here
 trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
-"$B/CilkLocal" start -n 1 -d "$T/c" -p 17750 -o register_interval=1 \
+P=${BENCH_PORT:-17400}	# tests/bench/run.sh: P+350, P+351, P+399
+"$B/CilkLocal" start -n 1 -d "$T/c" -p $((P + 350)) -o register_interval=1 \
     -o timeout=2 >/dev/null || exit 1
-sed "s/^broker = .*/broker = 127.0.0.1:17799/" "$T/c/cilknow.conf" \
+sed "s/^broker = .*/broker = 127.0.0.1:$((P + 399))/" "$T/c/cilknow.conf" \
     >"$T/nobroker.conf"
 cd "$T" || exit 1
 
