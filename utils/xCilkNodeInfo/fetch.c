@@ -1,9 +1,13 @@
 /*
  * xCilkNodeInfo: asking, never waiting.  One endpoint on the program's
- * own loop sends the broker LIST (the nodes) and each node manager
+ * own loop asks the broker for the nodes (LIST_PAGE, page after page,
+ * as brokerq.c does for CilkNodes, but each next page asked from the
+ * handler of the last: the loop never waits) and each node manager
  * HIST_REQ (its history, page by page) every XN_REFRESH seconds; the
- * answers arrive as events like the window's.  What stays unanswered
- * for the configured timeout is marked not answering, and drawn so.
+ * answers arrive as events like the window's.  A listing is shown only
+ * once its last page came, so a half-fetched one never hides nodes.
+ * What stays unanswered for the configured timeout (each page has the
+ * whole of it) is marked not answering, and drawn so.
  * Keys and checks are CilkNodes' (brokerq.h): the cluster scheme when
  * the cluster key is readable, else the user's, whose answers must be
  * signed as @cluster; a large answer to a user comes after a cookie.
@@ -18,6 +22,7 @@
 #include "mono.h"
 #include "msg_keyring.h"
 #include "pred.h"
+#include "proto_page.h"
 #include "xnode.h"
 
 /* What we ask one party: since when, with which cookie. */
@@ -45,6 +50,11 @@ struct xn_fetch {
 	struct xn_cluster	*f_cluster;	/* NULL: only to find nodes */
 	struct xn_cluster	 f_own;		/* the list when not shown */
 	struct ask		 f_list;
+	/* The listing under way: its rows so far, the page asked for. */
+	int			 f_listing;
+	uint32_t		 f_from;
+	struct proto_node_row	*f_rows;
+	uint32_t		 f_nrows, f_cap;
 	struct watch		 f_watch[XN_VIEWS_MAX];
 	int			 f_nwatch;
 	struct evtimer		*f_timer;
@@ -91,23 +101,57 @@ asked(struct ask *a)
 		a->a_waiting = now_mono();
 }
 
+/* Asks for the page of the listing under way (the cookie rule of LIST
+ * holds: under the user scheme the cookie is echoed in every page). */
 static void
 send_list(struct xn_fetch *f)
 {
-	struct proto_list l;
+	struct proto_list_page l;
 	uint8_t buf[64];
 	size_t len;
 
 	memset(&l, 0, sizeof(l));
-	l.li_what = PROTO_LIST_NODES;
-	if ((l.li_has_cookie = (uint8_t)f->f_list.a_have_cookie))
-		memcpy(l.li_cookie, f->f_list.a_cookie, PROTO_COOKIE_LEN);
-	if ((len = proto_list_enc(&l, buf, sizeof(buf))) == 0)
+	l.lp_what = PROTO_LIST_NODES;
+	l.lp_from = f->f_from;
+	if ((l.lp_has_cookie = (uint8_t)f->f_list.a_have_cookie))
+		memcpy(l.lp_cookie, f->f_list.a_cookie, PROTO_COOKIE_LEN);
+	if ((len = proto_list_page_enc(&l, buf, sizeof(buf))) == 0)
 		return;
-	if (msg_ep_send(f->f_ep, &f->f_broker, f->f_scheme, PROTO_H_LIST, buf,
-	    len) == -1)
+	if (msg_ep_send(f->f_ep, &f->f_broker, f->f_scheme,
+	    PROTO_H_LIST_PAGE, buf, len) == -1)
 		log_debug("%s: %s", __func__, strerror(errno));
 	asked(&f->f_list);
+}
+
+/* A new listing from the table's start; the shown one stays till done. */
+static void
+start_list(struct xn_fetch *f)
+{
+	f->f_listing = 1;
+	f->f_from = 0;
+	f->f_nrows = 0;
+	send_list(f);
+}
+
+/* Keeps a page's rows; -1 out of memory. */
+static int
+keep_rows(struct xn_fetch *f, const struct proto_page *pg)
+{
+	struct proto_node_row *p;
+	uint32_t want = f->f_cap ? f->f_cap : PROTO_PAGE_ROWS;
+
+	while (want < f->f_nrows + pg->pg_n)
+		want *= 2;
+	if (want != f->f_cap) {
+		if ((p = reallocarray(f->f_rows, want, sizeof(*p))) == NULL)
+			return -1;
+		f->f_rows = p;
+		f->f_cap = want;
+	}
+	memcpy(f->f_rows + f->f_nrows, pg->pg_nodes,
+	    pg->pg_n * sizeof(*pg->pg_nodes));
+	f->f_nrows += pg->pg_n;
+	return 0;
 }
 
 static void
@@ -159,25 +203,47 @@ resolve(struct xn_fetch *f, struct xn_node *n)
 }
 
 static void
-on_nodes(struct msg_ep *ep, const struct msg_in *in, void *arg)
+on_page(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct xn_fetch *f = arg;
 	struct xn_cluster *c = cluster(f);
-	struct proto_node_row *rows;
+	struct proto_page pg;
 	struct watch *w;
-	uint32_t n;
-	int i;
+	int i, kept;
 
 	(void)ep;
-	if (!from(in, &f->f_broker))
+	if (!f->f_listing || !from(in, &f->f_broker))
 		return;
-	if (proto_nodes_dec(&rows, &n, in->mi_data, in->mi_len) == -1) {
+	if (proto_page_dec(PROTO_LIST_NODES, &pg, in->mi_data,
+	    in->mi_len) == -1) {
 		log_debug("%s: malformed answer from the broker", __func__);
 		return;
 	}
+	/* A page asked for twice and answered twice: taken once. */
+	kept = pg.pg_from == f->f_from ? keep_rows(f, &pg) : 1;
+	free(pg.pg_nodes);
+	if (kept == 1)
+		return;
+	if (kept == -1) {
+		log_warnx("%s: out of memory for %u nodes", __func__,
+		    f->f_nrows + pg.pg_n);
+		f->f_listing = 0;	/* the next tick tries again */
+		return;
+	}
+	/* Each page has the whole timeout and its own cookies. */
+	f->f_list.a_waiting = 0;
+	f->f_list.a_cookies = 0;
+	if (pg.pg_next != 0) {
+		f->f_from = pg.pg_next;
+		send_list(f);
+		return;
+	}
+	f->f_listing = 0;
 	free(c->xc_rows);
-	c->xc_rows = rows;
-	c->xc_n = n;
+	c->xc_rows = f->f_rows;
+	c->xc_n = f->f_nrows;
+	f->f_rows = NULL;
+	f->f_nrows = f->f_cap = 0;
 	c->xc_status = XN_OK;
 	c->xc_answered = now_mono();
 	f->f_list.a_waiting = 0;
@@ -228,7 +294,7 @@ on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	(void)ep;
 	if (proto_cookie_dec(&c, in->mi_data, in->mi_len) == -1)
 		return;
-	if (from(in, &f->f_broker))
+	if (from(in, &f->f_broker) && f->f_listing)
 		a = &f->f_list;
 	else if ((w = watch_of(f, in)) != NULL)
 		a = &w->w_ask;
@@ -256,10 +322,11 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (proto_error_dec(&e, in->mi_data, in->mi_len) == -1)
 		return;
 	brokerq_safe(why, sizeof(why), e.er_reason);
-	if (e.er_handler == PROTO_H_LIST && from(in, &f->f_broker)) {
+	if (e.er_handler == PROTO_H_LIST_PAGE && from(in, &f->f_broker)) {
 		cluster(f)->xc_status = XN_REFUSED;
 		strlcpy(cluster(f)->xc_why, why, sizeof(cluster(f)->xc_why));
 		f->f_list.a_waiting = 0;
+		f->f_listing = 0;
 	} else if (e.er_handler == PROTO_H_HIST_REQ &&
 	    (w = watch_of(f, in)) != NULL) {
 		w->w_node->xn_status = XN_REFUSED;
@@ -272,7 +339,7 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 static const struct msg_handler table[PROTO_H_MAX] = {
 	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEMES_ALL, on_cookie },
-	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_nodes },
+	[PROTO_H_NODES_PAGE] = { "nodes-page", MSG_SCHEMES_ALL, on_page },
 	[PROTO_H_HIST] = { "hist", MSG_SCHEMES_ALL, on_hist },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEMES_ALL, on_error },
 };
@@ -307,6 +374,9 @@ on_tick(struct evloop *loop, void *arg)
 	double now = now_mono();
 	int i, moved = 0;
 
+	/* A listing that stalls is dropped; the last whole one stays. */
+	if (overdue(f, &f->f_list, now))
+		f->f_listing = 0;
 	if (overdue(f, &f->f_list, now) && c->xc_status != XN_SILENT) {
 		c->xc_status = XN_SILENT;
 		moved = 1;
@@ -321,8 +391,10 @@ on_tick(struct evloop *loop, void *arg)
 			}
 	}
 	f->f_list.a_cookies = 0;
-	if (wants_list(f))
-		send_list(f);
+	if (f->f_listing)
+		send_list(f);	/* the page under way, once more */
+	else if (wants_list(f))
+		start_list(f);
 	for (i = 0; i < f->f_nwatch; i++) {
 		w = &f->f_watch[i];
 		w->w_ask.a_cookies = 0;
@@ -405,6 +477,7 @@ xn_fetch_free(struct xn_fetch *f)
 	msg_ep_free(f->f_ep);
 	msg_keyring_clear(&f->f_keys);
 	free(f->f_own.xc_rows);
+	free(f->f_rows);
 	free(f);
 }
 
