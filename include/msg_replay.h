@@ -21,6 +21,14 @@
 
 #define MSG_REPLAY_PER_SENDER	4096	/* nonces remembered per sender */
 #define MSG_REPLAY_SENDERS	1024	/* senders remembered */
+/*
+ * The cluster's principals speak for every node: a broker of 10^5 nodes
+ * hears ~2,000 of their messages a second, and a cache of 4096 would
+ * cover only 2 s of them, so a node whose clock is 2 s behind would be
+ * refused.  Theirs may grow to cover the window (30 s by default).  Only
+ * holders of the cluster key can make it grow.
+ */
+#define MSG_REPLAY_PER_CLUSTER	(1u << 17)
 
 struct msg_replay;
 
@@ -35,6 +43,10 @@ enum msg_drop	msg_replay_check(struct msg_replay *, enum msg_scheme,
 		    const char *name, uint64_t ts_ms,
 		    const uint8_t nonce[MSG_NONCE_LEN], uint64_t now_ms,
 		    uint64_t window_ms);
+
+/* Senders of this scheme may have per_sender nonces remembered instead. */
+int		msg_replay_set_cap(struct msg_replay *, enum msg_scheme,
+		    size_t per_sender);
 
 /*
  * From now on every timestamp below ts_ms is refused as a replay, for

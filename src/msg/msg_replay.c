@@ -40,7 +40,8 @@ RB_HEAD(replay_tree, replay_sender);
 
 struct msg_replay {
 	struct replay_tree mr_senders;
-	size_t		 mr_nsenders, mr_max_senders, mr_per_sender;
+	size_t		 mr_nsenders, mr_max_senders;
+	size_t		 mr_per_sender[MSG_SCHEME_MAX];	/* powers of two */
 	uint64_t	 mr_clock;
 	/*
 	 * Floors of forgotten senders, by a hash of their names: a sender
@@ -74,23 +75,47 @@ sender_cmp(const struct replay_sender *a, const struct replay_sender *b)
 
 RB_GENERATE_STATIC(replay_tree, replay_sender, rs_node, sender_cmp)
 
+/* Bucket masks need a power of two; 0 if per_sender is out of range. */
+static size_t
+cap_of(size_t per_sender)
+{
+	size_t cap = 1;
+
+	if (per_sender < 1 || per_sender > (1u << 24))
+		return 0;
+	while (cap < per_sender)
+		cap *= 2;
+	return cap;
+}
+
 struct msg_replay *
 msg_replay_new(size_t per_sender, size_t max_senders)
 {
 	struct msg_replay *r;
-	size_t cap = 1;
+	size_t cap = cap_of(per_sender);
+	int i;
 
-	if (per_sender < 1 || per_sender > (1u << 24) || max_senders < 1)
+	if (cap == 0 || max_senders < 1)
 		return NULL;
-	/* Bucket masks need a power of two. */
-	while (cap < per_sender)
-		cap *= 2;
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	RB_INIT(&r->mr_senders);
-	r->mr_per_sender = cap;
+	for (i = 0; i < MSG_SCHEME_MAX; i++)
+		r->mr_per_sender[i] = cap;
 	r->mr_max_senders = max_senders;
 	return r;
+}
+
+int
+msg_replay_set_cap(struct msg_replay *r, enum msg_scheme scheme,
+    size_t per_sender)
+{
+	size_t cap = cap_of(per_sender);
+
+	if (cap == 0 || scheme <= MSG_SCHEME_UNDEF || scheme >= MSG_SCHEME_MAX)
+		return -1;
+	r->mr_per_sender[scheme] = cap;
+	return 0;
 }
 
 void
@@ -264,8 +289,8 @@ replay_sender_get(struct msg_replay *r, enum msg_scheme scheme,
 	/* We may have forgotten this sender: refuse what we cannot check. */
 	s->rs_floor = r->mr_forgotten[forgotten_bucket(scheme, s->rs_name)];
 	s->rs_cap = 1;
-	if (sender_rebuild(s, START_CAP < r->mr_per_sender ? START_CAP :
-	    r->mr_per_sender) == -1) {
+	if (sender_rebuild(s, START_CAP < r->mr_per_sender[scheme] ?
+	    START_CAP : r->mr_per_sender[scheme]) == -1) {
 		sender_free(s);
 		return NULL;
 	}
@@ -281,6 +306,8 @@ msg_replay_check(struct msg_replay *r, enum msg_scheme scheme,
 {
 	struct replay_sender *s;
 
+	if (scheme <= MSG_SCHEME_UNDEF || scheme >= MSG_SCHEME_MAX)
+		return MSG_DROP_REPLAY;
 	if (ts + window < now || ts > now + window)
 		return MSG_DROP_STALE;
 	if (ts < r->mr_floor)
@@ -294,11 +321,11 @@ msg_replay_check(struct msg_replay *r, enum msg_scheme scheme,
 	if (ts < s->rs_floor || sender_seen(s, nonce))
 		return MSG_DROP_REPLAY;
 	if (s->rs_n == s->rs_cap) {
-		if (s->rs_cap < r->mr_per_sender) {
+		if (s->rs_cap < r->mr_per_sender[scheme]) {
 			size_t cap = s->rs_cap * 2;
 
-			if (cap > r->mr_per_sender)
-				cap = r->mr_per_sender;
+			if (cap > r->mr_per_sender[scheme])
+				cap = r->mr_per_sender[scheme];
 			if (sender_rebuild(s, cap) == -1)
 				sender_pop(s);
 		} else

@@ -466,6 +466,50 @@ test_floor(void)
 	msg_replay_free(r);
 }
 
+/*
+ * The cluster's principal speaks for every node: 20,000 messages within
+ * the window, then one that was sent at the start and arrives last (a
+ * node whose clock is behind).  With the cluster's cap it is taken; a
+ * user's cache of 4096 has forgotten that far back and refuses it.
+ */
+static void
+test_cluster_cap(void)
+{
+	struct msg_replay *r;
+	uint8_t n[MSG_NONCE_LEN];
+	unsigned fresh[2] = { 0, 0 };
+	enum msg_scheme sch[2] = { MSG_SCHEME_CLUSTER, MSG_SCHEME_USER };
+	uint32_t i;
+	int k;
+
+	r = msg_replay_new(MSG_REPLAY_PER_SENDER, MSG_REPLAY_SENDERS);
+	ok(msg_replay_set_cap(r, MSG_SCHEME_CLUSTER, MSG_REPLAY_PER_CLUSTER) ==
+	    0, "the cluster's principals may remember more");
+	ok(msg_replay_set_cap(r, MSG_SCHEME_MAX, 8) == -1 &&
+	    msg_replay_set_cap(r, MSG_SCHEME_USER, 0) == -1,
+	    "a bad scheme or size is refused");
+	for (k = 0; k < 2; k++)
+		for (i = 1; i <= 20000; i++) {
+			nonce_of(n, 60 + k, i);
+			if (msg_replay_check(r, sch[k], "node", NOW + i, n,
+			    NOW + i, WIN) == MSG_DROP_NONE)
+				fresh[k]++;
+		}
+	is_int(fresh[0], 20000, "20,000 cluster messages in 20 s taken");
+	is_int(fresh[1], 20000, "and as many of a user's");
+	nonce_of(n, 60, 0);
+	is_int(msg_replay_check(r, MSG_SCHEME_CLUSTER, "node", NOW, n,
+	    NOW + 20001, WIN), MSG_DROP_NONE,
+	    "a cluster message 20 s late is still checked, and taken");
+	is_int(msg_replay_check(r, MSG_SCHEME_CLUSTER, "node", NOW, n,
+	    NOW + 20002, WIN), MSG_DROP_REPLAY, "and refused when replayed");
+	nonce_of(n, 61, 0);
+	is_int(msg_replay_check(r, MSG_SCHEME_USER, "node", NOW, n,
+	    NOW + 20001, WIN), MSG_DROP_REPLAY,
+	    "a user's cache has forgotten that far: refused");
+	msg_replay_free(r);
+}
+
 int
 main(void)
 {
@@ -483,5 +527,6 @@ main(void)
 	test_eviction_skew();
 	test_new();
 	test_floor();
+	test_cluster_cap();
 	return tap_done();
 }
