@@ -60,14 +60,26 @@ tally() {
 	fi
 }
 
-# bg NAME TIMEOUT CMD... : runs one TAP program beside the rest; bg_wait
-# tallies each when all else is done.  What runs beside must not share
-# loopback ports or CPU-time limits with the integration tests.
+# bg NAME TIMEOUT AFTER CMD... : runs one TAP program beside the rest,
+# once the one named AFTER has ended ("-": at once); bg_wait tallies
+# each when all else is done.  What runs beside must not share loopback
+# ports with the integration tests; the CPU-bound ones follow one
+# another, to leave a core to the tests.
 bg_names=
+bg_file() { echo "$log/bg.$(echo "$1" | tr '/ ' '__')"; }
 bg() {
-	name=$1; limit=$2; shift 2
-	b="$log/bg.$(echo "$name" | tr '/ ' '__')"
+	name=$1; limit=$2; after=
+	[ "$3" = - ] || after="$(bg_file "$3").rc"
+	shift 3
+	b=$(bg_file "$name")
 	(
+		if [ -n "$after" ]; then
+			# bounded: the one before has a time limit too
+			for _ in $(seq 1800); do
+				[ -e "$after" ] && break
+				sleep 1
+			done
+		fi
 		start=$(date +%s)
 		timeout -k 10 "$limit" "$@" >"$b.out" 2>&1 </dev/null
 		echo "$? $start $(date +%s)" >"$b.rc"
@@ -77,7 +89,7 @@ bg() {
 bg_wait() {
 	wait
 	for name in $bg_names; do
-		b="$log/bg.$(echo "$name" | tr '/ ' '__')"
+		b=$(bg_file "$name")
 		read -r rc start end <"$b.rc" || { rc=1; start=0; end=0; }
 		# tally reports the time it ran, not the wait for it
 		tally "$name" "$b.out" "$rc" $((start + $(date +%s) - end))
@@ -88,10 +100,22 @@ bg_wait() {
 # their own.  It skips itself where it cannot run (not root, no
 # systemd-nspawn, no image and no archive).  Valgrind's single-threaded
 # runs take a core the waiting integration tests leave.
+# The short fuzzing runs follow valgrind, one at a time.
+prev=-
 if [ -n "$plainbuild" ]; then
 	[ "${CILKNOW_CLUSTER:-1}" = 0 ] ||
-	    bg "cluster/run.sh" 900 bash "$top/tests/cluster/run.sh" "$plainbuild"
-	bg "valgrind" 900 sh "$top/tests/valgrind.sh" "$plainbuild"
+	    bg "cluster/run.sh" 900 - bash "$top/tests/cluster/run.sh" \
+	    "$plainbuild"
+	bg "valgrind" 900 - sh "$top/tests/valgrind.sh" "$plainbuild"
+	prev=valgrind
+fi
+if [ -n "$fuzzbuild" ]; then
+	for f in "$fuzzbuild"/fuzz_*; do
+		[ -x "$f" ] || continue
+		bg "fuzz/$(basename "$f")" 120 "$prev" \
+		    sh "$top/tests/fuzz/short.sh" "$f" 10
+		prev="fuzz/$(basename "$f")"
+	done
 fi
 
 for t in "$build"/tests/*_test; do
@@ -109,13 +133,6 @@ for t in "$top"/tests/integration/[0-9]*.sh; do
 		run "integration/$(basename "$t")" 300 bash "$t"
 	fi
 done
-if [ -n "$fuzzbuild" ]; then
-	for f in "$fuzzbuild"/fuzz_*; do
-		[ -x "$f" ] || continue
-		run "fuzz/$(basename "$f")" 120 \
-		    sh "$top/tests/fuzz/short.sh" "$f" 10
-	done
-fi
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
 bg_wait
 
