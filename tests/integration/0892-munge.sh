@@ -54,11 +54,21 @@ contains "$T/q1.out" "worker [2-4] joined from 127\.0\.0\.[2-4]" \
     "workers on other nodes joined (their descriptions authorised by munge)"
 wait_for 15 nodes_are idle 3
 
-# 2. tester, with no cilknow key either.
+# 2. tester, with no cilknow key either.  tester runs copies of the
+# programs when the build tree is out of reach (a clone in /root is 0700
+# on a fresh machine): its workers run the same path on the other nodes.
 mkdir -p "$T/testerhome"
 chown tester "$T/testerhome"
-start q2 runuser -u tester -- env HOME="$T/testerhome" \
-    CILKNOW_CONF="$CILKNOW_CONF" "$BIN/queens" -d 1000 12
+TBIN=$BIN TSBIN=$SBIN TP=$TOOLS/munge_probe
+if ! runuser -u tester -- test -x "$BIN/queens" ||
+    ! runuser -u tester -- test -x "$SBIN/CilkChouse"; then
+	mkdir -p "$T/b/tests" && cp -a "$BIN" "$SBIN" "$T/b/" &&
+	    cp "$TOOLS/munge_probe" "$T/b/tests/" && chmod -R a+rX "$T/b" ||
+	    exit 1
+	TBIN=$T/b/bin TSBIN=$T/b/sbin TP=$T/b/tests/munge_probe
+fi
+start q2 runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" \
+    CILKNOW_CONF="$CILKNOW_CONF" "$TBIN/queens" -d 1000 12
 Q=$LAST_PID
 wait_for 120 ended $Q
 wait "$Q"
@@ -72,11 +82,11 @@ contains "$T/reg.out" "registered by tester:" \
 wait_for 15 nodes_are idle 3
 
 # 3. Predicates: a user's own, authorised by munge.
-runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
-    "$BIN/CilkPred" user=tester global add idletime=700 >"$T/p1.out" 2>&1
+runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$TBIN/CilkPred" user=tester global add idletime=700 >"$T/p1.out" 2>&1
 exit_is $? 0 "tester: CilkPred user=tester global add idletime=700"
-runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
-    "$BIN/CilkPred" user=root global add idletime=700 >"$T/p2.out" 2>&1
+runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$TBIN/CilkPred" user=root global add idletime=700 >"$T/p2.out" 2>&1
 exit_is $? 1 "tester cannot change root's predicates"
 env HOME="$T/roothome" "$BIN/CilkPred" >"$T/p3.out" 2>&1
 contains "$T/p3.out" "^user=tester global add idletime=700$" \
@@ -86,14 +96,14 @@ env HOME="$T/roothome" "$BIN/CilkPred" user=tester global del \
 exit_is $? 0 "root (an admin) deletes it"
 
 # CilkKill: tester ends a job of tester's, authorised by munge.
-start q3 runuser -u tester -- env HOME="$T/testerhome" \
-    CILKNOW_CONF="$CILKNOW_CONF" "$BIN/queens" -d 5000 14
+start q3 runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" \
+    CILKNOW_CONF="$CILKNOW_CONF" "$TBIN/queens" -d 5000 14
 Q=$LAST_PID
 tester_job() { "$BIN/CilkPs" | awk '$2 == "tester" { print $1; exit }' | grep .; }
 wait_for 20 tester_job
 J=$(tester_job)
-runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
-    "$BIN/CilkKill" "$J" >"$T/kill.out" 2>&1
+runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$TBIN/CilkKill" "$J" >"$T/kill.out" 2>&1
 exit_is $? 0 "tester: CilkKill $J"
 wait_for 30 ended $Q
 ok $? "the job is over"
@@ -119,7 +129,7 @@ probe claim.out claim=tester $N2
 contains "$T/claim.out" "^answer no$" "root's credential claiming tester: no answer"
 [ "$(counter claim.out bad_credential)" -eq $((b0 + 1)) ]
 ok $? "counted as bad_credential"
-runuser -u tester -- env CILKNOW_CONF="$CILKNOW_CONF" "$P" claim=root $N2 \
+runuser -u tester -- env CILKNOW_SBIN="$TSBIN" CILKNOW_CONF="$CILKNOW_CONF" "$TP" claim=root $N2 \
     >"$T/claim2.out" 2>&1
 contains "$T/claim2.out" "^answer no$" "tester's credential claiming root: no answer"
 [ "$(counter claim2.out bad_credential)" -eq $((b0 + 2)) ]
@@ -171,8 +181,8 @@ ok $? "a good credential for a cluster-only handler is dropped as bad_scheme"
 exit_is $? 3 "a user key's signature gets no answer where user_auth = munge"
 
 # 5. No munged: the tools say what to do.
-runuser -u tester -- env HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
-    "$BIN/CilkPred" -o munge_socket="$T/none" user=tester global add \
+runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$TBIN/CilkPred" -o munge_socket="$T/none" user=tester global add \
     idletime=700 >"$T/nomunge.out" 2>&1
 exit_is $? 1 "CilkPred with no munged fails"
 contains "$T/nomunge.out" "no munged answers at $T/none .*start munge" \
