@@ -74,6 +74,8 @@ unit_run() {
 }
 pings() { "$R/usr/bin/CilkPing" -c "$T/$1.conf" -n 1 -W 0.5 "$2"; }
 lines() { grep -c -- "$2" "$1"; }
+# lines_are FILE REGEX OP N : counted anew at every poll of wait_for
+lines_are() { test "$(lines "$1" "$2")" "$3" "$4"; }
 
 # exercise UNIT PROG ADDR RESTART-KEY NEW-VALUE [ARGS...] : ARGS go to
 # ExecStart only, as an administrator's drop-in would add them
@@ -148,13 +150,13 @@ exercise() {
 	ok $? "$u: keys a reload applies are not among them"
 	# Still pending on the next reload; gone when the change is undone.
 	unit_run "$u" ExecReload "$pid" "$T/$u.reload"
-	wait_for 10 test "$(lines "$log" "^<4>reload: $rk changed")" -eq 2
+	wait_for 10 lines_are "$log" "^<4>reload: $rk changed" -eq 2
 	ok $? "$u: a second reload warns again: the restart is still due"
 	# (Its warnings come before the first new "reloaded" line.)
 	conf b "admins = root,ann"
 	before=$(lines "$log" "^<6>reloaded the configuration")
 	unit_run "$u" ExecReload "$pid" "$T/$u.reload"
-	wait_for 10 test "$(lines "$log" "^<6>reloaded the configuration")" \
+	wait_for 10 lines_are "$log" "^<6>reloaded the configuration" \
 	    -gt "$before"
 	[ "$(lines "$log" "^<4>reload: $rk changed")" -eq 2 ]
 	ok $? "$u: none once $rk is back to the value it started with"
