@@ -34,7 +34,8 @@ ok $? "the first 20 lines reached CilkRun"
 
 # SIGHUP (logrotate's postrotate, or an administrator) reloads the
 # daemons without touching the running worker.
-WORKER=$(pgrep -f "^sh -c.*padded to be long enough")
+# (its go file is this test's own: another suite's 0530 is not ours)
+WORKER=$(pgrep -f "^sh -c.*padded to be long enough.* $GO\$")
 [ -n "$WORKER" ]
 ok $? "the worker runs (pid $WORKER)"
 for p in $(awk '$1 == "node" || $1 == "broker" { print $2 }' "$D/pids"); do
