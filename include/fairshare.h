@@ -98,6 +98,14 @@ int		sched_decide(const struct sched_rule *,
 		    struct sched_rng *);
 
 /* "thesis", "naive", ...; NULL for an unknown name or value. */
+/*
+ * The peer of one lent processor: a processor drawn uniformly from those
+ * the n listed nodes lend (slots[i] each), as the index of its node; n
+ * if they lend none.  One draw.
+ */
+size_t		sched_peer_pick(struct sched_rng *, const uint32_t *slots,
+		    size_t n);
+
 const char	*sched_policy_name(enum sched_policy);
 enum sched_policy sched_policy_parse(const char *);
 

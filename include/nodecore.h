@@ -8,6 +8,8 @@
 #ifndef CILKNOW_NODECORE_H
 #define CILKNOW_NODECORE_H
 
+#include <stdint.h>
+
 #include "proto.h"
 
 /* The node's current worker, if any. */
@@ -47,5 +49,29 @@ enum nc_action nc_owner_returns(const struct nc_facts *, double suspend,
 	    int allowed);
 /* The owner is away again. */
 enum nc_action nc_owner_leaves(const struct nc_facts *);
+
+/*
+ * Slots: the processors a node lends (DESIGN.md section 5).  The owner's
+ * own 1-minute load (the node's workers excluded) keeps processors: as
+ * many as ceil(load - NC_LOAD_SLACK), taken back at once when the load
+ * rises past that, given back only when it falls NC_LEND_MARGIN further,
+ * so a load wavering about a threshold does not start and stop a worker
+ * at every look.  Load 2.3 on 8 processors lends 5; load 0.2, all of
+ * them.  lent_now is what the node lends now (total when it starts
+ * lending).  A load that cannot be read lends nothing.  (A node whose
+ * predicates fail lends nothing either; that is the caller's.)
+ */
+#define NC_LOAD_SLACK	0.25	/* load under this keeps no processor */
+#define NC_LEND_MARGIN	0.2
+#define NC_SLOTS_MAX	256	/* processors one node may lend */
+uint32_t nc_slots_lent(uint32_t total, double owner_load, uint32_t lent_now);
+
+/*
+ * A node's state (CilkNodes' STATE) from its slots' states, each from
+ * nc_node_state: running if any worker runs, else switching, stopping,
+ * suspended, idle, busy, in that order.  No slots: busy.
+ */
+enum proto_node_state nc_node_state_sum(const enum proto_node_state *,
+	    uint32_t n);
 
 #endif

@@ -1,4 +1,6 @@
 /* nodecore_test — every combination of the node's facts. */
+#include <math.h>
+
 #include "tap.h"
 #include "nodecore.h"
 
@@ -81,10 +83,68 @@ test_owner(void)
 	    nc_owner_leaves(&f) == NC_NOTHING, "no worker: nothing to do");
 }
 
+static void
+test_slots(void)
+{
+	uint32_t lent;
+	int i;
+
+	ok(nc_slots_lent(8, 2.3, 8) == 5, "load 2.3 on 8 processors lends 5");
+	ok(nc_slots_lent(8, 2.3, 0) == 5,
+	    "and 5 after it lent none (the owner gives back at once)");
+	ok(nc_slots_lent(8, 0, 8) == 8 && nc_slots_lent(8, 0, 0) == 8,
+	    "no owner load: every processor");
+	ok(nc_slots_lent(8, 0.2, 8) == 8,
+	    "a load under a quarter keeps no processor");
+	ok(nc_slots_lent(4, 2, 4) == 2, "load 2 on 4 lends 2");
+	ok(nc_slots_lent(4, 9, 4) == 0, "a load over the processors: none");
+	ok(nc_slots_lent(1, 0.3, 1) == 0 && nc_slots_lent(1, 0, 0) == 1,
+	    "one processor: the owner's 0.3 keeps it, 0 gives it back");
+	ok(nc_slots_lent(4, 1.9, 2) == 2,
+	    "load falls 2 -> 1.9: still 2 (hysteresis)");
+	ok(nc_slots_lent(4, 1.1, 2) == 2 && nc_slots_lent(4, 1.05, 2) == 3,
+	    "one more only when the load is 0.2 under the threshold");
+	ok(nc_slots_lent(4, 1.26, 3) == 2 && nc_slots_lent(4, 1.25, 3) == 3,
+	    "a rising load takes back at once past the threshold");
+	ok(nc_slots_lent(4, 3.5, 4) == 0,
+	    "as many as it needs, all of them at once");
+	ok(nc_slots_lent(4, NAN, 4) == 0, "an unknown load lends none");
+	ok(nc_slots_lent(4, -1, 2) == 4, "a negative load counts as none");
+	ok(nc_slots_lent(4, 0, 9) == 4, "never more than the processors");
+	/* A load wavering about 2.25: no worker starts and stops each look. */
+	lent = 4;
+	for (i = 0; i < 100; i++)
+		lent = nc_slots_lent(4, i % 2 ? 2.15 : 2.35, lent);
+	ok(lent == 1, "a load wavering 2.15..2.35 settles at 1 and stays");
+}
+
+static void
+test_state_sum(void)
+{
+	enum proto_node_state s[4] = { PROTO_NS_IDLE, PROTO_NS_BUSY,
+	    PROTO_NS_RUNNING, PROTO_NS_STOPPING };
+
+	ok(nc_node_state_sum(s, 0) == PROTO_NS_BUSY, "no slots: busy");
+	ok(nc_node_state_sum(s, 2) == PROTO_NS_IDLE,
+	    "one idle slot and one kept by the owner: idle");
+	ok(nc_node_state_sum(s, 4) == PROTO_NS_RUNNING,
+	    "any worker running: running");
+	s[2] = PROTO_NS_SWITCHING;
+	ok(nc_node_state_sum(s, 4) == PROTO_NS_SWITCHING,
+	    "else one switching: switching");
+	s[2] = PROTO_NS_SUSPENDED;
+	ok(nc_node_state_sum(s, 4) == PROTO_NS_STOPPING,
+	    "stopping before suspended");
+	ok(nc_node_state_sum(s + 1, 2) == PROTO_NS_SUSPENDED,
+	    "suspended before busy");
+}
+
 int
 main(void)
 {
 	test_states();
 	test_owner();
+	test_slots();
+	test_state_sum();
 	return tap_done();
 }

@@ -487,9 +487,33 @@ test_determinism(void)
 	is_int(sc.sc_i, 4, "no draw when rho = 1");
 }
 
+static void
+test_peer_pick(void)
+{
+	static const uint32_t slots[4] = { 1, 0, 8, 3 };
+	uint32_t hits[5] = { 0 };
+	struct sched_rng rng;
+	int i;
+
+	sched_rng_seed(&rng, 7);
+	for (i = 0; i < 120000; i++)
+		hits[sched_peer_pick(&rng, slots, 4)]++;
+	ok(hits[1] == 0 && hits[4] == 0,
+	    "a node that lends nothing is never a peer");
+	/* 1:8:3 of 12: expected 10000, 80000, 30000; 5 sigma bounds. */
+	ok(hits[0] > 9500 && hits[0] < 10500, "1 of 12 processors: %u",
+	    hits[0]);
+	ok(hits[2] > 79200 && hits[2] < 80800, "8 of 12: %u", hits[2]);
+	ok(hits[3] > 29200 && hits[3] < 30800, "3 of 12: %u", hits[3]);
+	ok(sched_peer_pick(&rng, slots + 1, 1) == 1,
+	    "no processor lent: n, none");
+	ok(sched_peer_pick(&rng, slots, 0) == 0, "no node: n");
+}
+
 int
 main(void)
 {
+	test_peer_pick();
 	test_rng();
 	test_threshold();
 	test_rho();
