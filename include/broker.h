@@ -16,6 +16,14 @@
 #include "htab.h"
 #include "proto.h"
 
+/* One processor of a node, as it last said, and what we gave it. */
+struct broker_slot {
+	uint8_t		 bs_state;	/* enum proto_node_state */
+	uint32_t	 bs_job;
+	uint32_t	 bs_assigned;	/* job we told it to run, 0: none */
+	double		 bs_assigned_at;
+};
+
 struct broker_node {
 	TAILQ_ENTRY(broker_node) bn_entry;
 	uint32_t	 bn_id;
@@ -29,8 +37,11 @@ struct broker_node {
 	uint16_t	 bn_users;
 	uint32_t	 bn_pairs, bn_switches;
 	double		 bn_seen;	/* now_mono() of last registration */
-	uint32_t	 bn_assigned;	/* job we told it to run, 0: none */
-	double		 bn_assigned_at;
+	uint16_t	 bn_total;	/* processors */
+	uint16_t	 bn_lent;	/* of them lent */
+	uint16_t	 bn_nslots;	/* bn_slots in use ... */
+	uint16_t	 bn_cap;	/* ... and allocated */
+	struct broker_slot *bn_slots;
 };
 
 struct broker_job {
@@ -45,7 +56,7 @@ struct broker_job {
 	char		 bj_command[PROTO_COMMAND_MAX];
 	double		 bj_seen;
 	double		 bj_registered;	/* first registration here */
-	uint32_t	 bj_count;	/* nodes running or assigned it */
+	uint32_t	 bj_count;	/* processors running or assigned it */
 };
 
 TAILQ_HEAD(broker_node_list, broker_node);
@@ -75,9 +86,9 @@ struct broker {
 						   leaves: list places hold */
 };
 
-/* Called for every node the scheduler gives a job. */
-typedef void	broker_assign_fn(struct broker_node *, struct broker_job *,
-		    void *);
+/* Called for every processor (node, slot) the scheduler gives a job. */
+typedef void	broker_assign_fn(struct broker_node *, uint16_t slot,
+		    struct broker_job *, void *);
 
 void	broker_init(struct broker *, double register_interval);
 void	broker_fini(struct broker *);
@@ -120,7 +131,7 @@ struct broker_node *broker_node_find(struct broker *, uint32_t);
 /* Forgets nodes and jobs silent for 3 intervals; count forgotten. */
 int	broker_expire(struct broker *, double now);
 
-/* Counts the nodes running or assigned each job (bj_count). */
+/* Counts the processors running or assigned each job (bj_count). */
 void	broker_recount(struct broker *, double now);
 /* Recounts, then assigns free nodes; returns how many it assigned. */
 int	broker_schedule(struct broker *, double now, broker_assign_fn *,
@@ -128,5 +139,12 @@ int	broker_schedule(struct broker *, double now, broker_assign_fn *,
 
 /* 1 if the node can take a job now or runs one (not busy, not gone). */
 int	broker_node_available(const struct broker_node *);
+/* 1 if that processor of a node can take a job or runs one. */
+int	broker_slot_available(const struct broker_slot *);
+/* The job a processor counts for: what we gave it, else what it runs. */
+uint32_t broker_slot_job(const struct broker_slot *, double now,
+	    double assign_timeout);
+/* 1 if a worker of the job runs (or was given) on a processor of n. */
+int	broker_node_runs(const struct broker_node *, uint32_t job);
 
 #endif

@@ -64,6 +64,8 @@ enum proto_handler {
 #define PROTO_ROWS_MAX		512	/* rows in one JOBS/NODES/PUSH */
 #define PROTO_CHUNK_MAX		8192	/* output bytes in one message */
 #define PROTO_REASON_MAX	200
+#define PROTO_SLOTS_MAX		256	/* processors one node lends */
+#define PROTO_NODE_JOBS_MAX	8	/* jobs named in one node row */
 
 enum proto_node_state {
 	PROTO_NS_UNDEF = 0,
@@ -79,7 +81,18 @@ enum proto_node_state {
 const char	*proto_state_name(enum proto_node_state);
 enum proto_node_state proto_state_from_name(const char *);
 
-/* NODE_REGISTER: who I am and what I do; the address is the sender's. */
+/* One of a node's processors: what it does, for which job. */
+struct proto_slot {
+	uint8_t		ps_state;	/* enum proto_node_state */
+	uint32_t	ps_job;		/* 0: none */
+};
+
+/*
+ * NODE_REGISTER: who I am and what I do; the address is the sender's.
+ * A node of nr_total processors lends nr_lent of them and says what
+ * each of its first nr_nslots does; nr_state and nr_job sum them up.
+ * nr_total 0 is a node of one processor whose slot is nr_state, nr_job.
+ */
 struct proto_node_reg {
 	uint32_t	nr_node;	/* 0: give me an id */
 	uint64_t	nr_boot;	/* random per node-manager start */
@@ -91,6 +104,10 @@ struct proto_node_reg {
 	uint16_t	nr_users;
 	uint32_t	nr_pairs;	/* fair-share requests sent, ever */
 	uint32_t	nr_switches;	/* jobs switched for fair share */
+	uint16_t	nr_total;
+	uint16_t	nr_lent;
+	uint16_t	nr_nslots;
+	struct proto_slot nr_slots[PROTO_SLOTS_MAX];
 };
 
 /* NODE_ACK and JOB_ACK: the id the broker gave. */
@@ -163,11 +180,18 @@ struct proto_node_row {
 	uint32_t	nw_seen_ms;	/* since its last registration */
 	uint32_t	nw_pairs;	/* fair-share requests it sent */
 	uint32_t	nw_switches;	/* jobs it switched for fair share */
+	uint16_t	nw_running;	/* workers running */
+	uint16_t	nw_lent;	/* processors lent */
+	uint16_t	nw_total;	/* processors */
+	uint8_t		nw_njobs;	/* the jobs of its workers */
+	uint32_t	nw_jobs[PROTO_NODE_JOBS_MAX];
 };
 
-/* ASSIGN: run this job, whose manager is there, for this user. */
+/* ASSIGN: run this job on that processor, whose manager is there, for
+ * this user. */
 struct proto_assign {
 	uint32_t	as_job;
+	uint16_t	as_slot;
 	struct msg_addr	as_jobmgr;
 	char		as_user[MSG_NAME_MAX + 1];
 };
@@ -185,6 +209,8 @@ struct proto_push_job {
 struct proto_push_node {
 	uint32_t	pn_node;
 	struct msg_addr	pn_addr;
+	uint16_t	pn_slots;	/* processors it lends: a peer is
+					   drawn in proportion */
 };
 
 struct proto_push {
@@ -223,6 +249,8 @@ struct proto_desc_req {
 struct proto_desc {
 	uint32_t	 de_job;
 	uint32_t	 de_task;	/* this worker's task number */
+	char		 de_node[PROTO_HOST_MAX];	/* issued to this
+						   worker: HOST or HOST/SLOT */
 	char		 de_user[MSG_NAME_MAX + 1];
 	char		 de_cwd[PROTO_PATH_MAX];
 	uint32_t	 de_pri;
@@ -268,6 +296,7 @@ struct proto_output_ack {
  * pair yet.
  */
 struct proto_pair {
+	uint16_t	pa_slot;	/* the asking processor, echoed */
 	uint32_t	pa_job;		/* 0: runs nothing */
 	uint32_t	pa_count;	/* nodes of that job, as last heard */
 	uint32_t	pa_pri;

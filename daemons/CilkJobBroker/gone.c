@@ -17,7 +17,7 @@ broker_tell_gone(struct msg_ep *ep, const struct broker *br, uint32_t job)
 	if ((len = proto_job_unreg_enc(&m, buf, sizeof(buf))) == 0)
 		return;
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (n->bn_job == job &&
+		if (broker_node_runs(n, job) &&
 		    msg_ep_send(ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
 		    PROTO_H_JOB_GONE, buf, len) == -1)
 			log_warnx("job %u: could not tell node %u (%s) that it "

@@ -32,6 +32,10 @@ job_row(const struct broker_job *j, uint64_t wall, struct proto_job_row *r)
 static void
 node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 {
+	const struct broker_slot *s;
+	uint16_t i;
+	uint8_t k;
+
 	memset(r, 0, sizeof(*r));
 	r->nw_node = n->bn_id;
 	r->nw_addr = n->bn_addr;
@@ -44,6 +48,23 @@ node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 	r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
 	r->nw_pairs = n->bn_pairs;
 	r->nw_switches = n->bn_switches;
+	r->nw_total = n->bn_total;
+	r->nw_lent = n->bn_lent;
+	for (i = 0; i < n->bn_nslots; i++) {
+		s = &n->bn_slots[i];
+		if (s->bs_state == PROTO_NS_RUNNING ||
+		    s->bs_state == PROTO_NS_SUSPENDED)
+			r->nw_running++;
+		if (s->bs_job == 0 || (s->bs_state != PROTO_NS_RUNNING &&
+		    s->bs_state != PROTO_NS_SUSPENDED &&
+		    s->bs_state != PROTO_NS_SWITCHING &&
+		    s->bs_state != PROTO_NS_STOPPING))
+			continue;
+		for (k = 0; k < r->nw_njobs && r->nw_jobs[k] != s->bs_job; k++)
+			;
+		if (k == r->nw_njobs && k < PROTO_NODE_JOBS_MAX)
+			r->nw_jobs[r->nw_njobs++] = s->bs_job;
+	}
 }
 
 void
@@ -101,7 +122,7 @@ static int
 node_wanted(const struct proto_list_page *q, const struct broker_node *n)
 {
 	return (q->lp_state == 0 || q->lp_state == n->bn_state) &&
-	    (q->lp_job == 0 || q->lp_job == n->bn_job);
+	    (q->lp_job == 0 || broker_node_runs(n, q->lp_job));
 }
 
 /* The node at place from (0: the head), from where the last page ended

@@ -46,7 +46,8 @@ usage(int status)
 }
 
 static void
-on_assign(struct broker_node *n, struct broker_job *j, void *arg)
+on_assign(struct broker_node *n, uint16_t slot, struct broker_job *j,
+    void *arg)
 {
 	struct bctx *b = arg;
 	struct proto_assign a;
@@ -54,10 +55,11 @@ on_assign(struct broker_node *n, struct broker_job *j, void *arg)
 
 	memset(&a, 0, sizeof(a));
 	a.as_job = j->bj_id;
+	a.as_slot = slot;
 	a.as_jobmgr = j->bj_addr;
 	strlcpy(a.as_user, j->bj_user, sizeof(a.as_user));
-	log_info("assign: job %u (%s) to node %u (%s)", j->bj_id,
-	    j->bj_command, n->bn_id, n->bn_host);
+	log_info("assign: job %u (%s) to node %u (%s) processor %u",
+	    j->bj_id, j->bj_command, n->bn_id, n->bn_host, slot);
 	if ((len = proto_assign_enc(&a, b->b_buf, sizeof(b->b_buf))) == 0 ||
 	    msg_ep_send(b->b_dc.dc_ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
 	    PROTO_H_ASSIGN, b->b_buf, len) == -1)

@@ -81,11 +81,21 @@ jobs_sig(const struct bpush *bu)
 	return sig;
 }
 
-/* The job node n runs or was given: it must be in n's push. */
+/*
+ * A job node n runs or was given: it must be in n's push.  (With more
+ * jobs than a push holds, only the first processor's is sure to be.)
+ */
 static uint32_t
 node_job(const struct broker_node *n)
 {
-	return n->bn_assigned != 0 ? n->bn_assigned : n->bn_job;
+	uint16_t i;
+
+	for (i = 0; i < n->bn_nslots; i++)
+		if (n->bn_slots[i].bs_assigned != 0 ||
+		    n->bn_slots[i].bs_job != 0)
+			return n->bn_slots[i].bs_assigned != 0 ?
+			    n->bn_slots[i].bs_assigned : n->bn_slots[i].bs_job;
+	return n->bn_job;
 }
 
 /* Sends the rows made last, and a sample of peers, to node n. */
@@ -122,6 +132,7 @@ send_to(struct bpush *bu, const struct broker_node *n)
 		if (k < p.pu_nnodes)
 			continue;
 		peers[p.pu_nnodes].pn_node = o->bn_id;
+		peers[p.pu_nnodes].pn_slots = o->bn_lent;
 		peers[p.pu_nnodes++].pn_addr = o->bn_addr;
 	}
 	/*

@@ -183,6 +183,8 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	}
 	j->j_desc.de_task = task;
+	/* Named, so a node of many processors knows which one it is for. */
+	strlcpy(j->j_desc.de_node, r.dr_node, sizeof(j->j_desc.de_node));
 	j->j_desc.de_issued_ms = now_real_ms();
 	snprintf(j->j_attempt_env, sizeof(j->j_attempt_env),
 	    "CILKNOW_ATTEMPT=%u", j->j_tt.tt_t[task].tk_attempts);

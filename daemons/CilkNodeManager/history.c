@@ -45,9 +45,11 @@ node_hist_sample(struct node *n)
 	for (i = 0; i < n->n_meas.pm_nuser && i < PRED_MEAS_USERS_MAX; i++)
 		names[i] = n->n_meas.pm_user[i].pu_name;
 	proto_hist_names(s.hs_names, sizeof(s.hs_names), names, i);
-	if (n->n_current != NULL) {
-		s.hs_job = n->n_current->w_job;
-		strlcpy(s.hs_job_user, n->n_current->w_user,
+	for (i = 0; i < n->n_total && n->n_slots[i].s_current == NULL; i++)
+		;
+	if (i < n->n_total) {
+		s.hs_job = n->n_slots[i].s_current->w_job;
+		strlcpy(s.hs_job_user, n->n_slots[i].s_current->w_user,
 		    sizeof(s.hs_job_user));
 	}
 	proto_hist_ring_push(&n->n_hist, &s);

@@ -64,7 +64,7 @@ sense_system(struct node *nd, struct pred_meas *m)
 		return -1;
 	/* Our own workers do not make the owner present (thesis 5.1.3). */
 	loadmodel_update(&nd->n_loadmodel, now_mono(),
-	    nd->n_current != NULL ? 1 : 0);
+	    node_slots_running(nd));
 	loadmodel_subtract(&nd->n_loadmodel, m->pm_load, m->pm_load);
 	(void)sensors_read_meminfo("/proc/meminfo", &m->pm_mem);
 	if (clock_gettime(CLOCK_REALTIME, &now) == -1 ||
@@ -98,7 +98,7 @@ node_sense(struct node *n)
 		    sizeof(err));
 		/* The file's load is the owner's; the model, the guests'. */
 		loadmodel_update(&n->n_loadmodel, now_mono(),
-		    n->n_current != NULL ? 1 : 0);
+		    node_slots_running(n));
 		/* Input devices, if configured, count with the file. */
 		if (rc == 0 && node_input_idle(n, &in) &&
 		    in < n->n_meas.pm_idle)
@@ -122,40 +122,81 @@ node_sense(struct node *n)
 	return rc;
 }
 
-/* Measures now and acts on a change: lend the node or take it back. */
+/* The owner is back: every processor's worker is frozen or stops. */
+static void
+owner_returns(struct node *n)
+{
+	struct nc_facts f;
+	struct slot *s;
+	uint16_t i;
+	int allowed = strcmp(conf_get(n->n_dc.dc_conf, "allow_suspend"),
+	    "no") != 0;
+
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		s->s_want_job = 0;
+		/* The facts as they were, with the processor still lent. */
+		node_facts(n, s, &f);
+		switch (nc_owner_returns(&f, s->s_current != NULL ?
+		    s->s_current->w_suspend : 0, allowed)) {
+		case NC_FREEZE:
+			(void)node_suspend_slot(n, s);
+			break;
+		case NC_STOP:
+		case NC_STOP_PENDING:
+			node_stop_slot(n, s, "the owner is back");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The owner is away again: frozen workers go on, on lent processors. */
+static void
+owner_leaves(struct node *n)
+{
+	struct nc_facts f;
+	struct slot *s;
+	uint16_t i;
+	int thawed = 0;
+
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		node_facts(n, s, &f);
+		if (nc_owner_leaves(&f) == NC_THAW) {
+			s->s_lent = 1;
+			node_resume_slot(n, s);
+			thawed++;
+		}
+	}
+	if (thawed)
+		log_info("the owner is away again within the suspension");
+	else
+		log_info("the owner is away: lending this node");
+}
+
+/*
+ * Measures now and acts: the owner's coming or going lends the node or
+ * takes it back; the owner's load, between, as many processors as it
+ * keeps busy.
+ */
 void
 node_idle_update(struct node *n)
 {
-	struct nc_facts f;
 	int away = node_sense(n);
 
 	if (away != n->n_owner_away) {
-		n->n_owner_away = away;
-		node_facts(n, &f);
 		if (!away) {
 			log_info("the owner is back");
-			n->n_want_job = 0;
-			switch (nc_owner_returns(&f, n->n_current != NULL ?
-			    n->n_current->w_suspend : 0, strcmp(conf_get(
-			    n->n_dc.dc_conf, "allow_suspend"), "no") != 0)) {
-			case NC_FREEZE:
-				(void)node_suspend_current(n);
-				break;
-			case NC_STOP:
-			case NC_STOP_PENDING:
-				node_stop_current(n, "the owner is back");
-				break;
-			default:
-				break;
-			}
-		} else if (nc_owner_leaves(&f) == NC_THAW) {
-			log_info("the owner is away again within the "
-			    "suspension");
-			node_resume_current(n);
-		} else
-			log_info("the owner is away: lending this node");
-		node_update_state(n);
+			owner_returns(n);
+			n->n_owner_away = 0;
+		} else {
+			n->n_owner_away = 1;
+			owner_leaves(n);
+		}
 	}
+	node_slots_lend(n);
 }
 
 static void
@@ -165,7 +206,8 @@ on_sense(struct evloop *loop, void *arg)
 
 	node_input_scan(n);	/* a keyboard plugged in since */
 	node_idle_update(n);
-	n->n_sense_timer = evloop_timer_add(loop, n->n_current != NULL ? POLL_WORKING :
+	n->n_sense_timer = evloop_timer_add(loop, node_slots_running(n) > 0 ?
+	    POLL_WORKING :
 	    n->n_interval < POLL_IDLE ? n->n_interval : POLL_IDLE,
 	    on_sense, n);
 }
@@ -192,14 +234,12 @@ logind_since(struct node *n)
 void
 node_idle_start(struct node *n)
 {
-	struct nc_facts f;
-
 	loadmodel_init(&n->n_loadmodel);
 	logind_since(n);
 	node_input_scan(n);
 	n->n_owner_away = node_sense(n);
-	node_facts(n, &f);
-	n->n_state = nc_node_state(&f);
+	n->n_state = PROTO_NS_BUSY;
+	node_slots_lend(n);
 	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,
 	    on_sense, n);
 }

@@ -323,8 +323,9 @@ main(int argc, char *argv[])
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
 	node_chan_start(&n, pair[1]);
-	node_idle_start(&n);
+	node_slots_init(&n);
 	node_hist_start(&n);
+	node_idle_start(&n);
 	node_register_start(&n);
 	node_workers_start(&n);
 	node_pair_start(&n);

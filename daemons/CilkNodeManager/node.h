@@ -26,6 +26,9 @@
 #define FAILED_PAUSE	10.0	/* seconds before retrying a failed job */
 #define NODE_INPUT_MAX	32	/* input devices read */
 
+struct node;
+struct slot;
+
 enum worker_state {
 	WORKER_UNDEF = 0,
 	WORKER_STARTING,	/* asked the parent to start it */
@@ -45,6 +48,8 @@ struct relay_stream {
 struct worker {
 	TAILQ_ENTRY(worker) w_entry;
 	char		 w_id[WORKER_ID_MAX];
+	struct slot	*w_slot;	/* the processor it runs on */
+	char		 w_name[PROTO_HOST_MAX];	/* its slot's name */
 	enum worker_state w_state;
 	uint32_t	 w_job;
 	uint32_t	 w_task;
@@ -65,6 +70,30 @@ struct worker {
 };
 
 TAILQ_HEAD(worker_list, worker);
+
+/*
+ * One of the node's processors.  Each lent one runs at most one worker,
+ * switches jobs and pairs for fair share on its own; its name is what
+ * its workers are called at their job managers: the node's name for
+ * the first, NAME/K for the others.
+ */
+struct slot {
+	struct node	*s_node;
+	uint16_t	 s_index;
+	char		 s_name[PROTO_HOST_MAX];
+	int		 s_lent;	/* the owner does not keep it */
+	enum proto_node_state s_state;
+	struct worker	*s_current;	/* the one running, if any */
+	uint32_t	 s_want_job;	/* assigned, being fetched */
+	struct msg_addr	 s_want_jobmgr;
+	char		 s_want_user[MSG_NAME_MAX + 1];
+	int		 s_fetch_tries;
+	struct evtimer	*s_fetch_timer;
+	double		 s_jobmgr_seen;
+	double		 s_pair_block_until;	/* just switched */
+	struct msg_addr	 s_pair_peer;		/* asked, not answered */
+	double		 s_pair_asked_at;
+};
 
 /* An input device (input.c). */
 struct node_input {
@@ -133,17 +162,15 @@ struct node {
 	struct proto_pred_users n_users_sent;
 	double		 n_users_sent_at;
 
-	/* Jobs. */
-	enum proto_node_state n_state;
+	/* Jobs, on the node's processors. */
+	enum proto_node_state n_state;	/* the sum of the slots' */
 	struct worker_list n_workers;	/* running and draining */
-	struct worker	*n_current;	/* the one running, if any */
-	uint32_t	 n_want_job;	/* assigned, being fetched */
-	struct msg_addr	 n_want_jobmgr;
-	char		 n_want_user[MSG_NAME_MAX + 1];
-	int		 n_fetch_tries;
+	uint16_t	 n_total;	/* processors (slots) */
+	uint16_t	 n_lent;	/* of them lent */
+	uint16_t	 n_rule_lent;	/* what the load rule lent last */
+	struct slot	 n_slots[NC_SLOTS_MAX];
 	uint32_t	 n_failed_job;	/* could not start it here ... */
 	double		 n_failed_at;	/* ... at this time */
-	double		 n_jobmgr_seen;
 	double		 n_checked_at;	/* last job-manager ping */
 	uint64_t	 n_started, n_refused;
 
@@ -151,11 +178,8 @@ struct node {
 	double		 n_quantum;
 	struct sched_rng n_rng;
 	struct sched_rule n_rule;
-	double		 n_pair_block_until;	/* just switched */
 	double		 n_push_at;		/* the last push came */
 	double		 n_paired_on;		/* n_push_at when we last asked */
-	struct msg_addr	 n_pair_peer;		/* asked, not answered */
-	double		 n_pair_asked_at;
 	uint64_t	 n_pair_sent, n_pair_switches;
 
 	/* The last hour, for xCilkNodeInfo (history.c). */
@@ -202,17 +226,28 @@ void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_error(struct msg_ep *, const struct msg_in *, void *);
-void	node_stop_current(struct node *, const char *why);
-int	node_suspend_current(struct node *);
-void	node_resume_current(struct node *);
+void	node_stop_slot(struct node *, struct slot *, const char *why);
+void	node_stop_all(struct node *, const char *why);
+int	node_suspend_slot(struct node *, struct slot *);
+void	node_resume_slot(struct node *, struct slot *);
+/* slots.c */
+void	node_slots_init(struct node *);
+/* Lends the processors the owner does not keep now; stops the rest. */
+void	node_slots_lend(struct node *);
+int	node_slots_running(const struct node *);
+/* The slot of that index or name; NULL if none. */
+struct slot *node_slot_at(struct node *, uint32_t index);
+struct slot *node_slot_named(struct node *, const char *name);
 void	node_workers_start(struct node *);
 void	node_on_spawned(struct node *, const struct nmpriv_msg *);
 void	node_on_worker(struct node *, const struct nmpriv_msg *);
-void	node_facts(const struct node *, struct nc_facts *);
+void	node_facts(const struct node *, const struct slot *,
+	    struct nc_facts *);
 void	node_update_state(struct node *);
-void	node_take_job(struct node *, uint32_t, const struct msg_addr *,
-	    const char *user, const char *why);
-int	node_may_take(struct node *, uint32_t job, const char *user);
+void	node_take_job(struct node *, struct slot *, uint32_t,
+	    const struct msg_addr *, const char *user, const char *why);
+int	node_may_take(struct node *, const struct slot *, uint32_t job,
+	    const char *user);
 /* roots.c */
 void	node_roots_start(struct node *);
 void	node_roots_stop(void);

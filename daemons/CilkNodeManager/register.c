@@ -12,7 +12,9 @@ static void	on_reg_timer(struct evloop *, void *);
 static void
 send_register(struct node *n)
 {
-	struct proto_node_reg r;
+	static struct proto_node_reg r;
+	const struct slot *s;
+	uint16_t i;
 	size_t len;
 
 	memset(&r, 0, sizeof(r));
@@ -20,8 +22,18 @@ send_register(struct node *n)
 	r.nr_boot = n->n_boot;
 	strlcpy(r.nr_host, n->n_name, sizeof(r.nr_host));
 	r.nr_state = n->n_state;
-	r.nr_job = n->n_current != NULL ? n->n_current->w_job :
-	    n->n_state == PROTO_NS_SWITCHING ? n->n_want_job : 0;
+	r.nr_total = n->n_total;
+	r.nr_lent = n->n_lent;
+	r.nr_nslots = n->n_total;
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		r.nr_slots[i].ps_state = s->s_state;
+		r.nr_slots[i].ps_job = s->s_current != NULL ?
+		    s->s_current->w_job : s->s_state == PROTO_NS_SWITCHING ?
+		    s->s_want_job : 0;
+		if (r.nr_job == 0)
+			r.nr_job = r.nr_slots[i].ps_job;
+	}
 	r.nr_load_milli = (uint32_t)(n->n_meas.pm_load[0] * 1000);
 	r.nr_idle = n->n_meas.pm_idle > 4e9 ? 4000000000u :
 	    (uint32_t)n->n_meas.pm_idle;
@@ -142,6 +154,8 @@ node_on_job_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct node *n = arg;
 	struct proto_job_unreg m;
 	struct worker *w;
+	struct slot *s;
+	uint16_t i;
 
 	(void)ep;
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
@@ -150,8 +164,14 @@ node_on_job_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
 		if (w->w_job == m.ju_job)
 			w->w_job_gone = 1;
-	if (n->n_current != NULL && n->n_current->w_job == m.ju_job)
-		node_stop_current(n, "the job ended");
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		if (s->s_want_job == m.ju_job && s->s_current == NULL)
+			s->s_want_job = 0;
+		if (s->s_current != NULL && s->s_current->w_job == m.ju_job)
+			node_stop_slot(n, s, "the job ended");
+	}
+	node_update_state(n);
 }
 
 void
@@ -159,6 +179,8 @@ node_on_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
 	struct proto_push p;
+	struct worker *w;
+	uint16_t i;
 
 	(void)ep;
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
@@ -168,15 +190,21 @@ node_on_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	 * A job the broker no longer lists has ended, unless the broker
 	 * is too young to have heard every job manager again.
 	 */
-	if (n->n_current != NULL && n->n_current->w_state == WORKER_RUNNING &&
-	    !push_has_job(&p, n->n_current->w_job) &&
-	    p.pu_uptime_ms > 3 * n->n_interval * 1000)
-		node_stop_current(n, "the job ended");
+	for (i = 0; i < n->n_total; i++) {
+		w = n->n_slots[i].s_current;
+		if (w != NULL && w->w_state == WORKER_RUNNING &&
+		    !push_has_job(&p, w->w_job) &&
+		    p.pu_uptime_ms > 3 * n->n_interval * 1000)
+			node_stop_slot(n, &n->n_slots[i], "the job ended");
+	}
 	proto_push_free(&n->n_push);
 	n->n_push = p;
 	n->n_have_push = 1;
 	n->n_push_at = now_mono();
 	/* The broker counts us in our job now: we may pair again. */
-	if (n->n_current != NULL && push_has_job(&p, n->n_current->w_job))
-		n->n_pair_block_until = 0;
+	for (i = 0; i < n->n_total; i++) {
+		w = n->n_slots[i].s_current;
+		if (w != NULL && push_has_job(&p, w->w_job))
+			n->n_slots[i].s_pair_block_until = 0;
+	}
 }

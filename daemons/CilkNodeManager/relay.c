@@ -30,7 +30,7 @@ send_output(struct node *n, struct worker *w, uint8_t stream,
 	o.ou_status = w->w_status;
 	o.ou_len = len;
 	o.ou_data = data;
-	strlcpy(o.ou_node, n->n_name, sizeof(o.ou_node));
+	strlcpy(o.ou_node, w->w_name, sizeof(o.ou_node));
 	if ((mlen = proto_output_enc(&o, n->n_buf, sizeof(n->n_buf))) > 0 &&
 	    msg_ep_send(n->n_dc.dc_ep, &w->w_jobmgr, MSG_SCHEME_USER,
 	    PROTO_H_OUTPUT, n->n_buf, mlen) == -1)
@@ -85,8 +85,8 @@ node_worker_free(struct node *n, struct worker *w)
 		if (unlink(path) == -1 && errno != ENOENT)
 			log_warn("%s: %s", __func__, path);
 	}
-	if (n->n_current == w)
-		n->n_current = NULL;
+	if (w->w_slot != NULL && w->w_slot->s_current == w)
+		w->w_slot->s_current = NULL;
 	TAILQ_REMOVE(&n->n_workers, w, w_entry);
 	free(w);
 }

@@ -13,8 +13,9 @@
 #include "mono.h"
 #include "node.h"
 
-static void	fetch(struct node *);
-static int	job_draining(const struct node *, uint32_t);
+static void	fetch(struct node *, struct slot *);
+static int	job_draining(const struct node *, const struct slot *,
+		    uint32_t);
 static void	workers_tick(struct node *);
 
 /*
@@ -25,14 +26,14 @@ static void	workers_tick(struct node *);
 #define WORK_TICK	0.2
 static struct evtimer *work_timer;
 
-/* What nodecore decides by. */
+/* What nodecore decides by, for one processor. */
 void
-node_facts(const struct node *n, struct nc_facts *f)
+node_facts(const struct node *n, const struct slot *s, struct nc_facts *f)
 {
-	const struct worker *w = n->n_current;
+	const struct worker *w = s->s_current;
 
-	f->nf_owner_away = n->n_owner_away;
-	f->nf_want_job = n->n_want_job != 0;
+	f->nf_owner_away = n->n_owner_away && s->s_lent;
+	f->nf_want_job = s->s_want_job != 0;
 	f->nf_stop_pending = w != NULL && w->w_stop_pending;
 	f->nf_current = NC_W_NONE;
 	if (w == NULL)
@@ -54,21 +55,33 @@ node_facts(const struct node *n, struct nc_facts *f)
 }
 
 /*
- * The one place the node's state changes: derived from the facts
- * (nodecore), reported to the broker at once when it changed.
+ * The one place the node's state changes: each processor's derived from
+ * its facts (nodecore), the node's from theirs, reported to the broker
+ * at once when any changed.
  */
 void
 node_update_state(struct node *n)
 {
+	enum proto_node_state states[NC_SLOTS_MAX] = { PROTO_NS_UNDEF }, st;
 	struct nc_facts f;
-	enum proto_node_state s;
+	uint16_t i;
+	int changed = 0;
 
-	node_facts(n, &f);
-	if ((s = nc_node_state(&f)) == n->n_state)
+	for (i = 0; i < n->n_total; i++) {
+		node_facts(n, &n->n_slots[i], &f);
+		states[i] = nc_node_state(&f);
+		if (states[i] != n->n_slots[i].s_state) {
+			n->n_slots[i].s_state = states[i];
+			changed = 1;
+		}
+	}
+	st = nc_node_state_sum(states, n->n_total);
+	if (!changed && st == n->n_state)
 		return;
-	log_debug("state %s -> %s", proto_state_name(n->n_state),
-	    proto_state_name(s));
-	n->n_state = s;
+	if (st != n->n_state)
+		log_debug("state %s -> %s", proto_state_name(n->n_state),
+		    proto_state_name(st));
+	n->n_state = st;
 	node_hist_sample(n);	/* the band changes colour at once */
 	node_register_now(n);
 }
@@ -78,58 +91,67 @@ node_update_state(struct node *n)
  * the broker and we would spin assigning and failing it.
  */
 static void
-forget_assignment(struct node *n)
+forget_assignment(struct node *n, struct slot *s)
 {
-	n->n_failed_job = n->n_want_job;
+	n->n_failed_job = s->s_want_job;
 	n->n_failed_at = now_mono();
-	n->n_want_job = 0;
-	n->n_fetch_tries = 0;
-	if (n->n_current == NULL)
+	s->s_want_job = 0;
+	s->s_fetch_tries = 0;
+	if (s->s_current == NULL)
 		node_update_state(n);
 }
 
 static void
 on_fetch_timer(struct evloop *loop, void *arg)
 {
-	struct node *n = arg;
+	struct slot *s = arg;
+	struct node *n = s->s_node;
 
 	(void)loop;
-	if (n->n_want_job == 0 || n->n_current != NULL ||
-	    n->n_state != PROTO_NS_SWITCHING)
+	s->s_fetch_timer = NULL;
+	if (s->s_want_job == 0 || s->s_current != NULL ||
+	    s->s_state != PROTO_NS_SWITCHING)
 		return;
-	if (n->n_fetch_tries >= FETCH_TRIES) {
+	if (s->s_fetch_tries >= FETCH_TRIES) {
 		log_warnx("job %u: its job manager did not answer; giving up",
-		    n->n_want_job);
-		forget_assignment(n);
+		    s->s_want_job);
+		forget_assignment(n, s);
 		return;
 	}
-	fetch(n);
+	fetch(n, s);
 }
 
-/* Asks the job manager itself: never trust anyone else for a job. */
+/*
+ * Asks the job manager itself: never trust anyone else for a job.  The
+ * processor asks under its own name, so the job manager gives each of
+ * the node's processors a task of its own.
+ */
 static void
-fetch(struct node *n)
+fetch(struct node *n, struct slot *s)
 {
 	struct proto_desc_req r;
 	size_t len;
 
 	memset(&r, 0, sizeof(r));
-	r.dr_job = n->n_want_job;
-	strlcpy(r.dr_node, n->n_name, sizeof(r.dr_node));
-	n->n_fetch_tries++;
+	r.dr_job = s->s_want_job;
+	strlcpy(r.dr_node, s->s_name, sizeof(r.dr_node));
+	s->s_fetch_tries++;
 	if ((len = proto_desc_req_enc(&r, n->n_buf, sizeof(n->n_buf))) > 0 &&
-	    msg_ep_send(n->n_dc.dc_ep, &n->n_want_jobmgr, MSG_SCHEME_USER,
+	    msg_ep_send(n->n_dc.dc_ep, &s->s_want_jobmgr, MSG_SCHEME_USER,
 	    PROTO_H_DESC_REQ, n->n_buf, len) == -1)
 		log_debug("%s: send failed", __func__);
-	evloop_timer_add(n->n_dc.dc_loop, FETCH_WAIT, on_fetch_timer, n);
+	if (s->s_fetch_timer != NULL)
+		evloop_timer_cancel(n->n_dc.dc_loop, s->s_fetch_timer);
+	s->s_fetch_timer = evloop_timer_add(n->n_dc.dc_loop, FETCH_WAIT,
+	    on_fetch_timer, s);
 }
 
 static void
-start_switch(struct node *n)
+start_switch(struct node *n, struct slot *s)
 {
-	n->n_fetch_tries = 0;
+	s->s_fetch_tries = 0;
 	node_update_state(n);
-	fetch(n);
+	fetch(n, s);
 }
 
 void
@@ -137,21 +159,23 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
 	struct proto_assign a;
+	struct slot *s;
 
 	(void)ep;
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
 	    proto_assign_dec(&a, in->mi_data, in->mi_len) == -1)
 		return;
-	if (!n->n_owner_away) {
+	if (!n->n_owner_away || (s = node_slot_at(n, a.as_slot)) == NULL ||
+	    !s->s_lent) {
 		node_register_now(n);	/* it has us wrong: correct it */
 		return;
 	}
-	if ((n->n_current != NULL && n->n_current->w_job == a.as_job) ||
-	    n->n_want_job == a.as_job)
+	if ((s->s_current != NULL && s->s_current->w_job == a.as_job) ||
+	    s->s_want_job == a.as_job)
 		return;
 	if ((a.as_job == n->n_failed_job &&
 	    now_mono() - n->n_failed_at < FAILED_PAUSE) ||
-	    job_draining(n, a.as_job))
+	    job_draining(n, s, a.as_job))
 		return;
 	/* Fail closed: only root may start processes as someone else. */
 	if (!n->n_root && strcmp(a.as_user, n->n_self) != 0) {
@@ -161,48 +185,51 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 			    a.as_user, n->n_self);
 		return;
 	}
-	log_info("assigned job %u of %s", a.as_job, a.as_user);
-	node_take_job(n, a.as_job, &a.as_jobmgr, a.as_user,
+	log_info("assigned job %u of %s to processor %u", a.as_job, a.as_user,
+	    a.as_slot);
+	node_take_job(n, s, a.as_job, &a.as_jobmgr, a.as_user,
 	    "the broker assigned another job");
 }
 
-/* Switches to a job: stop what runs (if anything), then fetch it. */
+/* Switches a processor to a job: stop what runs there, then fetch it. */
 void
-node_take_job(struct node *n, uint32_t job, const struct msg_addr *jobmgr,
-    const char *user, const char *why)
+node_take_job(struct node *n, struct slot *s, uint32_t job,
+    const struct msg_addr *jobmgr, const char *user, const char *why)
 {
-	n->n_want_job = job;
-	n->n_want_jobmgr = *jobmgr;
-	strlcpy(n->n_want_user, user, sizeof(n->n_want_user));
-	if (n->n_current != NULL)
-		node_stop_current(n, why);
+	s->s_want_job = job;
+	s->s_want_jobmgr = *jobmgr;
+	strlcpy(s->s_want_user, user, sizeof(s->s_want_user));
+	if (s->s_current != NULL)
+		node_stop_slot(n, s, why);
 	else
-		start_switch(n);
+		start_switch(n, s);
 }
 
 /*
- * 1 while a worker of job has exited here but its job manager has not
- * yet heard so: taking the job again now would run it twice.
+ * 1 while a worker of job has exited on this processor but its job
+ * manager has not yet heard so: the processor's name asking for the job
+ * again now would be given the same task, and run it twice.
  */
 static int
-job_draining(const struct node *n, uint32_t job)
+job_draining(const struct node *n, const struct slot *s, uint32_t job)
 {
 	const struct worker *w;
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
 		if (w->w_job == job && w->w_state == WORKER_EXITED &&
-		    !w->w_exit_acked)
+		    !w->w_exit_acked && strcmp(w->w_name, s->s_name) == 0)
 			return 1;
 	return 0;
 }
 
-/* 1 if this node may run a job of user (and has not just failed it). */
+/* 1 if this processor may run a job of user (and has not just failed it). */
 int
-node_may_take(struct node *n, uint32_t job, const char *user)
+node_may_take(struct node *n, const struct slot *s, uint32_t job,
+    const char *user)
 {
 	if (!n->n_root && strcmp(user, n->n_self) != 0)
 		return 0;
-	if (job_draining(n, job))
+	if (job_draining(n, s, job))
 		return 0;
 	return !(job == n->n_failed_job &&
 	    now_mono() - n->n_failed_at < FAILED_PAUSE);
@@ -224,7 +251,7 @@ record(struct node *n, const struct worker *w)
 		log_warn("%s: %s", __func__, path);
 		return;
 	}
-	fprintf(f, "%s\n", text);
+	fprintf(f, "%s\n%u\n", text, w->w_slot->s_index);
 	if (fclose(f) == EOF)
 		log_warn("%s: %s", __func__, path);
 }
@@ -238,12 +265,20 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct node *n = arg;
 	struct proto_desc d;
 	struct worker *w;
+	struct slot *s = NULL;
 	char why[256];
+	uint16_t i;
 
 	(void)ep;
-	if (n->n_want_job == 0 || n->n_current != NULL ||
-	    !msg_addr_eq(&in->mi_from, &n->n_want_jobmgr) ||
-	    !msg_verify_sender(in, MSG_SCHEME_USER, n->n_want_user, NULL))
+	/* Only from a job manager one of our processors is waiting for. */
+	for (i = 0; i < n->n_total && s == NULL; i++)
+		if (n->n_slots[i].s_want_job != 0 &&
+		    n->n_slots[i].s_current == NULL &&
+		    msg_addr_eq(&in->mi_from, &n->n_slots[i].s_want_jobmgr) &&
+		    msg_verify_sender(in, MSG_SCHEME_USER,
+		    n->n_slots[i].s_want_user, NULL))
+			s = &n->n_slots[i];
+	if (s == NULL)
 		return;
 	/*
 	 * A credential in the description is the parent's to decode (once:
@@ -255,25 +290,34 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    proto_desc_open(&d, n->n_dc.dc_keys, now_mono(), in->mi_data,
 	    in->mi_len, why, sizeof(why))) == -1)
 		goto refuse;
-	if (d.de_job != n->n_want_job) {
+	/* The processor it was issued to, which must be waiting for it. */
+	if ((s = node_slot_named(n, d.de_node)) == NULL ||
+	    s->s_current != NULL ||
+	    !msg_addr_eq(&in->mi_from, &s->s_want_jobmgr)) {
+		proto_desc_free(&d);
+		return;		/* a late answer: the job manager asks again */
+	}
+	if (d.de_job != s->s_want_job) {
 		snprintf(why, sizeof(why), "for job %u, not %u", d.de_job,
-		    n->n_want_job);
+		    s->s_want_job);
 		goto refuse_free;
 	}
-	if (strcmp(d.de_user, n->n_want_user) != 0) {
+	if (strcmp(d.de_user, s->s_want_user) != 0) {
 		snprintf(why, sizeof(why), "signed by %s, not %s", d.de_user,
-		    n->n_want_user);
+		    s->s_want_user);
 		goto refuse_free;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		proto_desc_free(&d);
-		forget_assignment(n);
+		forget_assignment(n, s);
 		return;
 	}
+	w->w_slot = s;
+	strlcpy(w->w_name, s->s_name, sizeof(w->w_name));
 	w->w_job = d.de_job;
 	w->w_task = d.de_task;
 	strlcpy(w->w_user, d.de_user, sizeof(w->w_user));
-	w->w_jobmgr = n->n_want_jobmgr;
+	w->w_jobmgr = s->s_want_jobmgr;
 	w->w_state = WORKER_STARTING;
 	w->w_suspend = proto_owner_return(&d);
 	proto_desc_free(&d);
@@ -281,7 +325,7 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	w->w_req = node_chan_spawn(n, NMPRIV_KIND_WORKER, "", in->mi_data,
 	    in->mi_len);
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
-	n->n_current = w;
+	s->s_current = w;
 	workers_tick(n);
 	return;
  refuse_free:
@@ -290,18 +334,22 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	n->n_refused++;
 	if (log_rate(&refused_log, now_mono(), "refused descriptions"))
 		log_warnx("job %u: description refused: %s (%llu refused so "
-		    "far)", n->n_want_job, why,
+		    "far)", s->s_want_job, why,
 		    (unsigned long long)n->n_refused);
-	forget_assignment(n);
+	forget_assignment(n, s);
 }
 
 /* The parent's answer to our SPAWN: the worker runs, or it does not. */
 void
 node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 {
-	struct worker *w = n->n_current;
+	struct worker *w;
+	struct slot *s;
 
-	if (w == NULL || w->w_state != WORKER_STARTING || w->w_req != m->nm_req)
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (w->w_state == WORKER_STARTING && w->w_req == m->nm_req)
+			break;
+	if (w == NULL || (s = w->w_slot)->s_current != w)
 		return;
 	if (!m->nm_flag) {
 		log_warnx("job %u task %u: not started: %s", w->w_job,
@@ -310,14 +358,14 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 		 * Its job manager hears why, as an exit that never ran, or
 		 * it would count the task as running for ever.
 		 */
-		n->n_current = NULL;
+		s->s_current = NULL;
 		w->w_state = WORKER_EXITED;
 		w->w_status = LPAD_EXIT_SETUP;
 		snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
 		    m->nm_why[0] != '\0' ? m->nm_why : "no reason given");
 		w->w_seen = now_mono();
 		n->n_refused++;
-		forget_assignment(n);
+		forget_assignment(n, s);
 		node_relay(n, w);	/* may free w */
 		return;
 	}
@@ -325,18 +373,18 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	w->w_lpad = (pid_t)m->nm_lpad;
 	w->w_state = WORKER_RUNNING;
 	record(n, w);
-	if (n->n_want_job == w->w_job)
-		n->n_want_job = 0;
+	if (s->s_want_job == w->w_job)
+		s->s_want_job = 0;
 	n->n_started++;
 	/* No pairing until the broker has counted us in the new job. */
-	n->n_pair_block_until = now_mono() + 3 * n->n_quantum;
-	n->n_jobmgr_seen = w->w_seen = now_mono();
-	log_info("job %u task %u: worker %s started (launch pad %d)",
-	    w->w_job, w->w_task, w->w_id, (int)w->w_lpad);
+	s->s_pair_block_until = now_mono() + 3 * n->n_quantum;
+	s->s_jobmgr_seen = w->w_seen = now_mono();
+	log_info("job %u task %u: worker %s started on %s (launch pad %d)",
+	    w->w_job, w->w_task, w->w_id, s->s_name, (int)w->w_lpad);
 	node_relay_alive(n, w);
 	node_update_state(n);
-	if (w->w_stop_pending || !n->n_owner_away)
-		node_stop_current(n, "the owner came back while it started");
+	if (w->w_stop_pending || !n->n_owner_away || !s->s_lent)
+		node_stop_slot(n, s, "the owner came back while it started");
 }
 
 /*
@@ -344,9 +392,9 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
  * vacated (and this node allows it): freeze the worker.  1 if frozen.
  */
 int
-node_suspend_current(struct node *n)
+node_suspend_slot(struct node *n, struct slot *sl)
 {
-	struct worker *w = n->n_current;
+	struct worker *w = sl->s_current;
 	double most = dctx_seconds(&n->n_dc, "suspend_max", 600), s;
 
 	if (w == NULL || w->w_state != WORKER_RUNNING)
@@ -362,9 +410,9 @@ node_suspend_current(struct node *n)
 
 /* The node is lent again in time: the frozen worker goes on. */
 void
-node_resume_current(struct node *n)
+node_resume_slot(struct node *n, struct slot *s)
 {
-	struct worker *w = n->n_current;
+	struct worker *w = s->s_current;
 
 	if (w == NULL || w->w_thaw_by == 0)
 		return;
@@ -375,9 +423,9 @@ node_resume_current(struct node *n)
 }
 
 void
-node_stop_current(struct node *n, const char *why)
+node_stop_slot(struct node *n, struct slot *s, const char *why)
 {
-	struct worker *w = n->n_current;
+	struct worker *w = s->s_current;
 
 	if (w != NULL && w->w_state == WORKER_STARTING) {
 		w->w_stop_pending = 1;
@@ -392,6 +440,15 @@ node_stop_current(struct node *n, const char *why)
 	w->w_state = WORKER_STOPPING;
 	w->w_stop_at = now_mono();
 	node_update_state(n);
+}
+
+void
+node_stop_all(struct node *n, const char *why)
+{
+	uint16_t i;
+
+	for (i = 0; i < n->n_total; i++)
+		node_stop_slot(n, &n->n_slots[i], why);
 }
 
 /*
@@ -432,6 +489,8 @@ launch_failure(struct node *n, struct worker *w)
 static void
 worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 {
+	struct slot *s;
+
 	w->w_status = how == LPAD_HOW_SIGNAL ? -(int32_t)code :
 	    (int32_t)code;
 	w->w_state = WORKER_EXITED;
@@ -440,10 +499,11 @@ worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
 	log_info("job %u: worker %s %s %d", w->w_job, w->w_id,
 	    w->w_status < 0 ? "killed by signal" : "exited",
 	    w->w_status < 0 ? -w->w_status : w->w_status);
-	if (n->n_current == w) {
-		n->n_current = NULL;
-		if (n->n_want_job != 0 && n->n_owner_away)
-			start_switch(n);
+	if (w->w_slot != NULL && w->w_slot->s_current == w) {
+		s = w->w_slot;
+		s->s_current = NULL;
+		if (s->s_want_job != 0 && n->n_owner_away && s->s_lent)
+			start_switch(n, s);
 		else
 			node_update_state(n);
 	}
@@ -454,21 +514,34 @@ static void
 on_jobmgr_check(struct node *n)
 {
 	struct worker *w;
+	struct slot *s;
+	uint16_t i, k;
 	double now = now_mono();
 	uint8_t ping[MSG_PING_FIXED];
 	size_t len;
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
 		node_relay_alive(n, w);
-	if ((w = n->n_current) == NULL || w->w_state != WORKER_RUNNING)
-		return;
-	if (now - n->n_jobmgr_seen > 3 * n->n_interval) {
-		node_stop_current(n, "its job manager is gone");
-		return;
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		if ((w = s->s_current) == NULL || w->w_state != WORKER_RUNNING)
+			continue;
+		if (now - s->s_jobmgr_seen > 3 * n->n_interval) {
+			node_stop_slot(n, s, "its job manager is gone");
+			continue;
+		}
+		/* One ping a job manager, however many processors it has. */
+		for (k = 0; k < i; k++)
+			if (n->n_slots[k].s_current != NULL &&
+			    msg_addr_eq(&n->n_slots[k].s_current->w_jobmgr,
+			    &w->w_jobmgr))
+				break;
+		if (k < i)
+			continue;
+		len = msg_ping_build(ping, sizeof(ping), 0, now_real_ns());
+		(void)msg_ep_send(n->n_dc.dc_ep, &w->w_jobmgr,
+		    MSG_SCHEME_USER, MSG_H_PING, ping, len);
 	}
-	len = msg_ping_build(ping, sizeof(ping), 0, now_real_ns());
-	(void)msg_ep_send(n->n_dc.dc_ep, &w->w_jobmgr, MSG_SCHEME_USER,
-	    MSG_H_PING, ping, len);
 }
 
 /*
@@ -480,17 +553,30 @@ node_on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
 	struct proto_error e;
+	struct slot *s;
+	uint16_t i;
+	int said = 0;
 
 	(void)ep;
-	if (n->n_want_job == 0 || n->n_current != NULL ||
-	    !msg_addr_eq(&in->mi_from, &n->n_want_jobmgr) ||
-	    !msg_verify_sender(in, MSG_SCHEME_USER, n->n_want_user, NULL) ||
-	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1 ||
+	if (proto_error_dec(&e, in->mi_data, in->mi_len) == -1 ||
 	    e.er_handler != PROTO_H_DESC_REQ)
 		return;
-	log_info("job %u: its job manager says: %s", n->n_want_job,
-	    e.er_reason);
-	forget_assignment(n);
+	/*
+	 * The answer does not say which processor asked: every one waiting
+	 * for that job manager hears it (it said the same to each).
+	 */
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		if (s->s_want_job == 0 || s->s_current != NULL ||
+		    !msg_addr_eq(&in->mi_from, &s->s_want_jobmgr) ||
+		    !msg_verify_sender(in, MSG_SCHEME_USER, s->s_want_user,
+		    NULL))
+			continue;
+		if (!said++)
+			log_info("job %u: its job manager says: %s",
+			    s->s_want_job, e.er_reason);
+		forget_assignment(n, s);
+	}
 }
 
 void
@@ -498,11 +584,14 @@ node_on_pong(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
 	struct worker *w;
+	uint16_t i;
 
 	(void)ep;
-	if (n->n_current != NULL &&
-	    msg_addr_eq(&in->mi_from, &n->n_current->w_jobmgr))
-		n->n_jobmgr_seen = now_mono();
+	for (i = 0; i < n->n_total; i++)
+		if (n->n_slots[i].s_current != NULL &&
+		    msg_addr_eq(&in->mi_from,
+		    &n->n_slots[i].s_current->w_jobmgr))
+			n->n_slots[i].s_jobmgr_seen = now_mono();
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
 		if (msg_addr_eq(&in->mi_from, &w->w_jobmgr))
 			w->w_seen = now_mono();
@@ -513,15 +602,18 @@ on_tick(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 	struct worker *w, *next;
+	uint16_t i;
 
 	(void)loop;
 	work_timer = NULL;
 
-	if ((w = n->n_current) != NULL && w->w_thaw_by != 0 &&
-	    now_mono() > w->w_thaw_by) {
-		w->w_thaw_by = 0;
-		node_stop_current(n, "suspended for as long as it may be");
-	}
+	for (i = 0; i < n->n_total; i++)
+		if ((w = n->n_slots[i].s_current) != NULL &&
+		    w->w_thaw_by != 0 && now_mono() > w->w_thaw_by) {
+			w->w_thaw_by = 0;
+			node_stop_slot(n, &n->n_slots[i],
+			    "suspended for as long as it may be");
+		}
 	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next)
 		if (w->w_state != WORKER_STARTING)
 			node_relay(n, w);	/* may free w */
@@ -555,7 +647,8 @@ void
 node_on_worker(struct node *n, const struct nmpriv_msg *m)
 {
 	struct worker *w;
-	char path[PATH_MAX + 64], text[80];
+	struct slot *s;
+	char path[PATH_MAX + 64], text[80], slot[16];
 	FILE *f;
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
@@ -589,24 +682,31 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 		free(w);
 		return;
 	}
+	/* Its processor: recorded after the job manager (0 if not). */
+	s = node_slot_at(n, fgets(slot, sizeof(slot), f) != NULL ?
+	    (uint32_t)strtoul(slot, NULL, 10) : 0);
 	fclose(f);
+	if (s == NULL)
+		s = &n->n_slots[0];	/* fewer processors now */
+	w->w_slot = s;
+	strlcpy(w->w_name, s->s_name, sizeof(w->w_name));
 	w->w_seen = now_mono();
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
 	workers_tick(n);
-	log_info("adopted worker %s of job %u (%s)", w->w_id, w->w_job,
-	    m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
-	if (m->nm_state != NMPRIV_W_EXITED && n->n_current == NULL) {
+	log_info("adopted worker %s of job %u on %s (%s)", w->w_id, w->w_job,
+	    s->s_name, m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
+	if (m->nm_state != NMPRIV_W_EXITED && s->s_current == NULL) {
 		w->w_state = WORKER_RUNNING;
-		n->n_current = w;
-		n->n_jobmgr_seen = now_mono();
+		s->s_current = w;
+		s->s_jobmgr_seen = now_mono();
 		/* Frozen when we went down: it goes on, or is stopped. */
 		if (m->nm_state == NMPRIV_W_FROZEN && n->n_owner_away)
 			node_chan_freeze(n, w->w_id, 0);
 		node_update_state(n);
-		if (!n->n_owner_away)
-			node_stop_current(n, "the owner is here");
+		if (!n->n_owner_away || !s->s_lent)
+			node_stop_slot(n, s, "the owner is here");
 	} else if (m->nm_state != NMPRIV_W_EXITED) {
-		/* One worker a node: any other is retired. */
+		/* One worker a processor: any other is retired. */
 		w->w_state = WORKER_STOPPING;
 		node_chan_stop(n, w->w_id, n->n_grace);
 	} else

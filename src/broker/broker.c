@@ -33,6 +33,7 @@ broker_fini(struct broker *br)
 
 	while ((n = TAILQ_FIRST(&br->br_nodes)) != NULL) {
 		TAILQ_REMOVE(&br->br_nodes, n, bn_entry);
+		free(n->bn_slots);
 		free(n);
 	}
 	while ((j = TAILQ_FIRST(&br->br_jobs)) != NULL) {
@@ -140,7 +141,89 @@ node_remove(struct broker *br, struct broker_node *n)
 	br->br_nnodes--;
 	br->br_epoch++;
 	br->br_members++;
+	free(n->bn_slots);
 	free(n);
+}
+
+int
+broker_slot_available(const struct broker_slot *s)
+{
+	return s->bs_state == PROTO_NS_IDLE ||
+	    s->bs_state == PROTO_NS_RUNNING ||
+	    s->bs_state == PROTO_NS_SWITCHING;
+}
+
+uint32_t
+broker_slot_job(const struct broker_slot *s, double now, double timeout)
+{
+	if (s->bs_assigned != 0 && now - s->bs_assigned_at < timeout)
+		return s->bs_assigned;
+	if (s->bs_state == PROTO_NS_RUNNING ||
+	    s->bs_state == PROTO_NS_SWITCHING)
+		return s->bs_job;
+	return 0;
+}
+
+int
+broker_node_runs(const struct broker_node *n, uint32_t job)
+{
+	uint16_t i;
+
+	for (i = 0; i < n->bn_nslots; i++)
+		if (n->bn_slots[i].bs_job == job ||
+		    n->bn_slots[i].bs_assigned == job)
+			return 1;
+	return 0;
+}
+
+/*
+ * What the node says of its processors; a node of the old kind (total
+ * 0) has one, doing what the node does.  Our assignments stand until
+ * the processor says what it runs now.
+ */
+static int
+slots_update(struct broker *br, struct broker_node *n,
+    const struct proto_node_reg *r)
+{
+	struct broker_slot *s;
+	struct proto_slot one;
+	const struct proto_slot *in = r->nr_slots;
+	uint16_t k = r->nr_nslots, i;
+
+	n->bn_total = r->nr_total;
+	n->bn_lent = r->nr_lent;
+	if (r->nr_total == 0) {
+		one.ps_state = r->nr_state;
+		one.ps_job = r->nr_job;
+		in = &one;
+		k = 1;
+		n->bn_total = 1;
+		n->bn_lent = r->nr_state != PROTO_NS_BUSY;
+	}
+	if (k > n->bn_cap) {
+		if ((s = reallocarray(n->bn_slots, k, sizeof(*s))) == NULL)
+			return -1;
+		memset(s + n->bn_cap, 0, (size_t)(k - n->bn_cap) * sizeof(*s));
+		n->bn_slots = s;
+		n->bn_cap = k;
+	}
+	for (i = 0; i < n->bn_cap; i++) {
+		s = &n->bn_slots[i];
+		if (i >= k) {
+			memset(s, 0, sizeof(*s));
+			s->bs_state = PROTO_NS_BUSY;
+			continue;
+		}
+		if (s->bs_state != in[i].ps_state || s->bs_job != in[i].ps_job)
+			br->br_epoch++;
+		s->bs_state = in[i].ps_state;
+		s->bs_job = in[i].ps_job;
+		if (s->bs_assigned != 0 && (s->bs_job == s->bs_assigned ||
+		    s->bs_state == PROTO_NS_BUSY))
+			s->bs_assigned = 0;
+	}
+	n->bn_nslots = k;
+	return 0;
 }
 
 int
@@ -190,10 +273,8 @@ broker_node_register(struct broker *br, const struct proto_node_reg *r,
 	n->bn_pairs = r->nr_pairs;
 	n->bn_switches = r->nr_switches;
 	n->bn_seen = now;
-	/* The node says what it runs now: our assignment is settled. */
-	if (n->bn_assigned != 0 && (n->bn_job == n->bn_assigned ||
-	    n->bn_state == PROTO_NS_BUSY))
-		n->bn_assigned = 0;
+	if (slots_update(br, n, r) == -1)
+		return NULL;
 	return n;
 }
 
@@ -277,10 +358,12 @@ static void
 job_remove(struct broker *br, struct broker_job *j)
 {
 	struct broker_node *n;
+	uint16_t i;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (n->bn_assigned == j->bj_id)
-			n->bn_assigned = 0;
+		for (i = 0; i < n->bn_nslots; i++)
+			if (n->bn_slots[i].bs_assigned == j->bj_id)
+				n->bn_slots[i].bs_assigned = 0;
 	(void)htab_del(&br->br_job_by_id, id_hash(&br->br_job_by_id,
 	    j->bj_id), j);
 	TAILQ_REMOVE(&br->br_jobs, j, bj_entry);
@@ -344,73 +427,84 @@ broker_expire(struct broker *br, double now)
 	return gone;
 }
 
-/* The job a node counts for: what we assigned, else what it runs. */
-static uint32_t
-node_job(const struct broker_node *n, double now, double timeout)
-{
-	if (n->bn_assigned != 0 && now - n->bn_assigned_at < timeout)
-		return n->bn_assigned;
-	if (n->bn_state == PROTO_NS_RUNNING ||
-	    n->bn_state == PROTO_NS_SWITCHING)
-		return n->bn_job;
-	return 0;
-}
-
 void
 broker_recount(struct broker *br, double now)
 {
 	struct broker_node *n;
+	struct broker_slot *s;
 	struct broker_job *j;
 	uint32_t id;
+	uint16_t i;
 
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry)
 		j->bj_count = 0;
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		if (n->bn_assigned != 0 &&
-		    now - n->bn_assigned_at >= br->br_assign_timeout)
-			n->bn_assigned = 0;	/* never confirmed */
-		if (!broker_node_available(n))
-			continue;
-		id = node_job(n, now, br->br_assign_timeout);
-		if (id != 0 && (j = broker_job_find(br, id)) != NULL)
-			j->bj_count++;
+		for (i = 0; i < n->bn_nslots; i++) {
+			s = &n->bn_slots[i];
+			if (s->bs_assigned != 0 &&
+			    now - s->bs_assigned_at >= br->br_assign_timeout)
+				s->bs_assigned = 0;	/* never confirmed */
+			if (!broker_node_available(n) ||
+			    !broker_slot_available(s))
+				continue;
+			id = broker_slot_job(s, now, br->br_assign_timeout);
+			if (id != 0 && (j = broker_job_find(br, id)) != NULL)
+				j->bj_count++;
+		}
 	}
 }
 
+/* A processor: node and slot. */
+struct at {
+	struct broker_node	*n;
+	uint16_t		 i;
+};
+
 static void
-assign(struct broker *br, struct broker_node *n, struct broker_job *j,
+assign(struct broker *br, const struct at *a, struct broker_job *j,
     double now, broker_assign_fn *fn, void *arg)
 {
+	struct broker_slot *s = &a->n->bn_slots[a->i];
 	struct broker_job *old;
-	uint32_t was = node_job(n, now, br->br_assign_timeout);
+	uint32_t was = broker_slot_job(s, now, br->br_assign_timeout);
 
 	if (was != 0 && (old = broker_job_find(br, was)) != NULL &&
 	    old->bj_count > 0)
 		old->bj_count--;
-	n->bn_assigned = j->bj_id;
-	n->bn_assigned_at = now;
+	s->bs_assigned = j->bj_id;
+	s->bs_assigned_at = now;
 	j->bj_count++;
 	br->br_epoch++;
-	fn(n, j, arg);
+	fn(a->n, a->i, j, arg);
 }
 
 /*
- * A free node: available, running nothing, not yet given anything.
- * From *from on (the caller starts it at the list's first); *from is
- * left after it, so that a loop giving out every free node walks the
- * list once, not once per node.
+ * A free processor: lent, running nothing, not yet given anything.
+ * The search goes on from *from (the caller starts it at the list's
+ * first node, slot 0) and leaves *from after what it found, so that a
+ * loop giving out every free processor walks the list once.
  */
-static struct broker_node *
-free_node(struct broker *br, double now, struct broker_node **from)
+static int
+free_slot(struct broker *br, double now, struct at *from, struct at *out)
 {
-	struct broker_node *n;
+	struct broker_slot *s;
 
-	for (n = *from; n != NULL; n = TAILQ_NEXT(n, bn_entry))
-		if (n->bn_state == PROTO_NS_IDLE &&
-		    node_job(n, now, br->br_assign_timeout) == 0)
-			break;
-	*from = n ? TAILQ_NEXT(n, bn_entry) : NULL;
-	return n;
+	for (; from->n != NULL;
+	    from->n = TAILQ_NEXT(from->n, bn_entry), from->i = 0) {
+		if (!broker_node_available(from->n))
+			continue;
+		for (; from->i < from->n->bn_nslots; from->i++) {
+			s = &from->n->bn_slots[from->i];
+			if (s->bs_state == PROTO_NS_IDLE &&
+			    broker_slot_job(s, now,
+			    br->br_assign_timeout) == 0) {
+				*out = *from;
+				from->i++;
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* Room for every job in broker_schedule's scratch arrays. */
@@ -437,34 +531,45 @@ scratch(struct broker *br)
 	return 0;
 }
 
-/* A node of the largest job with more than one node, to share. */
-static struct broker_node *
-node_to_share(struct broker *br, double now)
+/* A processor of the largest job with more than one, to share. */
+static int
+slot_to_share(struct broker *br, double now, struct at *out)
 {
 	struct broker_job *j, *big = NULL;
 	struct broker_node *n;
+	uint16_t i;
 
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry)
 		if (j->bj_count > 1 && (big == NULL ||
 		    j->bj_count > big->bj_count))
 			big = j;
 	if (big == NULL)
-		return NULL;
-	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (broker_node_available(n) &&
-		    node_job(n, now, br->br_assign_timeout) == big->bj_id)
-			return n;
-	return NULL;
+		return 0;
+	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
+		if (!broker_node_available(n))
+			continue;
+		for (i = 0; i < n->bn_nslots; i++)
+			if (broker_slot_available(&n->bn_slots[i]) &&
+			    broker_slot_job(&n->bn_slots[i], now,
+			    br->br_assign_timeout) == big->bj_id) {
+				out->n = n;
+				out->i = i;
+				return 1;
+			}
+	}
+	return 0;
 }
 
 int
 broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
     void *arg)
 {
-	struct broker_node *n, *at;
+	struct broker_node *n;
 	struct broker_job *j, *best;
+	struct at from, f;
 	double *weights, *shares, gap, bestgap;
 	uint32_t *caps, avail = 0, i;
+	uint16_t k;
 	int assigned = 0;
 
 	broker_recount(br, now);
@@ -476,19 +581,22 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 	shares = br->br_shares;
 	caps = br->br_caps;
 	/* Every job runs somewhere, oldest first. */
-	at = TAILQ_FIRST(&br->br_nodes);
+	from.n = TAILQ_FIRST(&br->br_nodes);
+	from.i = 0;
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 		if (j->bj_count > 0)
 			continue;
-		if ((n = free_node(br, now, &at)) == NULL &&
-		    (n = node_to_share(br, now)) == NULL)
+		if (!free_slot(br, now, &from, &f) &&
+		    !slot_to_share(br, now, &f))
 			break;
-		assign(br, n, j, now, fn, arg);
+		assign(br, &f, j, now, fn, arg);
 		assigned++;
 	}
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
 		if (broker_node_available(n))
-			avail++;
+			for (k = 0; k < n->bn_nslots; k++)
+				if (broker_slot_available(&n->bn_slots[k]))
+					avail++;
 	i = 0;
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 		weights[i] = j->bj_pri;
@@ -497,9 +605,10 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 	if (sched_fair_shares(avail, br->br_njobs, weights, caps,
 	    shares) == -1)
 		return assigned;
-	/* Each free node to the job furthest below its share. */
-	at = TAILQ_FIRST(&br->br_nodes);
-	while ((n = free_node(br, now, &at)) != NULL) {
+	/* Each free processor to the job furthest below its share. */
+	from.n = TAILQ_FIRST(&br->br_nodes);
+	from.i = 0;
+	while (free_slot(br, now, &from, &f)) {
 		best = NULL;
 		bestgap = 0;
 		i = 0;
@@ -513,7 +622,7 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 		}
 		if (best == NULL)
 			break;		/* every job is at its cap */
-		assign(br, n, best, now, fn, arg);
+		assign(br, &f, best, now, fn, arg);
 		assigned++;
 	}
 	return assigned;

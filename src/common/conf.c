@@ -36,6 +36,7 @@
 #define CONF_SECONDS_MAX	86400.0
 #define CONF_USER_MAX		32	/* longest user name */
 #define CONF_HOST_MAX		253	/* longest DNS name */
+#define CONF_SLOTS_MAX		256	/* NC_SLOTS_MAX */
 
 enum conf_type {
 	CONF_T_UNDEF = 0,
@@ -49,6 +50,7 @@ enum conf_type {
 	CONF_T_POLICY,		/* "thesis" or "targeted" */
 	CONF_T_COUNT,		/* whole number, 1 to CONF_COUNT_MAX */
 	CONF_T_USERAUTH,	/* "user", "munge", or both, comma-separated */
+	CONF_T_SLOTS,		/* "auto" or 1 to CONF_SLOTS_MAX */
 	CONF_T_MAX
 };
 
@@ -88,6 +90,8 @@ static const struct conf_key conf_keys[] = {
 	{ "run_dir",		CONF_T_PATH,	0, "/run/cilknow" },
 	{ "sensors",		CONF_T_SENSORS,	0, "system" },
 	{ "service_user",	CONF_T_USER,	0, "cilknow" },
+	{ "slots",		CONF_T_SLOTS,	0, "auto" },
+	{ "slots_by_load",	CONF_T_BOOL,	0, "yes" },
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },
 	{ "stop_grace",		CONF_T_SECONDS,	0, "60" },
 	{ "suspend_max",	CONF_T_SECONDS,	0, "600" },
@@ -458,6 +462,13 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 			return -1;
 		}
 		return 0;
+	case CONF_T_SLOTS:
+		if (strcmp(val, "auto") == 0 ||
+		    (conf_parse_count(val, &n) == 0 && n <= CONF_SLOTS_MAX))
+			return 0;
+		conf_reason(why, whysz, "\"%.64s\": expected auto or a whole "
+		    "number from 1 to %u", val, CONF_SLOTS_MAX);
+		return -1;
 	case CONF_T_USERAUTH:
 		if (strcmp(val, "user") == 0 || strcmp(val, "munge") == 0 ||
 		    strcmp(val, "user,munge") == 0 ||

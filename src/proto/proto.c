@@ -71,6 +71,7 @@ size_t
 proto_node_reg_enc(const struct proto_node_reg *m, uint8_t *buf, size_t cap)
 {
 	struct wire_w w;
+	uint16_t i;
 
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, m->nr_node);
@@ -83,6 +84,13 @@ proto_node_reg_enc(const struct proto_node_reg *m, uint8_t *buf, size_t cap)
 	wire_put_u16(&w, m->nr_users);
 	wire_put_u32(&w, m->nr_pairs);
 	wire_put_u32(&w, m->nr_switches);
+	wire_put_u16(&w, m->nr_total);
+	wire_put_u16(&w, m->nr_lent);
+	wire_put_u16(&w, m->nr_nslots);
+	for (i = 0; i < m->nr_nslots && i < PROTO_SLOTS_MAX; i++) {
+		wire_put_u8(&w, m->nr_slots[i].ps_state);
+		wire_put_u32(&w, m->nr_slots[i].ps_job);
+	}
 	return finish(&w);
 }
 
@@ -90,6 +98,7 @@ int
 proto_node_reg_dec(struct proto_node_reg *m, const uint8_t *buf, size_t len)
 {
 	struct wire_r r;
+	uint16_t i;
 
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
@@ -102,7 +111,20 @@ proto_node_reg_dec(struct proto_node_reg *m, const uint8_t *buf, size_t len)
 	    wire_get_u32(&r, &m->nr_idle) == -1 ||
 	    wire_get_u16(&r, &m->nr_users) == -1 ||
 	    wire_get_u32(&r, &m->nr_pairs) == -1 ||
-	    wire_get_u32(&r, &m->nr_switches) == -1 || wire_get_end(&r) == -1)
+	    wire_get_u32(&r, &m->nr_switches) == -1 ||
+	    wire_get_u16(&r, &m->nr_total) == -1 ||
+	    wire_get_u16(&r, &m->nr_lent) == -1 ||
+	    wire_get_u16(&r, &m->nr_nslots) == -1 ||
+	    m->nr_total > PROTO_SLOTS_MAX || m->nr_lent > m->nr_total ||
+	    m->nr_nslots > m->nr_total)
+		return -1;
+	for (i = 0; i < m->nr_nslots; i++)
+		if (wire_get_u8(&r, &m->nr_slots[i].ps_state) == -1 ||
+		    m->nr_slots[i].ps_state == PROTO_NS_UNDEF ||
+		    m->nr_slots[i].ps_state >= PROTO_NS_MAX ||
+		    wire_get_u32(&r, &m->nr_slots[i].ps_job) == -1)
+			return -1;
+	if (wire_get_end(&r) == -1)
 		return -1;
 	if (m->nr_state == PROTO_NS_UNDEF || m->nr_state >= PROTO_NS_MAX)
 		return -1;
@@ -311,7 +333,7 @@ proto_nodes_enc(const struct proto_node_row *rows, uint32_t n, uint8_t *buf,
     size_t cap)
 {
 	struct wire_w w;
-	uint32_t i;
+	uint32_t i, k;
 
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, n);
@@ -327,6 +349,13 @@ proto_nodes_enc(const struct proto_node_row *rows, uint32_t n, uint8_t *buf,
 		wire_put_u32(&w, rows[i].nw_seen_ms);
 		wire_put_u32(&w, rows[i].nw_pairs);
 		wire_put_u32(&w, rows[i].nw_switches);
+		wire_put_u16(&w, rows[i].nw_running);
+		wire_put_u16(&w, rows[i].nw_lent);
+		wire_put_u16(&w, rows[i].nw_total);
+		wire_put_u8(&w, rows[i].nw_njobs);
+		for (k = 0; k < rows[i].nw_njobs &&
+		    k < PROTO_NODE_JOBS_MAX; k++)
+			wire_put_u32(&w, rows[i].nw_jobs[k]);
 	}
 	return finish(&w);
 }
@@ -337,7 +366,7 @@ proto_nodes_dec(struct proto_node_row **out, uint32_t *n, const uint8_t *buf,
 {
 	struct proto_node_row *rows, *x;
 	struct wire_r r;
-	uint32_t i;
+	uint32_t i, k;
 
 	*out = NULL;
 	wire_r_init(&r, buf, len);
@@ -357,8 +386,18 @@ proto_nodes_dec(struct proto_node_row **out, uint32_t *n, const uint8_t *buf,
 		    wire_get_u16(&r, &x->nw_users) == -1 ||
 		    wire_get_u32(&r, &x->nw_seen_ms) == -1 ||
 		    wire_get_u32(&r, &x->nw_pairs) == -1 ||
-		    wire_get_u32(&r, &x->nw_switches) == -1)
+		    wire_get_u32(&r, &x->nw_switches) == -1 ||
+		    wire_get_u16(&r, &x->nw_running) == -1 ||
+		    wire_get_u16(&r, &x->nw_lent) == -1 ||
+		    wire_get_u16(&r, &x->nw_total) == -1 ||
+		    x->nw_total > PROTO_SLOTS_MAX ||
+		    x->nw_lent > x->nw_total || x->nw_running > x->nw_total ||
+		    wire_get_u8(&r, &x->nw_njobs) == -1 ||
+		    x->nw_njobs > PROTO_NODE_JOBS_MAX)
 			goto bad;
+		for (k = 0; k < x->nw_njobs; k++)
+			if (wire_get_u32(&r, &x->nw_jobs[k]) == -1)
+				goto bad;
 	}
 	if (wire_get_end(&r) == -1)
 		goto bad;
@@ -376,6 +415,7 @@ proto_assign_enc(const struct proto_assign *m, uint8_t *buf, size_t cap)
 
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, m->as_job);
+	wire_put_u16(&w, m->as_slot);
 	proto_put_addr(&w, &m->as_jobmgr);
 	wire_put_str(&w, m->as_user);
 	return finish(&w);
@@ -389,6 +429,8 @@ proto_assign_dec(struct proto_assign *m, const uint8_t *buf, size_t len)
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &m->as_job) == -1 || m->as_job == 0 ||
+	    wire_get_u16(&r, &m->as_slot) == -1 ||
+	    m->as_slot >= PROTO_SLOTS_MAX ||
 	    proto_get_addr(&r, &m->as_jobmgr) == -1 ||
 	    wire_get_str(&r, m->as_user, sizeof(m->as_user)) == -1 ||
 	    !msg_user_name_ok(m->as_user) || wire_get_end(&r) == -1)
@@ -420,6 +462,7 @@ proto_push_enc(const struct proto_push *m, uint8_t *buf, size_t cap)
 	for (i = 0; i < m->pu_nnodes; i++) {
 		wire_put_u32(&w, m->pu_nodes[i].pn_node);
 		proto_put_addr(&w, &m->pu_nodes[i].pn_addr);
+		wire_put_u16(&w, m->pu_nodes[i].pn_slots);
 	}
 	return finish(&w);
 }
@@ -454,7 +497,9 @@ proto_push_dec(struct proto_push *m, const uint8_t *buf, size_t len)
 		goto bad;
 	for (i = 0; i < m->pu_nnodes; i++)
 		if (wire_get_u32(&r, &m->pu_nodes[i].pn_node) == -1 ||
-		    proto_get_addr(&r, &m->pu_nodes[i].pn_addr) == -1)
+		    proto_get_addr(&r, &m->pu_nodes[i].pn_addr) == -1 ||
+		    wire_get_u16(&r, &m->pu_nodes[i].pn_slots) == -1 ||
+		    m->pu_nodes[i].pn_slots > PROTO_SLOTS_MAX)
 			goto bad;
 	if (wire_get_end(&r) == -1)
 		goto bad;
@@ -506,6 +551,7 @@ proto_desc_enc(const struct proto_desc *m, uint8_t *buf, size_t cap)
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, m->de_job);
 	wire_put_u32(&w, m->de_task);
+	wire_put_str(&w, m->de_node);
 	wire_put_str(&w, m->de_user);
 	wire_put_str(&w, m->de_cwd);
 	wire_put_u32(&w, m->de_pri);
@@ -553,6 +599,7 @@ proto_desc_dec(struct proto_desc *m, const uint8_t *buf, size_t len)
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &m->de_job) == -1 || m->de_job == 0 ||
 	    wire_get_u32(&r, &m->de_task) == -1 ||
+	    wire_get_str(&r, m->de_node, sizeof(m->de_node)) == -1 ||
 	    wire_get_str(&r, m->de_user, sizeof(m->de_user)) == -1 ||
 	    !msg_user_name_ok(m->de_user) ||
 	    wire_get_str(&r, m->de_cwd, sizeof(m->de_cwd)) == -1 ||
@@ -742,6 +789,7 @@ proto_pair_enc(const struct proto_pair *m, uint8_t *buf, size_t cap)
 	struct wire_w w;
 
 	wire_w_init(&w, buf, cap);
+	wire_put_u16(&w, m->pa_slot);
 	wire_put_u32(&w, m->pa_job);
 	wire_put_u32(&w, m->pa_count);
 	wire_put_u32(&w, m->pa_pri);
@@ -759,7 +807,9 @@ proto_pair_dec(struct proto_pair *m, const uint8_t *buf, size_t len)
 
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
-	if (wire_get_u32(&r, &m->pa_job) == -1 ||
+	if (wire_get_u16(&r, &m->pa_slot) == -1 ||
+	    m->pa_slot >= PROTO_SLOTS_MAX ||
+	    wire_get_u32(&r, &m->pa_job) == -1 ||
 	    wire_get_u32(&r, &m->pa_count) == -1 ||
 	    wire_get_u32(&r, &m->pa_pri) == -1 ||
 	    wire_get_u32(&r, &m->pa_max) == -1 ||

@@ -58,13 +58,46 @@ job(struct broker *br, uint32_t id, const char *user, uint32_t max,
 static int assigned[32];	/* job given to node id, by the callback */
 static int nassigned;
 
+static int slot_job[4][8];	/* job given to node id's processor */
+
 static void
-on_assign(struct broker_node *n, struct broker_job *j, void *arg)
+on_assign(struct broker_node *n, uint16_t slot, struct broker_job *j,
+    void *arg)
 {
 	(void)arg;
 	if (n->bn_id < 32)
 		assigned[n->bn_id] = (int)j->bj_id;
+	if (n->bn_id < 4 && slot < 8)
+		slot_job[n->bn_id][slot] = (int)j->bj_id;
 	nassigned++;
+}
+
+/* A node of total processors, lent of them, each running jobs[i]. */
+static struct broker_node *
+multi(struct broker *br, int host, uint32_t id, uint16_t total,
+    uint16_t lent, const uint32_t *jobs, double now)
+{
+	static struct proto_node_reg r;
+	struct msg_addr a = addr(host, 7411);
+	uint16_t i;
+
+	memset(&r, 0, sizeof(r));
+	r.nr_node = id;
+	r.nr_boot = (uint64_t)host;
+	snprintf(r.nr_host, sizeof(r.nr_host), "127.0.0.%d", host);
+	r.nr_total = total;
+	r.nr_lent = lent;
+	r.nr_nslots = total;
+	r.nr_state = lent > 0 ? PROTO_NS_IDLE : PROTO_NS_BUSY;
+	for (i = 0; i < total; i++) {
+		r.nr_slots[i].ps_state = i >= lent ? PROTO_NS_BUSY :
+		    jobs != NULL && jobs[i] != 0 ? PROTO_NS_RUNNING :
+		    PROTO_NS_IDLE;
+		r.nr_slots[i].ps_job = i < lent && jobs != NULL ? jobs[i] : 0;
+		if (r.nr_slots[i].ps_state == PROTO_NS_RUNNING)
+			r.nr_state = PROTO_NS_RUNNING;
+	}
+	return broker_node_register(br, &r, &a, now);
 }
 
 /* Nodes confirm what they were given, as real node managers do. */
@@ -76,9 +109,9 @@ confirm(struct broker *br, double now)
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
 		host = n->bn_addr.ma_addr[3];
-		if (n->bn_assigned != 0)
+		if (n->bn_nslots > 0 && n->bn_slots[0].bs_assigned != 0)
 			node(br, host, n->bn_id, PROTO_NS_RUNNING,
-			    n->bn_assigned, now);
+			    n->bn_slots[0].bs_assigned, now);
 	}
 }
 
@@ -92,6 +125,48 @@ count(struct broker *br, uint32_t id, double now)
 	return j ? j->bj_count : 0;
 }
 
+/* Processors: the unit the broker counts and gives out. */
+static void
+test_slots(void)
+{
+	struct broker br;
+	struct broker_node *a, *b;
+	struct broker_job *j1, *j2;
+	const char *why;
+	uint32_t run[4], i;
+
+	broker_init(&br, 1.0);
+	memset(slot_job, 0, sizeof(slot_job));
+	a = multi(&br, 2, 0, 4, 4, NULL, 0);
+	b = multi(&br, 3, 0, 4, 2, NULL, 0);
+	ok(a != NULL && b != NULL && a->bn_nslots == 4 && b->bn_lent == 2,
+	    "nodes of 4 processors, one lending 2");
+	j1 = job(&br, 0, "ann", 0, 1, 0, &why);
+	nassigned = 0;
+	broker_schedule(&br, 0, on_assign, NULL);
+	ok(nassigned == 6 && j1->bj_count == 6,
+	    "the first job gets every lent processor: 6 (%d)", nassigned);
+	ok(slot_job[1][0] == 1 && slot_job[1][3] == 1 &&
+	    slot_job[2][1] == 1 && slot_job[2][2] == 0,
+	    "each lent processor is assigned, none kept by the owner");
+	for (i = 0; i < 4; i++)
+		run[i] = 1;
+	a = multi(&br, 2, a->bn_id, 4, 4, run, 0.1);
+	b = multi(&br, 3, b->bn_id, 4, 2, run, 0.1);
+	ok(count(&br, 1, 0.1) == 6, "confirmed: job 1 counts 6 processors");
+	j2 = job(&br, 0, "bob", 0, 1, 0.2, &why);
+	nassigned = 0;
+	broker_schedule(&br, 0.2, on_assign, NULL);
+	ok(nassigned == 1 && j2->bj_count == 1 && j1->bj_count == 5,
+	    "a second job is started on one processor taken from the first");
+	ok(broker_node_runs(a, j2->bj_id) || broker_node_runs(b, j2->bj_id),
+	    "on a node that now runs both jobs");
+	b = multi(&br, 3, b->bn_id, 4, 0, NULL, 0.3);
+	ok(b->bn_state == PROTO_NS_BUSY && count(&br, 1, 0.3) <= 4,
+	    "a node that lends nothing counts for no job");
+	broker_fini(&br);
+}
+
 int
 main(void)
 {
@@ -101,6 +176,7 @@ main(void)
 	const char *why = NULL;
 	int i;
 
+	test_slots();
 	broker_init(&br, 1.0);
 	n = node(&br, 2, 0, PROTO_NS_IDLE, 0, 0);
 	ok(n != NULL && n->bn_id == 1, "a new node gets id 1");

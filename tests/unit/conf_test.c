@@ -216,6 +216,8 @@ main(void)
 		{ "run_dir",		"/run/cilknow" },
 		{ "sensors",		"system" },
 		{ "service_user",	"cilknow" },
+		{ "slots",		"auto" },
+		{ "slots_by_load",	"yes" },
 		{ "state_dir",		"/var/lib/cilknow" },
 		{ "stop_grace",		"60" },
 		{ "suspend_max",	"600" },
@@ -366,6 +368,13 @@ main(void)
 
 	/* Sensors. */
 	set_ok(cf, "sensors", "file:/tmp/sensors");
+	set_ok(cf, "slots", "auto");
+	set_ok(cf, "slots", "16");
+	set_ok(cf, "slots", "256");
+	set_bad(cf, "slots", "0");
+	set_bad(cf, "slots", "257");
+	set_bad(cf, "slots", "4x");
+	set_bad(cf, "slots", "");
 	set_ok(cf, "service_user", "_cilknow");
 	set_bad(cf, "service_user", "");
 	set_bad(cf, "service_user", "Bad User");

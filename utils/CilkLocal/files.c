@@ -385,6 +385,17 @@ local_conf_write(const struct local *lo, const char *user)
 		}
 		fprintf(fp, "%s = %s\n", key, conf_get(want, key));
 	}
+	/*
+	 * Each pretend workstation lends -s processors, however many this
+	 * machine has: a test decides how many workers a node runs.
+	 */
+	snprintf(val, sizeof(val), "%d", lo->lo_slots > 0 ? lo->lo_slots : 1);
+	if (conf_set(want, "slots", val, why, sizeof(why)) == -1) {
+		warnx("slots = %s: %s", val, why);
+		goto out;
+	}
+	fprintf(fp, "# each node a workstation of this many processors (-s)\n"
+	    "slots = %s\n", val);
 	/* Run by root, every job here is root's: let the nodes run it. */
 	if (geteuid() == 0) {
 		(void)conf_set(want, "allow_root_jobs", "yes", why,

@@ -20,6 +20,7 @@
 #include "msg_codec.h"
 
 #define LOCAL_NODES_MAX		200	/* 127.0.0.2 ... 127.0.0.201 */
+#define LOCAL_SLOTS_MAX		256	/* slots (NC_SLOTS_MAX) */
 #define LOCAL_PORT_DEFAULT	7410
 #define LOCAL_START_WAIT	10.0	/* s for the daemons to answer */
 #define LOCAL_STOP_WAIT		10.0	/* s from SIGTERM to SIGKILL */
@@ -51,6 +52,7 @@ struct local_daemon {
 struct local {
 	char			 lo_dir[PATH_MAX];	/* absolute */
 	int			 lo_nodes;		/* -n */
+	int			 lo_slots;		/* -s */
 	uint16_t		 lo_port;		/* -p */
 	const char		*lo_opts[LOCAL_OPTS_MAX];	/* -o */
 	int			 lo_nopts;

@@ -23,26 +23,28 @@ enum local_cmd {
 /* Keys CilkLocal writes itself or gives each daemon: not for -o. */
 static const char *const local_own_keys[] = {
 	"broker", "cluster_key", "cluster_pub", "listen", "munge_socket",
-	"run_dir", "sensors", "state_dir", "user_key", "user_keys",
+	"run_dir", "sensors", "slots", "state_dir", "user_key", "user_keys",
 };
 
 static void __attribute__((noreturn))
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: CilkLocal [-v] start -n nodes -d dir [-p baseport] "
-	    "[--auth munge|user] [-o key=value] ...\n"
+	    "usage: CilkLocal [-v] start -n nodes [-s slots] -d dir "
+	    "[-p baseport]\n"
+	    "                 [--auth munge|user] [-o key=value] ...\n"
 	    "       CilkLocal [-v] stop -d dir\n"
 	    "       CilkLocal [-v] status -d dir [--json]\n"
 	    "  start   keys and config in dir, a broker on 127.0.0.1:baseport "
 	    "(default %d)\n"
 	    "          and node managers on 127.0.0.2 ... (port baseport+1),"
 	    " 1 to %d nodes\n"
+	    "  -s      processors each node lends (default 1, at most %d)\n"
 	    "  --auth munge: users authenticate with a private munged in "
 	    "dir/munge\n"
 	    "  stop    stops the daemons, launch pads and workers of dir\n"
 	    "  status  lists the daemons, whether they run and answer\n",
-	    LOCAL_PORT_DEFAULT, LOCAL_NODES_MAX);
+	    LOCAL_PORT_DEFAULT, LOCAL_NODES_MAX, LOCAL_SLOTS_MAX);
 	exit(status);
 }
 
@@ -148,7 +150,7 @@ main(int argc, char *argv[])
 		    argv[optind]);
 		usage(CLI_EXIT_USAGE);
 	}
-	opts = cmd == LOCAL_CMD_START ? "+d:hn:o:p:v" : "+d:hv";
+	opts = cmd == LOCAL_CMD_START ? "+d:hn:o:p:s:v" : "+d:hv";
 	argc -= optind;
 	argv += optind;
 	optind = 0;
@@ -172,6 +174,10 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			lo.lo_port = (uint16_t)number(optarg, "-p", 1, 65534);
+			break;
+		case 's':
+			lo.lo_slots = (int)number(optarg, "-s", 1,
+			    LOCAL_SLOTS_MAX);
 			break;
 		case 'v':
 			lo.lo_verbose++;
