@@ -295,8 +295,8 @@ node_on_pair(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		/* No broker to give us work: a peer's job will do. */
 		if (n->n_silent && s->s_current == NULL &&
 		    s->s_want_job == 0) {
-			log_info("broker silent: processor %u joins job %u "
-			    "of a peer", s->s_index, p.pa_job);
+			log_info("broker silent: joining job %u of a peer "
+			    "(processor %u)", p.pa_job, s->s_index);
 			node_take_job(n, s, p.pa_job, &p.pa_jobmgr, p.pa_user,
 			    "joining a peer's job");
 		}

@@ -77,14 +77,14 @@ contains "$T/ps0.out" '^ +JOB +USER +HOST +NODES +MAX +PRI +AGE +COMMAND$' \
 exit_is $? 0 "CilkNodes, no nodes"
 [ "$(wc -l <"$T/n0.out")" -eq 1 ]
 ok $? "no nodes: just the header"
-contains "$T/n0.out" '^ +NODE +HOST +STATE +JOB +LOAD +IDLE +USERS +SEEN$' \
-    "CilkNodes header: NODE HOST STATE JOB LOAD IDLE USERS SEEN"
+contains "$T/n0.out" '^ +NODE +HOST +STATE +SLOTS +JOB +LOAD +IDLE +USERS +SEEN$' \
+    "CilkNodes header: NODE HOST STATE SLOTS JOB LOAD IDLE USERS SEEN"
 "$PS" -c "$C" -b $AT --json >"$T/ps0.json" 2>&1 &&
 json_is "$T/ps0.json" 'd == {"schema": 1, "jobs": []}'
 ok $? "CilkPs --json with no jobs: {\"schema\": 1, \"jobs\": []}"
 "$NODES" -c "$C" -b $AT --json >"$T/n0.json" 2>&1 &&
-json_is "$T/n0.json" 'd == {"schema": 1, "nodes": []}'
-ok $? "CilkNodes --json with no nodes: {\"schema\": 1, \"nodes\": []}"
+json_is "$T/n0.json" 'd == {"schema": 2, "nodes": []}'
+ok $? "CilkNodes --json with no nodes: {\"schema\": 2, \"nodes\": []}"
 "$PS" -c "$C" -b $AT -o cluster_key="$T/none.key" >"$T/user.out" 2>&1
 exit_is $? 0 "CilkPs without a cluster key asks in the user scheme"
 
@@ -108,11 +108,11 @@ exit_is $? 0 "fake node 127.0.0.5 running job $J1 registered (id $N3)"
 exit_is $? 0 "CilkNodes"
 [ "$(wc -l <"$T/n.out")" -eq 4 ]
 ok $? "three nodes listed"
-contains "$T/n.out" "^ +$N1 +127\.0\.0\.3 +idle +- +0\.25 +912 +0 +[0-9]+$" \
+contains "$T/n.out" "^ +$N1 +127\.0\.0\.3 +idle +0/1/1 +- +0\.25 +912 +0 +[0-9]+$" \
     "idle node: host, state, no job, load 0.25, idle 912, 0 users"
-contains "$T/n.out" "^ +$N2 +127\.0\.0\.4 +busy +- +1\.50 +3 +2 +[0-9]+$" \
+contains "$T/n.out" "^ +$N2 +127\.0\.0\.4 +busy +0/0/1 +- +1\.50 +3 +2 +[0-9]+$" \
     "busy node: load 1.50, idle 3, 2 users"
-contains "$T/n.out" "^ +$N3 +127\.0\.0\.5 +running +$J1 +0\.02 +0 +0 +[0-9]+$" \
+contains "$T/n.out" "^ +$N3 +127\.0\.0\.5 +running +1/1/1 +$J1 +0\.02 +0 +0 +[0-9]+$" \
     "running node: its job"
 "$NODES" -c "$C" -b $AT -s busy >"$T/nb.out" 2>&1
 [ "$(wc -l <"$T/nb.out")" -eq 2 ] && grep -q ' 127\.0\.0\.4 ' "$T/nb.out"
@@ -127,23 +127,26 @@ ok $? "CilkNodes -j $J1: only the node running it"
 python3 - "$T/n.json" "$N1" "$J1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == 1 and len(d["nodes"]) == 3, d
-keys = ["node", "host", "state", "job", "load", "idle", "users", "seen",
-    "pairs", "switches"]
+assert d["schema"] == 2 and len(d["nodes"]) == 3, d
+keys = ["node", "host", "state", "slots", "jobs", "load", "idle", "users",
+    "seen", "pairs", "switches"]
 for n in d["nodes"]:
     assert list(n.keys()) == keys, n
 by = {n["host"]: n for n in d["nodes"]}
 a = by["127.0.0.3"]
 assert a["node"] == int(sys.argv[2]) and a["state"] == "idle", a
-assert a["job"] is None and a["load"] == 0.25 and a["idle"] == 912, a
+assert a["jobs"] == [] and a["load"] == 0.25 and a["idle"] == 912, a
 assert a["users"] == 0 and 0 <= a["seen"] < 60, a
+assert a["slots"] == {"running": 0, "lent": 1, "total": 1}, a
 b = by["127.0.0.4"]
 assert b["state"] == "busy" and b["load"] == 1.5 and b["users"] == 2, b
+assert b["slots"] == {"running": 0, "lent": 0, "total": 1}, b
 c = by["127.0.0.5"]
-assert c["state"] == "running" and c["job"] == int(sys.argv[3]), c
+assert c["state"] == "running" and c["jobs"] == [int(sys.argv[3])], c
+assert c["slots"] == {"running": 1, "lent": 1, "total": 1}, c
 assert c["load"] == 0.02, c
 PY
-ok $? "CilkNodes --json: keys, states, loads, job null when none"
+ok $? "CilkNodes --json: schema 2 keys, states, slots, loads, jobs [] when none"
 "$NODES" -c "$C" -b $AT --json -s idle >"$T/ni.json" 2>&1
 json_is "$T/ni.json" '[n["host"] for n in d["nodes"]] == ["127.0.0.3"]'
 ok $? "CilkNodes --json -s idle filters like the text"

@@ -25,7 +25,7 @@ hellos_are() { test "$(grep -c 'hello from' "$T/run1.out")" -eq "$1"; }
 wait_for 15 nodes_are idle 4
 ok $? "CilkNodes shows 4 idle nodes"
 "$BIN/CilkNodes" >"$T/nodes0.out"
-contains "$T/nodes0.out" '^ *NODE +HOST +STATE +JOB +LOAD +IDLE +USERS +SEEN$' \
+contains "$T/nodes0.out" '^ *NODE +HOST +STATE +SLOTS +JOB +LOAD +IDLE +USERS +SEEN$' \
     "CilkNodes prints the columns of DESIGN.md"
 
 start run1 "$BIN/CilkRun" -- sh -c \

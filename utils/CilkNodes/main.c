@@ -28,15 +28,47 @@ usage(int status)
 	    "  -s state  only nodes in this state: busy, idle, running,\n"
 	    "            switching or stopping\n"
 	    "  -j job    only nodes running this job\n"
-	    "columns: NODE HOST STATE JOB LOAD IDLE USERS SEEN\n");
+	    "columns: NODE HOST STATE SLOTS JOB LOAD IDLE USERS SEEN\n"
+	    "  SLOTS: workers running/processors lent/processors\n");
 	exit(status);
+}
+
+/* 1 if a worker of job runs on the node. */
+static int
+runs(const struct proto_node_row *r, uint32_t job)
+{
+	uint8_t k;
+
+	for (k = 0; k < r->nw_njobs; k++)
+		if (r->nw_jobs[k] == job)
+			return 1;
+	return r->nw_job == job;
 }
 
 static int
 wanted(const struct nodes_opts *o, const struct proto_node_row *r)
 {
 	return (o->no_state == PROTO_NS_UNDEF || o->no_state == r->nw_state) &&
-	    (o->no_job == 0 || o->no_job == r->nw_job);
+	    (o->no_job == 0 || runs(r, o->no_job));
+}
+
+/* JOB: the jobs of its workers, "3,5"; "-" for none. */
+static void
+row_jobs(const struct proto_node_row *r, char *buf, size_t bufsz)
+{
+	size_t len = 0;
+	uint8_t k;
+
+	buf[0] = '\0';
+	for (k = 0; k < r->nw_njobs && len < bufsz; k++)
+		len += (size_t)snprintf(buf + len, bufsz - len, "%s%u",
+		    k ? "," : "", r->nw_jobs[k]);
+	if (r->nw_njobs == 0 && r->nw_job != 0 &&
+	    (r->nw_state == PROTO_NS_RUNNING ||
+	    r->nw_state == PROTO_NS_SWITCHING))
+		snprintf(buf, bufsz, "%u", r->nw_job);
+	if (buf[0] == '\0')
+		strlcpy(buf, "-", bufsz);
 }
 
 /*
@@ -74,22 +106,22 @@ static void
 print_text(const struct nodes_opts *o, const struct brokerq_reply *rep)
 {
 	const struct proto_node_row *r;
-	char host[PROTO_HOST_MAX + 1], job[16];
+	char host[PROTO_HOST_MAX + 1], job[PROTO_NODE_JOBS_MAX * 11 + 1];
+	char slots[24];
 	uint32_t i;
 
-	printf("%5s %-15s %-9s %5s %6s %7s %5s %5s\n", "NODE", "HOST",
-	    "STATE", "JOB", "LOAD", "IDLE", "USERS", "SEEN");
+	printf("%5s %-15s %-9s %-11s %5s %6s %7s %5s %5s\n", "NODE", "HOST",
+	    "STATE", "SLOTS", "JOB", "LOAD", "IDLE", "USERS", "SEEN");
 	for (i = 0; i < rep->bq_n; i++) {
 		r = &rep->bq_nodes[i];
 		if (!wanted(o, r))
 			continue;
 		row_host(o, r, host, sizeof(host));
-		if (r->nw_job == 0)
-			strlcpy(job, "-", sizeof(job));
-		else
-			snprintf(job, sizeof(job), "%u", r->nw_job);
-		printf("%5u %-15s %-9s %5s %6.2f %7u %5u %5u\n", r->nw_node,
-		    host, proto_state_name(r->nw_state), job,
+		row_jobs(r, job, sizeof(job));
+		snprintf(slots, sizeof(slots), "%u/%u/%u", r->nw_running,
+		    r->nw_lent, r->nw_total);
+		printf("%5u %-15s %-9s %-11s %5s %6.2f %7u %5u %5u\n",
+		    r->nw_node, host, proto_state_name(r->nw_state), slots, job,
 		    r->nw_load_milli / 1000.0, r->nw_idle, r->nw_users,
 		    r->nw_seen_ms / 1000);
 	}
@@ -101,9 +133,10 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 	const struct proto_node_row *r;
 	char host[PROTO_HOST_MAX + 1];
 	uint32_t i;
+	uint8_t k;
 	int first = 1;
 
-	printf("{\"schema\": 1, \"nodes\": [");
+	printf("{\"schema\": 2, \"nodes\": [");
 	for (i = 0; i < rep->bq_n; i++) {
 		r = &rep->bq_nodes[i];
 		if (!wanted(o, r))
@@ -114,12 +147,12 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		json_put_str(stdout, host);
 		printf(", \"state\": ");
 		json_put_str(stdout, proto_state_name(r->nw_state));
-		printf(", \"job\": ");
-		if (r->nw_job == 0)
-			printf("null");
-		else
-			printf("%u", r->nw_job);
-		printf(", \"load\": ");
+		printf(", \"slots\": {\"running\": %u, \"lent\": %u, "
+		    "\"total\": %u}, \"jobs\": [", r->nw_running, r->nw_lent,
+		    r->nw_total);
+		for (k = 0; k < r->nw_njobs; k++)
+			printf("%s%u", k ? ", " : "", r->nw_jobs[k]);
+		printf("], \"load\": ");
 		print_load(r->nw_load_milli);
 		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u, "
 		    "\"pairs\": %u, \"switches\": %u}", r->nw_idle,
