@@ -72,6 +72,7 @@ static const char *const restart_keys[] = {
 	"quantum", "register_interval", "stop_grace", "timeout", /* main */
 	"sensors",		/* check */
 	"service_user",		/* the engine's drop */
+	"slots",		/* node_slots_init */
 	"state_dir",		/* check */
 	"worker_cpu_idle", "worker_cpu_weight", "worker_io_weight",
 	"worker_memory_high", "worker_memory_max", "worker_pids_max",
