@@ -4,15 +4,16 @@
  *
  * A quantum: (1) churn: each available node goes busy with probability
  * leave_rate, each busy node comes back with probability join_rate and
- * the broker gives it a random job that is below its cap; (2) the broker
- * starts every job that has no node on one node taken from a job with at
- * least two; (3) every job's count is snapshotted; (4) every available
- * node, in a random order, acts once on the snapshot: it picks a uniformly
- * random other available node and applies the rule (sched_decide); a node
- * that has switched in this quantum refuses to pair.  Under the improved
- * and targeted policies a node whose global view is fresh follows the plan
- * (sched_plan_*) instead of pairing, and a stale one pairs by the thesis
- * rule.  One pairing, or one planned move, is two messages.
+ * the broker gives each of its processors a random job that is below its
+ * cap; (2) the broker starts every job that has no processor on one
+ * taken from a job with at least two; (3) every job's count is
+ * snapshotted; (4) every available processor, in a random order, acts
+ * once on the snapshot: it picks a peer processor (below) and applies the
+ * rule (sched_decide); a processor that has switched in this quantum
+ * refuses to pair.  Under the improved and targeted policies a processor
+ * whose global view is fresh follows the plan (sched_plan_*) instead of
+ * pairing, and a stale one pairs by the thesis rule.  One pairing, or one
+ * planned move, is two messages (local pairings included).
  *
  * Nodes of several processors (sp_slots): the unit is still the
  * processor (counts, shares, pairings and switches are per processor),
@@ -30,7 +31,9 @@
  * analysis assumes.  Without sp_slots, or when every node has one
  * processor, a run is exactly the single-processor run of the same seed.
  *
- * O(P) time per quantum, O(P + J) memory, no allocation after sim_new().
+ * O(P) time per quantum (O(P K) with samples of K nodes of several
+ * processors: sched_peer_pick is linear in K), O(P + J) memory, no
+ * allocation after sim_new().
  * Pure: no I/O; an observer callback sees the counts after each quantum.
  */
 #ifndef CILKNOW_SIM_H
