@@ -4,17 +4,36 @@
  *
  * A quantum: (1) churn: each available node goes busy with probability
  * leave_rate, each busy node comes back with probability join_rate and
- * the broker gives it a random job that is below its cap; (2) the broker
- * starts every job that has no node on one node taken from a job with at
- * least two; (3) every job's count is snapshotted; (4) every available
- * node, in a random order, acts once on the snapshot: it picks a uniformly
- * random other available node and applies the rule (sched_decide); a node
- * that has switched in this quantum refuses to pair.  Under the improved
- * and targeted policies a node whose global view is fresh follows the plan
- * (sched_plan_*) instead of pairing, and a stale one pairs by the thesis
- * rule.  One pairing, or one planned move, is two messages.
+ * the broker gives each of its processors a random job that is below its
+ * cap; (2) the broker starts every job that has no processor on one
+ * taken from a job with at least two; (3) every job's count is
+ * snapshotted; (4) every available processor, in a random order, acts
+ * once on the snapshot: it picks a peer processor (below) and applies the
+ * rule (sched_decide); a processor that has switched in this quantum
+ * refuses to pair.  Under the improved and targeted policies a processor
+ * whose global view is fresh follows the plan (sched_plan_*) instead of
+ * pairing, and a stale one pairs by the thesis rule.  One pairing, or one
+ * planned move, is two messages (local pairings included).
  *
- * O(P) time per quantum, O(P + J) memory, no allocation after sim_new().
+ * Nodes of several processors (sp_slots): the unit is still the
+ * processor (counts, shares, pairings and switches are per processor),
+ * but a node lends all its processors or none.  Nodes are drawn one at a
+ * time from the slots distribution until they hold P processors, the last
+ * one truncated to what is left (so the total is P exactly), from a
+ * generator of their own seeded from sp_seed: the layout does not disturb
+ * the draws of the run.  Churn acts per node (an owner's return takes all
+ * its processors; a node that comes back gets a job for each).  A
+ * processor's peer is a uniformly random other available processor, which
+ * may be on its own node (paired locally); with a sample (sp_peers), a
+ * node of its node's sample drawn in proportion to its processors
+ * (sched_peer_pick), then one of that node's processors at random; either
+ * way every processor meets a uniformly random processor, as the thesis's
+ * analysis assumes.  Without sp_slots, or when every node has one
+ * processor, a run is exactly the single-processor run of the same seed.
+ *
+ * O(P) time per quantum (O(P K) with samples of K nodes of several
+ * processors: sched_peer_pick is linear in K), O(P + J) memory, no
+ * allocation after sim_new().
  * Pure: no I/O; an observer callback sees the counts after each quantum.
  */
 #ifndef CILKNOW_SIM_H
@@ -45,6 +64,14 @@ enum sim_init {
 
 #define SIM_PEERS_MAX		1024
 #define SIM_PEERS_CELLS_MAX	(1u << 28)	/* procs x peers */
+#define SIM_SLOTS_MAX		256	/* processors of one node */
+#define SIM_SLOT_KINDS_MAX	64	/* entries of a slots distribution */
+
+/* One entry of a slots distribution: ss_frac of the nodes have ss_slots. */
+struct sim_slots {
+	uint32_t	 ss_slots;	/* 1..SIM_SLOTS_MAX, distinct */
+	double		 ss_frac;	/* (0, 1]; the entries sum to 1 */
+};
 
 struct sim_params {
 	uint32_t	 sp_procs;	/* P, 1..SIM_PROCS_MAX */
@@ -67,6 +94,12 @@ struct sim_params {
 	 */
 	uint32_t	 sp_peers;	/* 0, or 1..SIM_PEERS_MAX */
 	uint32_t	 sp_peers_refresh;
+	/*
+	 * Processors per node: sp_nslots entries (0: one each, the
+	 * thesis's single-processor workstations).
+	 */
+	const struct sim_slots *sp_slots;
+	uint32_t	 sp_nslots;	/* 0..SIM_SLOT_KINDS_MAX */
 	uint64_t	 sp_seed;
 };
 
@@ -102,7 +135,14 @@ uint32_t	 sim_quantum(const struct sim *);
 /* Live node counts per job and the fair shares for the available nodes. */
 const uint32_t	*sim_counts(const struct sim *);
 const double	*sim_shares(const struct sim *);
+/* Available processors (the sum of the available nodes' processors). */
 uint32_t	 sim_available(const struct sim *);
+uint32_t	 sim_nodes(const struct sim *);
+/* Node n's processors are first, first + 1, ...: returns how many. */
+uint32_t	 sim_node_procs(const struct sim *, uint32_t node,
+		    uint32_t *first);
+/* The job of processor proc, or UINT32_MAX while its node is busy. */
+uint32_t	 sim_proc_job(const struct sim *, uint32_t proc);
 
 /*
  * Runs from quantum 0 to sp_max_quanta, or until exact (within one, with

@@ -15,18 +15,30 @@
 #define SIM_AHEAD	16		/* peers drawn this many nodes ahead */
 #define SIM_DONOR_TRIES	64
 #define SIM_JOIN_TRIES	16
+#define SIM_LAYOUT_SALT	0x736c6f74732e7631ull	/* the layout's own stream */
 
 struct sim {
 	struct sim_params sm_p;
 	double		*sm_weights;	/* own copies, J entries */
 	uint32_t	*sm_caps;
 	struct sched_rng sm_rng;
-	uint32_t	*sm_job;	/* node: job | SIM_MOVED, or SIM_BUSY */
-	uint32_t	*sm_moved;	/* nodes that switched this quantum */
+	uint32_t	*sm_job;	/* proc: job | SIM_MOVED, or SIM_BUSY */
+	uint32_t	*sm_moved;	/* procs that switched this quantum */
 	uint32_t	 sm_nmoved;
-	uint8_t		*sm_can;	/* per job: some peer may take a node */
-	uint32_t	*sm_avail;	/* [0, sm_navail) available nodes */
+	uint8_t		*sm_can;	/* per job: some peer may take a proc */
+	uint32_t	*sm_avail;	/* [0, sm_navail) available procs */
 	uint32_t	 sm_navail;
+	/*
+	 * Nodes.  With one processor each (sm_slots NULL) node i is
+	 * processor i and sm_navl is sm_avail itself, so that the single-
+	 * processor runs draw exactly what they drew before nodes existed.
+	 */
+	uint32_t	 sm_nodes;
+	uint32_t	*sm_slots;	/* per node, or NULL */
+	uint32_t	*sm_first;	/* per node: its first processor */
+	uint32_t	*sm_node;	/* per processor: its node */
+	uint32_t	*sm_navl;	/* [0, sm_nnavail) available nodes */
+	uint32_t	 sm_nnavail;
 	uint32_t	*sm_count;	/* per job, live */
 	uint32_t	*sm_rank;	/* per job, ranks handed out */
 	struct sched_job *sm_view;	/* per job, as of the snapshot */
@@ -38,6 +50,7 @@ struct sim {
 	uint64_t	 sm_switches;
 	uint64_t	 sm_node_quanta;
 	uint32_t	*sm_sample;	/* sp_peers per node, or NULL */
+	uint32_t	*sm_sample_w;	/* their processors (with sm_slots) */
 	uint32_t	 sm_refresh_at;	/* next node whose sample is redrawn */
 };
 
@@ -58,6 +71,30 @@ static int
 rate_ok(double r)
 {
 	return r >= 0 && r <= 1;
+}
+
+/* Distinct sizes of 1..SIM_SLOTS_MAX, fractions in (0, 1] summing to 1. */
+static int
+slots_ok(const struct sim_params *sp)
+{
+	const struct sim_slots *ss = sp->sp_slots;
+	double sum = 0;
+	uint32_t i, k;
+
+	if (sp->sp_nslots > SIM_SLOT_KINDS_MAX ||
+	    (sp->sp_nslots > 0 && ss == NULL))
+		return 0;
+	for (i = 0; i < sp->sp_nslots; i++) {
+		if (ss[i].ss_slots == 0 || ss[i].ss_slots > SIM_SLOTS_MAX ||
+		    !isfinite(ss[i].ss_frac) || !(ss[i].ss_frac > 0) ||
+		    ss[i].ss_frac > 1)
+			return 0;
+		for (k = 0; k < i; k++)
+			if (ss[k].ss_slots == ss[i].ss_slots)
+				return 0;
+		sum += ss[i].ss_frac;
+	}
+	return sp->sp_nslots == 0 || fabs(sum - 1) <= 1e-6;
 }
 
 static int
@@ -81,6 +118,8 @@ params_ok(const struct sim_params *sp)
 	if (sp->sp_peers > SIM_PEERS_MAX || (uint64_t)sp->sp_peers *
 	    sp->sp_procs > SIM_PEERS_CELLS_MAX)
 		return 0;
+	if (!slots_ok(sp))
+		return 0;
 	if (sp->sp_weights != NULL)
 		for (j = 0; j < sp->sp_jobs; j++)
 			if (!isfinite(sp->sp_weights[j]) ||
@@ -100,6 +139,24 @@ planned(const struct sim *sm)
 {
 	return sm->sm_p.sp_rule.ru_policy == SCHED_P_IMPROVED ||
 	    sm->sm_p.sp_rule.ru_policy == SCHED_P_TARGETED;
+}
+
+static uint32_t
+node_procs(const struct sim *sm, uint32_t node)
+{
+	return sm->sm_slots != NULL ? sm->sm_slots[node] : 1;
+}
+
+static uint32_t
+node_first(const struct sim *sm, uint32_t node)
+{
+	return sm->sm_slots != NULL ? sm->sm_first[node] : node;
+}
+
+static uint32_t
+proc_node(const struct sim *sm, uint32_t proc)
+{
+	return sm->sm_slots != NULL ? sm->sm_node[proc] : proc;
 }
 
 static void
@@ -122,14 +179,75 @@ node_move(struct sim *sm, uint32_t node, uint32_t job)
 	sm->sm_switches++;
 }
 
-/* Exchanges the nodes at indexes a and b of sm_avail. */
+/* Exchanges the nodes at indexes a and b of sm_navl. */
 static void
 avail_swap(struct sim *sm, uint32_t a, uint32_t b)
 {
-	uint32_t na = sm->sm_avail[a];
+	uint32_t na = sm->sm_navl[a];
 
-	sm->sm_avail[a] = sm->sm_avail[b];
-	sm->sm_avail[b] = na;
+	sm->sm_navl[a] = sm->sm_navl[b];
+	sm->sm_navl[b] = na;
+}
+
+/*
+ * The nodes' sizes, drawn from the distribution until they hold P
+ * processors, the last truncated to what is left; into slots if not
+ * NULL.  Returns the number of nodes.  Same sp, same layout.
+ */
+static uint32_t
+layout(const struct sim_params *sp, uint32_t *slots)
+{
+	const struct sim_slots *ss = sp->sp_slots;
+	struct sched_rng rng;
+	uint32_t n = 0, left = sp->sp_procs, i, size;
+	double u, cum;
+
+	sched_rng_seed(&rng, sp->sp_seed ^ SIM_LAYOUT_SALT);
+	while (left > 0) {
+		u = sched_rng_unit(&rng);
+		cum = 0;
+		size = ss[sp->sp_nslots - 1].ss_slots;	/* rounding */
+		for (i = 0; i + 1 < sp->sp_nslots; i++) {
+			cum += ss[i].ss_frac;
+			if (u < cum) {
+				size = ss[i].ss_slots;
+				break;
+			}
+		}
+		size = size < left ? size : left;
+		if (slots != NULL)
+			slots[n] = size;
+		left -= size;
+		n++;
+	}
+	return n;
+}
+
+/* Nodes of several processors: sm_slots and the maps to and from them. */
+static int
+nodes_new(struct sim *sm)
+{
+	uint32_t P = sm->sm_p.sp_procs, N, i, k, p = 0;
+
+	N = layout(&sm->sm_p, NULL);
+	if (N == P)
+		return 0;	/* one processor each */
+	sm->sm_nodes = N;
+	sm->sm_slots = calloc(N, sizeof(*sm->sm_slots));
+	sm->sm_first = calloc(N, sizeof(*sm->sm_first));
+	sm->sm_navl = calloc(N, sizeof(*sm->sm_navl));
+	sm->sm_node = calloc(P, sizeof(*sm->sm_node));
+	if (sm->sm_slots == NULL || sm->sm_first == NULL ||
+	    sm->sm_navl == NULL || sm->sm_node == NULL)
+		return -1;
+	layout(&sm->sm_p, sm->sm_slots);
+	for (i = 0; i < N; i++) {
+		sm->sm_first[i] = p;
+		sm->sm_navl[i] = i;
+		for (k = 0; k < sm->sm_slots[i]; k++)
+			sm->sm_node[p++] = i;
+	}
+	return 0;
 }
 
 static int
@@ -197,34 +315,43 @@ init_layout(struct sim *sm)
 	}
 }
 
-/* Node i's sample: sp_peers other nodes, uniformly, as the broker draws. */
+/*
+ * Node i's sample: sp_peers other nodes, uniformly, as the broker draws;
+ * with nodes of several processors, also what each member lends.
+ */
 static void
 resample(struct sim *sm, uint32_t i)
 {
-	uint32_t k, P = sm->sm_p.sp_procs, *s;
+	uint32_t k, N = sm->sm_nodes, *s, *w;
 	uint64_t r;
+	size_t at = (size_t)i * sm->sm_p.sp_peers;
 
-	s = &sm->sm_sample[(size_t)i * sm->sm_p.sp_peers];
+	s = &sm->sm_sample[at];
 	for (k = 0; k < sm->sm_p.sp_peers; k++) {
-		if (P < 2) {
+		if (N < 2) {
 			s[k] = i;
 			continue;
 		}
-		r = sched_rng_below(&sm->sm_rng, P - 1);
+		r = sched_rng_below(&sm->sm_rng, N - 1);
 		s[k] = (uint32_t)(r >= i ? r + 1 : r);
 	}
+	if (sm->sm_sample_w == NULL)
+		return;
+	w = &sm->sm_sample_w[at];
+	for (k = 0; k < sm->sm_p.sp_peers; k++)
+		w[k] = sm->sm_slots[s[k]];
 }
 
 /* A share of the nodes redraw their samples, as they register in turn. */
 static void
 refresh_samples(struct sim *sm)
 {
-	uint32_t P = sm->sm_p.sp_procs, n, k;
+	uint32_t N = sm->sm_nodes, n, k;
 
-	n = (P + sm->sm_p.sp_peers_refresh - 1) / sm->sm_p.sp_peers_refresh;
+	n = (N + sm->sm_p.sp_peers_refresh - 1) / sm->sm_p.sp_peers_refresh;
 	for (k = 0; k < n; k++) {
 		resample(sm, sm->sm_refresh_at);
-		if (++sm->sm_refresh_at == P)
+		if (++sm->sm_refresh_at == N)
 			sm->sm_refresh_at = 0;
 	}
 }
@@ -264,8 +391,16 @@ sim_new(const struct sim_params *sp)
 		goto fail;
 	if (planned(sm) && (sm->sm_plan = sched_plan_new(J)) == NULL)
 		goto fail;
-	if (sp->sp_peers > 0 && (sm->sm_sample = calloc((size_t)P *
-	    sp->sp_peers, sizeof(*sm->sm_sample))) == NULL)
+	sm->sm_nodes = P;
+	sm->sm_navl = sm->sm_avail;
+	if (sp->sp_nslots > 0 && nodes_new(sm) == -1)
+		goto fail;
+	if (sp->sp_peers > 0 && (sm->sm_sample = calloc((size_t)
+	    sm->sm_nodes * sp->sp_peers, sizeof(*sm->sm_sample))) == NULL)
+		goto fail;
+	if (sp->sp_peers > 0 && sm->sm_slots != NULL &&
+	    (sm->sm_sample_w = calloc((size_t)sm->sm_nodes * sp->sp_peers,
+	    sizeof(*sm->sm_sample_w))) == NULL)
 		goto fail;
 	if (sm->sm_p.sp_peers_refresh == 0)
 		sm->sm_p.sp_peers_refresh = 12;
@@ -282,6 +417,7 @@ sim_new(const struct sim_params *sp)
 		sm->sm_avail[i] = i;
 	}
 	sm->sm_navail = P;
+	sm->sm_nnavail = sm->sm_nodes;
 	sm->sm_share_for = UINT32_MAX;	/* none yet */
 	sched_rng_seed(&sm->sm_rng, sp->sp_seed);
 	if (update_shares(sm) == -1 || init_layout(sm) == -1) {
@@ -289,7 +425,7 @@ sim_new(const struct sim_params *sp)
 		errno = EINVAL;
 		return NULL;
 	}
-	for (i = 0; sm->sm_sample != NULL && i < P; i++)
+	for (i = 0; sm->sm_sample != NULL && i < sm->sm_nodes; i++)
 		resample(sm, i);
 	return sm;
 fail:
@@ -304,6 +440,12 @@ sim_free(struct sim *sm)
 	if (sm == NULL)
 		return;
 	sched_plan_free(sm->sm_plan);
+	if (sm->sm_navl != sm->sm_avail)
+		free(sm->sm_navl);
+	free(sm->sm_node);
+	free(sm->sm_first);
+	free(sm->sm_slots);
+	free(sm->sm_sample_w);
 	free(sm->sm_sample);
 	free(sm->sm_share);
 	free(sm->sm_view);
@@ -333,30 +475,50 @@ join_job(struct sim *sm)
 	return j;
 }
 
+/*
+ * Per node: an owner's return takes all its processors, and a node that
+ * comes back gets a job for each.  With several processors per node the
+ * list of available processors is then rebuilt from that of the nodes.
+ */
 static void
 churn(struct sim *sm)
 {
 	double leave = sm->sm_p.sp_leave_rate, join = sm->sm_p.sp_join_rate;
-	uint32_t k, n0 = sm->sm_navail, P = sm->sm_p.sp_procs, node;
+	uint32_t k, n0 = sm->sm_nnavail, N = sm->sm_nodes, node, p, end;
 
 	/* Leaves among the nodes available before this quantum... */
 	if (leave > 0)
 		for (k = n0; k-- > 0;) {
 			if (sched_rng_unit(&sm->sm_rng) >= leave)
 				continue;
-			node = sm->sm_avail[k];
-			avail_swap(sm, k, --sm->sm_navail);
-			node_set(sm, node, SIM_BUSY);
+			node = sm->sm_navl[k];
+			avail_swap(sm, k, --sm->sm_nnavail);
+			end = node_first(sm, node) + node_procs(sm, node);
+			for (p = node_first(sm, node); p < end; p++)
+				node_set(sm, p, SIM_BUSY);
 		}
 	/* ...and joins among those busy before it. */
 	if (join > 0)
-		for (k = n0; k < P; k++) {
+		for (k = n0; k < N; k++) {
 			if (sched_rng_unit(&sm->sm_rng) >= join)
 				continue;
-			node = sm->sm_avail[k];
-			avail_swap(sm, k, sm->sm_navail++);
-			node_set(sm, node, join_job(sm));
+			node = sm->sm_navl[k];
+			avail_swap(sm, k, sm->sm_nnavail++);
+			end = node_first(sm, node) + node_procs(sm, node);
+			for (p = node_first(sm, node); p < end; p++)
+				node_set(sm, p, join_job(sm));
 		}
+	if (sm->sm_slots == NULL) {
+		sm->sm_navail = sm->sm_nnavail;	/* the same list */
+		return;
+	}
+	sm->sm_navail = 0;
+	for (k = 0; k < sm->sm_nnavail; k++) {
+		node = sm->sm_navl[k];
+		end = node_first(sm, node) + node_procs(sm, node);
+		for (p = node_first(sm, node); p < end; p++)
+			sm->sm_avail[sm->sm_navail++] = p;
+	}
 }
 
 /* The broker starts each job that has no node. */
@@ -420,9 +582,30 @@ mark_can(struct sim *sm)
 }
 
 /*
- * The peer of the node at index pos of sm_avail: a uniformly random other
- * available node, or SIM_NONE when no peer could make it switch.  Drawn a
- * few nodes ahead and prefetched: the simulation is bound by the cache
+ * Within the sample of proc's node: a member drawn in proportion to its
+ * processors, then one of them.  A member now busy refuses in pair().
+ */
+static uint32_t
+sample_peer(struct sim *sm, uint32_t proc)
+{
+	size_t at = (size_t)proc_node(sm, proc) * sm->sm_p.sp_peers;
+	uint32_t node, n;
+
+	if (sm->sm_slots == NULL)
+		return sm->sm_sample[at + sched_rng_below(&sm->sm_rng,
+		    sm->sm_p.sp_peers)];
+	node = sm->sm_sample[at + sched_peer_pick(&sm->sm_rng,
+	    &sm->sm_sample_w[at], sm->sm_p.sp_peers)];
+	n = sm->sm_slots[node];
+	return sm->sm_first[node] + (n > 1 ?
+	    (uint32_t)sched_rng_below(&sm->sm_rng, n) : 0);
+}
+
+/*
+ * The peer of the processor at index pos of sm_avail: a uniformly random
+ * other available processor (on any node, its own included: paired
+ * locally), or SIM_NONE when no peer could make it switch.  Drawn a few
+ * processors ahead and prefetched: the simulation is bound by the cache
  * misses of these random reads.
  */
 static uint32_t
@@ -434,10 +617,7 @@ draw_peer(struct sim *sm, uint32_t pos)
 	if (!sm->sm_can[jp])
 		return SIM_NONE;
 	if (sm->sm_sample != NULL) {
-		/* Within its sample: a member now busy refuses in pair(). */
-		peer = churning(sm) ? sm->sm_avail[pos] : pos;
-		peer = sm->sm_sample[(size_t)peer * sm->sm_p.sp_peers +
-		    sched_rng_below(&sm->sm_rng, sm->sm_p.sp_peers)];
+		peer = sample_peer(sm, churning(sm) ? sm->sm_avail[pos] : pos);
 		__builtin_prefetch(&sm->sm_job[peer]);
 		return peer;
 	}
@@ -588,6 +768,29 @@ uint32_t
 sim_available(const struct sim *sm)
 {
 	return sm->sm_navail;
+}
+
+uint32_t
+sim_nodes(const struct sim *sm)
+{
+	return sm->sm_nodes;
+}
+
+uint32_t
+sim_node_procs(const struct sim *sm, uint32_t node, uint32_t *first)
+{
+	if (node >= sm->sm_nodes)
+		return 0;
+	*first = node_first(sm, node);
+	return node_procs(sm, node);
+}
+
+uint32_t
+sim_proc_job(const struct sim *sm, uint32_t proc)
+{
+	if (proc >= sm->sm_p.sp_procs || sm->sm_job[proc] == SIM_BUSY)
+		return UINT32_MAX;
+	return SIM_JOB(sm->sm_job[proc]);
 }
 
 static double

@@ -36,6 +36,22 @@ usage -P 100 -J 2 --frobnicate
 usage -P 100 -J 2 extra
 usage --grid -P 100
 contains "$T/u.err" "grid" "the message says what is wrong"
+# --slots: what is wrong with it, in so many words.
+slots_usage() {
+	usage -P 100 -J 2 --slots "$1"
+	contains "$T/u.err" "$2" "--slots $1: says \"$2\""
+}
+slots_usage 1:50%,8:40% "sum to 90, not 100"
+slots_usage 1:50%,8:60% "sum to 110, not 100"
+slots_usage 0:100% "not a number of processors in 1..256"
+slots_usage 257:100% "not a number of processors in 1..256"
+slots_usage x:100% "not a number of processors"
+slots_usage 8:abc% "not a percentage"
+slots_usage 8:100 "not a percentage in \\(0, 100\\] followed by %"
+slots_usage 1:0%,8:100% "not a percentage"
+slots_usage 8 "not slots:percent%"
+slots_usage 8:50%,8:50% "8 processors listed twice"
+slots_usage "" "not slots:percent%"
 
 "$S" -P 1000 -J 10 --seeds 3 --json >"$T/j.out" 2>"$T/j.err"
 exit_is $? 0 "--json runs"
@@ -59,6 +75,26 @@ for r in d["runs"]:
 ' "$T/j.out"
 	ok $? "the JSON parses and has exactly the keys of DESIGN.md"
 fi
+"$S" -P 1000 -J 10 --peers 8 --slots 1:50%,8:30%,32:20% --seeds 3 \
+    --json >"$T/s.out" 2>"$T/s.err"
+exit_is $? 0 "--slots runs"
+contains "$T/s.out" '^\{"schema": 1, "P": 1000, "J": 10, "policy": "thesis", "slots": "1:50%,8:30%,32:20%", "runs": ' \
+    "JSON: schema 1 with \"slots\" after the policy"
+contains "$T/s.out" '"median_quanta": [0-9.]+, "median_exact": [0-9.]+\}$' \
+    "mixed nodes converge"
+"$S" -P 1000 -J 10 --peers 8 --slots 1:100% --seeds 3 --json |
+    sed 's/"slots": "1:100%", //' >"$T/s1.out"
+"$S" -P 1000 -J 10 --peers 8 --seeds 3 --json >"$T/s0.out"
+cmp -s "$T/s0.out" "$T/s1.out"
+ok $? "--slots 1:100% is the single-processor run"
+"$S" -P 1000 -J 10 --slots 8:100% >"$T/st.out" 2>&1
+contains "$T/st.out" "^CilkSim: P=1000 J=10 .* slots=8:100% " \
+    "the summary names the slots"
+"$S" --grid --seeds 1 --slots 1:50%,32:50% >"$T/sg.out" 2>/dev/null
+exit_is $? 0 "--grid --slots"
+contains "$T/sg.out" "slots=1:50%,32:50%" "the grid names the slots"
+"$S" -h | grep -q -- "--slots"
+ok $? "-h shows --slots"
 "$S" -P 1000 -J 10 --policy naive --max-quanta 5 --json >"$T/n.out"
 contains "$T/n.out" '"quanta": null, "exact": null' "never is null"
 contains "$T/n.out" '"median_quanta": null, "median_exact": null' \

@@ -410,6 +410,224 @@ test_peers(void)
 	    (long long)some.sr_exact);
 }
 
+static const struct sim_slots mixed[3] = {
+	{ 1, 0.5 }, { 8, 0.3 }, { 32, 0.2 }
+};
+static const struct sim_slots single[1] = { { 1, 1 } };
+
+static void
+test_slots_params(void)
+{
+	struct sim_slots bad[2] = { { 1, 0.5 }, { 8, 0.5 } };
+	struct sim_params sp = params(100, 2, SCHED_P_THESIS);
+
+	sp.sp_slots = bad;
+	sp.sp_nslots = 2;
+	ok(!rejects(&sp), "slots 1:50%%,8:50%%: accepted");
+	bad[1].ss_slots = 0;
+	ok(rejects(&sp), "a node of 0 processors: EINVAL");
+	bad[1].ss_slots = SIM_SLOTS_MAX + 1;
+	ok(rejects(&sp), "a node of %d processors: EINVAL",
+	    SIM_SLOTS_MAX + 1);
+	bad[1].ss_slots = 1;
+	ok(rejects(&sp), "the same size twice: EINVAL");
+	bad[1].ss_slots = 8;
+	bad[1].ss_frac = 0.4;
+	ok(rejects(&sp), "fractions summing to 0.9: EINVAL");
+	sp.sp_slots = NULL;
+	ok(rejects(&sp), "entries without a table: EINVAL");
+}
+
+/* a and b the same run, draw for draw. */
+static int
+same_run(const struct sim_result *a, const struct sim_result *b)
+{
+	return a->sr_quanta == b->sr_quanta && a->sr_exact == b->sr_exact &&
+	    a->sr_messages == b->sr_messages &&
+	    a->sr_switches == b->sr_switches && a->sr_ran == b->sr_ran &&
+	    a->sr_mean_dist == b->sr_mean_dist;
+}
+
+/*
+ * Nodes of one processor are the simulation as it was before nodes had
+ * several: the figures below are what it printed then (CilkSim -P 1000
+ * -J 10; -P 2000 -J 20 --peers 8 --leave-rate 0.01 --join-rate 0.02
+ * --max-quanta 60), and "1:100%" changes nothing.
+ */
+static void
+test_slots_single(void)
+{
+	struct sim_params sp = params(1000, 10, SCHED_P_THESIS);
+	struct sim_result a, b;
+
+	sim_run(&sp, &a, NULL, NULL);
+	sp.sp_slots = single;
+	sp.sp_nslots = 1;
+	sim_run(&sp, &b, NULL, NULL);
+	ok(a.sr_quanta == 13 && a.sr_exact == 23 && a.sr_messages == 46000 &&
+	    a.sr_switches == 1253, "P=1000 J=10 seed 1: 13, 23, 46000 "
+	    "messages, 1253 switches, as before slots");
+	ok(same_run(&a, &b), "slots 1:100%%: the same run");
+	sp = params(2000, 20, SCHED_P_THESIS);
+	sp.sp_peers = 8;
+	sp.sp_leave_rate = 0.01;
+	sp.sp_join_rate = 0.02;
+	sp.sp_max_quanta = 60;
+	sim_run(&sp, &a, NULL, NULL);
+	sp.sp_slots = single;
+	sp.sp_nslots = 1;
+	sim_run(&sp, &b, NULL, NULL);
+	ok(a.sr_quanta == 14 && a.sr_exact == -1 &&
+	    a.sr_messages == 195748 && a.sr_switches == 2838,
+	    "peers and churn: 14, never, 195748 messages, 2838 switches, "
+	    "as before slots");
+	ok(same_run(&a, &b), "peers and churn, slots 1:100%%: the same run");
+}
+
+/* Nodes are drawn until they hold P, the last one truncated. */
+static void
+test_slots_layout(void)
+{
+	struct sim_params sp = params(100000, 100, SCHED_P_THESIS);
+	struct sim *sm;
+	uint32_t n, first, k, next = 0, kind[3] = { 0, 0, 0 }, odd = 0;
+	uint64_t sum = 0;
+
+	sp.sp_slots = mixed;
+	sp.sp_nslots = 3;
+	if ((sm = sim_new(&sp)) == NULL) {
+		ok(0, "sim_new with slots");
+		return;
+	}
+	for (n = 0; n < sim_nodes(sm); n++) {
+		k = sim_node_procs(sm, n, &first);
+		if (first != next)
+			odd++;
+		next = first + k;
+		sum += k;
+		if (k == 1)
+			kind[0]++;
+		else if (k == 8)
+			kind[1]++;
+		else if (k == 32)
+			kind[2]++;
+		else if (n + 1 != sim_nodes(sm))
+			odd++;
+	}
+	printf("# %u nodes: %u of 1, %u of 8, %u of 32\n", sim_nodes(sm),
+	    kind[0], kind[1], kind[2]);
+	ok(sum == 100000 && odd == 0, "the nodes hold the %llu processors, "
+	    "in order, only the last of another size",
+	    (unsigned long long)sum);
+	ok(fabs(kind[0] / (double)sim_nodes(sm) - 0.5) < 0.03 &&
+	    fabs(kind[1] / (double)sim_nodes(sm) - 0.3) < 0.03 &&
+	    fabs(kind[2] / (double)sim_nodes(sm) - 0.2) < 0.03,
+	    "the sizes follow 1:50%%,8:30%%,32:20%%");
+	sim_free(sm);
+}
+
+/*
+ * Four jobs on nodes of 32, 32, 32 and 4 processors share processors,
+ * not nodes: 25 each, with everyone and within samples.
+ */
+static void
+test_slots_shares(void)
+{
+	static const struct sim_slots big[1] = { { 32, 1 } };
+	struct sim_params sp = params(100, 4, SCHED_P_THESIS);
+	struct sim_result res;
+	struct check ck = { 100, 0, 0, { 0 } };
+	uint32_t peers;
+
+	sp.sp_slots = big;
+	sp.sp_nslots = 1;
+	for (peers = 0; peers <= 2; peers += 2) {
+		sp.sp_peers = peers;
+		ck.ck_quanta = 0;
+		ck.ck_bad = 0;
+		sim_run(&sp, &res, check_observe, &ck);
+		ok(res.sr_exact > 0 && ck.ck_bad == 0 && ck.ck_last[0] == 25 &&
+		    ck.ck_last[1] == 25 && ck.ck_last[2] == 25 &&
+		    ck.ck_last[3] == 25, "4 nodes of 32,32,32,4 (peers %u): "
+		    "exact 25/25/25/25 processors at quantum %lld", peers,
+		    (long long)res.sr_exact);
+	}
+}
+
+/* Mixed nodes converge as single-processor ones, within samples too. */
+static void
+test_slots_converge(void)
+{
+	struct sim_params sp = params(10000, 100, SCHED_P_THESIS);
+	struct summary one, many;
+
+	sp.sp_peers = 32;
+	sp.sp_max_quanta = 5000;
+	one = runs(sp, SEEDS, "peers 32, one processor a node");
+	sp.sp_slots = mixed;
+	sp.sp_nslots = 3;
+	many = runs(sp, SEEDS, "peers 32, 1:50%,8:30%,32:20%");
+	ok(!many.su_failed && many.su_quanta > 0 &&
+	    many.su_quanta <= one.su_quanta + 3 && many.su_qmax <= 40,
+	    "mixed nodes: median %g quanta to within one (single %g), "
+	    "max %lld", many.su_quanta, one.su_quanta,
+	    (long long)many.su_qmax);
+	ok(many.su_emax >= 0, "mixed nodes: every seed exact (median %g, "
+	    "max %lld)", many.su_exact, (long long)many.su_emax);
+	sp.sp_peers = 0;
+	many = runs(sp, 5, "everyone, 1:50%,8:30%,32:20%");
+	ok(many.su_quanta > 0 && many.su_quanta <= 25 && many.su_emax >= 0,
+	    "mixed nodes, everyone: median %g quanta to within one",
+	    many.su_quanta);
+}
+
+/* An owner's return takes all its node's processors, and gives them back. */
+static void
+test_slots_churn(void)
+{
+	struct sim_params sp = params(2000, 20, SCHED_P_THESIS);
+	struct sim *sm;
+	const uint32_t *c;
+	uint32_t q, n, k, first, busy, avail, j, left = 0, sum;
+	int split = 0, wrong = 0;
+
+	sp.sp_slots = mixed;
+	sp.sp_nslots = 3;
+	sp.sp_peers = 8;
+	sp.sp_leave_rate = 0.05;
+	sp.sp_join_rate = 0.05;
+	if ((sm = sim_new(&sp)) == NULL) {
+		ok(0, "sim_new with slots and churn");
+		return;
+	}
+	for (q = 0; q < 100; q++) {
+		if (sim_step(sm) == -1)
+			wrong++;
+		avail = 0;
+		for (n = 0; n < sim_nodes(sm); n++) {
+			k = sim_node_procs(sm, n, &first);
+			for (busy = 0, j = 0; j < k; j++)
+				busy += sim_proc_job(sm, first + j) ==
+				    UINT32_MAX;
+			if (busy != 0 && busy != k)
+				split++;
+			if (busy == k && k >= 8)
+				left++;
+			avail += k - busy;
+		}
+		c = sim_counts(sm);
+		for (sum = 0, j = 0; j < 20; j++)
+			sum += c[j];
+		if (avail != sim_available(sm) || sum != avail)
+			wrong++;
+	}
+	ok(split == 0, "churn: every node lends all its processors or none");
+	ok(wrong == 0 && left > 0, "churn: the counts sum to the available "
+	    "nodes' processors (%u now; nodes of 8 or more were busy %u "
+	    "times)", sim_available(sm), left);
+	sim_free(sm);
+}
+
 int
 main(void)
 {
@@ -424,5 +642,11 @@ main(void)
 	test_improved();
 	test_weights_caps();
 	test_churn();
+	test_slots_params();
+	test_slots_single();
+	test_slots_layout();
+	test_slots_shares();
+	test_slots_converge();
+	test_slots_churn();
 	return tap_done();
 }

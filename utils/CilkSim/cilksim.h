@@ -18,7 +18,16 @@ struct cs_opts {
 	const char	*co_plot;	/* SVG of the first run, or NULL */
 	double		*co_weights;	/* --weights, J entries, or NULL */
 	uint32_t	*co_caps;	/* --caps, J entries, or NULL */
+	const char	*co_slots_arg;	/* --slots as given, or NULL */
+	struct sim_slots co_slots[SIM_SLOT_KINDS_MAX];
 };
+
+/*
+ * slots.c: "1:50%,8:30%,32:20%" into out (SIM_SLOT_KINDS_MAX entries)
+ * and *n; NULL, or what is wrong (a static string).
+ */
+const char *cs_slots_parse(const char *, struct sim_slots *out,
+	    uint32_t *n);
 
 /* runs.c: the seeds of one (P, J); prints the summary or JSON. */
 void	cs_runs(const struct cs_opts *);

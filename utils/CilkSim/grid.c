@@ -125,8 +125,11 @@ print_json(const struct cs_opts *o, const struct grid_pt *pt, size_t n)
 	unsigned s;
 	double k;
 
-	printf("{\"schema\": 1, \"policy\": \"%s\", \"grid\": [",
+	printf("{\"schema\": 1, \"policy\": \"%s\", ",
 	    sched_policy_name(o->co_sp.sp_rule.ru_policy));
+	if (o->co_slots_arg != NULL)
+		printf("\"slots\": \"%s\", ", o->co_slots_arg);
+	printf("\"grid\": [");
 	for (i = 0; i < n; i++) {
 		printf("%s{\"P\": %u, \"J\": %u, \"runs\": %u, \"never\": %u, "
 		    "\"mean_quanta\": ", i ? ", " : "", pt[i].gp_procs,
@@ -156,9 +159,12 @@ print_text(const struct cs_opts *o, const struct grid_pt *pt, size_t n)
 	unsigned s;
 	double k;
 
-	printf("CilkSim grid: policy=%s init=%s, mean quanta to within one "
-	    "over %u seeds\n", sched_policy_name(o->co_sp.sp_rule.ru_policy),
-	    o->co_sp.sp_init == SIM_INIT_ONE ? "one" : "spread",
+	printf("CilkSim grid: policy=%s init=%s", sched_policy_name(
+	    o->co_sp.sp_rule.ru_policy), o->co_sp.sp_init == SIM_INIT_ONE ?
+	    "one" : "spread");
+	if (o->co_slots_arg != NULL)
+		printf(" slots=%s", o->co_slots_arg);
+	printf(", mean quanta to within one over %u seeds\n",
 	    pt[0].gp_runs);
 	printf("%8s %7s %12s %6s\n", "P", "J", "mean quanta", "never");
 	for (i = 0; i < n; i++) {

@@ -33,7 +33,8 @@ enum {
 	OPT_GRID,
 	OPT_FIXED_P,
 	OPT_STALE,
-	OPT_PEERS
+	OPT_PEERS,
+	OPT_SLOTS
 };
 
 static const struct option longopts[] = {
@@ -53,6 +54,7 @@ static const struct option longopts[] = {
 	{ "fixed-p",	required_argument,	NULL,	OPT_FIXED_P },
 	{ "stale",	required_argument,	NULL,	OPT_STALE },
 	{ "peers",	required_argument,	NULL,	OPT_PEERS },
+	{ "slots",	required_argument,	NULL,	OPT_SLOTS },
 	{ "help",	no_argument,		NULL,	'h' },
 	{ "version",	no_argument,		NULL,	'V' },
 	{ NULL,		0,			NULL,	0 }
@@ -69,8 +71,9 @@ print_usage(FILE *fp)
 	    "               [--trace file.csv] [--plot file.svg]\n"
 	    "               [--leave-rate r] [--join-rate r]\n"
 	    "               [--fixed-p p|auto] [--stale f] [--peers k]\n"
-	    "               [--json] [-v]\n"
-	    "       CilkSim --grid [--seeds n] [--policy ...] [--json]\n"
+	    "               [--slots s1:pct1%%,s2:pct2%%,...] [--json] [-v]\n"
+	    "       CilkSim --grid [--seeds n] [--policy ...] [--slots ...]\n"
+	    "               [--json]\n"
 	    "       CilkSim -h | -V\n");
 }
 
@@ -185,6 +188,19 @@ init_parse(const char *s)
 	bad("--init %s: not one, spread or endgame", s);
 }
 
+/* --slots: the share of the nodes that lend each number of processors. */
+static void
+slots(struct cs_opts *o, const char *s)
+{
+	const char *why;
+
+	if ((why = cs_slots_parse(s, o->co_slots,
+	    &o->co_sp.sp_nslots)) != NULL)
+		bad("--slots %s: %s", s, why);
+	o->co_sp.sp_slots = o->co_slots;
+	o->co_slots_arg = s;
+}
+
 static void
 parse(int argc, char *argv[], struct cs_opts *o, struct cs_args *a)
 {
@@ -268,6 +284,9 @@ parse(int argc, char *argv[], struct cs_opts *o, struct cs_args *a)
 		case OPT_PEERS:
 			sp->sp_peers = (uint32_t)number("--peers", optarg, 0,
 			    SIM_PEERS_MAX);
+			break;
+		case OPT_SLOTS:
+			slots(o, optarg);
 			break;
 		default:
 			usage();

@@ -117,6 +117,8 @@ print_text(const struct cs_opts *o, const struct sim_result *res,
 		printf(" stale=%g", sp->sp_stale);
 	if (sp->sp_peers > 0)
 		printf(" peers=%u", sp->sp_peers);
+	if (o->co_slots_arg != NULL)
+		printf(" slots=%s", o->co_slots_arg);
 	if (churn)
 		printf(" leave=%g join=%g", sp->sp_leave_rate,
 		    sp->sp_join_rate);
@@ -164,9 +166,13 @@ print_json(const struct cs_opts *o, const struct sim_result *res,
 	uint32_t i;
 	int churn = sp->sp_leave_rate > 0 || sp->sp_join_rate > 0;
 
-	printf("{\"schema\": 1, \"P\": %u, \"J\": %u, \"policy\": \"%s\", "
-	    "\"runs\": [", sp->sp_procs, sp->sp_jobs,
+	printf("{\"schema\": 1, \"P\": %u, \"J\": %u, \"policy\": \"%s\", ",
+	    sp->sp_procs, sp->sp_jobs,
 	    sched_policy_name(sp->sp_rule.ru_policy));
+	/* Only with --slots: the single-processor document is unchanged. */
+	if (o->co_slots_arg != NULL)
+		printf("\"slots\": \"%s\", ", o->co_slots_arg);
+	printf("\"runs\": [");
 	for (i = 0; i < o->co_seeds; i++) {
 		printf("%s{\"seed\": %llu, \"quanta\": ", i ? ", " : "",
 		    (unsigned long long)(sp->sp_seed + i));
