@@ -739,6 +739,7 @@ setup(uint64_t seed, enum variant v)
 		cn_tree_fini(&S.h->h_tree);
 		free(S.h->h_w);
 		free(S.h->h_results);
+		free(S.h->h_victims);
 		free(S.h);
 	}
 	memset(&S, 0, sizeof(S));
