@@ -228,9 +228,9 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		w->w_unit = 1;
 	if (++h->h_live > h->h_live_max)
 		h->h_live_max = h->h_live;
-	log_info("worker %u joined from %s (pid %llu, host %u)%s; "
-	    "%u workers", i, w->w_node, (unsigned long long)w->w_pid,
-	    w->w_host, w->w_root ? ", the root" : "", h->h_live);
+	log_info("worker %u joined from %s (pid %llu)%s; %u workers, "
+	    "on host %u", i, w->w_node, (unsigned long long)w->w_pid,
+	    w->w_root ? ", the root" : "", h->h_live, w->w_host);
  welcome:
 	msg_zero(m);
 	m->cm_worker = i;
