@@ -145,6 +145,14 @@ int	 cn_tree_export(struct cn_tree *, uint32_t w, uint32_t unit,
 /* The oldest pooled unit, now running on w; 0 if none. */
 uint32_t cn_tree_assign(struct cn_tree *, uint32_t w);
 /*
+ * The oldest pooled unit among the first CN_POOL_NEAR whose creator is
+ * near(creator, arg) (a worker on w's host), now running on w; 0 if
+ * none.  The pool stays FIFO for everything else.
+ */
+#define CN_POOL_NEAR	64
+uint32_t cn_tree_assign_near(struct cn_tree *, uint32_t w,
+	    int (*near)(uint32_t creator, void *), void *arg);
+/*
  * Unit done on w with its sum and records, having exported nexports
  * frames.  0 taken, 1 stale or duplicate (ack and drop), 2 not yet
  * (exports missing: do not ack), -1 no memory.

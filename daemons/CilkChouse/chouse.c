@@ -125,6 +125,40 @@ send_assign(struct chouse *h, struct ch_worker *w, uint32_t id)
 	send_to(h, w, CN_H_ASSIGN, m);
 }
 
+/*
+ * One host: the same network address as we see it (which a worker
+ * cannot choose: we answer there, and take nothing from it from
+ * elsewhere) and node names that agree up to a '/' (the node manager's
+ * name for its slots, "HOST/k").  The name is the worker's own word,
+ * but needing both means a false one can only take a worker out of its
+ * host, never put it into another's.
+ */
+static int
+same_host(const struct ch_worker *a, const struct ch_worker *b)
+{
+	size_t n = strcspn(a->w_node, "/");
+
+	return a->w_addr.ma_family == b->w_addr.ma_family &&
+	    memcmp(a->w_addr.ma_addr, b->w_addr.ma_addr,
+	    sizeof(a->w_addr.ma_addr)) == 0 &&
+	    strncmp(a->w_node, b->w_node, n) == 0 &&
+	    (b->w_node[n] == '\0' || b->w_node[n] == '/');
+}
+
+/* w's host number: that of a worker on the same host, or a new one. */
+static uint32_t
+host_of(struct chouse *h, const struct ch_worker *w)
+{
+	uint32_t i;
+
+	for (i = 1; i < h->h_nw; i++)
+		if (&h->h_w[i] != w && same_host(&h->h_w[i], w))
+			return h->h_w[i].w_host;
+	return ++h->h_nhosts;
+}
+
+static void	worker_gone(struct chouse *, struct ch_worker *, const char *);
+
 static void
 on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -136,10 +170,21 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	(void)ep;
 	if (sender(h, in, CN_H_REGISTER) == NULL)
 		return;
-	for (i = 1; i < h->h_nw; i++)	/* a repeat: same answer */
-		if (!h->h_w[i].w_gone &&
-		    msg_addr_eq(&h->h_w[i].w_addr, &in->mi_from))
+	/*
+	 * A repeat (same address, same process): the same answer.  Another
+	 * process at a live worker's address (its port, taken again on a
+	 * host that runs several workers) means that worker is gone.
+	 */
+	for (i = 1; i < h->h_nw; i++) {
+		w = &h->h_w[i];
+		if (w->w_gone || !msg_addr_eq(&w->w_addr, &in->mi_from))
+			continue;
+		if (w->w_pid == m->cm_seq)
 			goto welcome;
+		if (!w->w_root)
+			worker_gone(h, w, "is replaced at its address by "
+			    "another process; its work is redone");
+	}
 	for (i = 1; i < h->h_nw && m->cm_root; i++)
 		if (h->h_w[i].w_root)
 			return;		/* one root per job */
@@ -170,6 +215,7 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    sizeof(w->w_nodemgr.ma_addr));
 	}
 	w->w_root = m->cm_root;
+	w->w_host = host_of(h, w);
 	w->w_next_seq = 1;
 	w->w_last = ch_now(h);
 	/* A recovered job's root comes without work: the books have it. */
@@ -182,9 +228,9 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		w->w_unit = 1;
 	if (++h->h_live > h->h_live_max)
 		h->h_live_max = h->h_live;
-	log_info("worker %u joined from %s (pid %llu)%s; %u workers", i,
-	    w->w_node, (unsigned long long)w->w_pid,
-	    w->w_root ? ", the root" : "", h->h_live);
+	log_info("worker %u joined from %s (pid %llu)%s; %u workers, "
+	    "on host %u", i, w->w_node, (unsigned long long)w->w_pid,
+	    w->w_root ? ", the root" : "", h->h_live, w->w_host);
  welcome:
 	msg_zero(m);
 	m->cm_worker = i;
@@ -292,9 +338,10 @@ on_done(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	m->cm_attempt = attempt;
 	reply(h, in, CN_H_DONE_ACK, m);
 	if (cn_tree_finished(&h->h_tree) && !h->h_finishing) {
-		log_info("every unit is final: %u units, %llu migrated, "
-		    "%llu redone", h->h_tree.t_n - 1,
+		log_info("every unit is final: %u units, %llu migrated "
+		    "(%llu within a host), %llu redone", h->h_tree.t_n - 1,
 		    (unsigned long long)h->h_tree.t_migrated,
+		    (unsigned long long)h->h_near,
 		    (unsigned long long)h->h_tree.t_reissued);
 		h->h_finishing = 1;
 		if (h->h_nresults == 0)
@@ -481,42 +528,105 @@ on_final(struct cn_tree *t, uint32_t id, void *arg)
 	h->h_results[h->h_nresults++] = id;
 }
 
-/* Idle workers get pooled units; if none, busy ones are asked. */
+struct near_arg {
+	struct chouse	*na_h;
+	uint32_t	 na_host;
+};
+
+static int
+near(uint32_t creator, void *arg)
+{
+	struct near_arg *na = arg;
+
+	return creator != 0 && creator < na->na_h->h_nw &&
+	    na->na_h->h_w[creator].w_host == na->na_host;
+}
+
+static void
+assign(struct chouse *h, struct ch_worker *w, uint32_t id)
+{
+	uint32_t c = cn_tree_unit(&h->h_tree, id)->u_creator;
+
+	if (c != w->w_id && c != 0 && c < h->h_nw &&
+	    h->h_w[c].w_host == w->w_host)
+		h->h_near++;
+	w->w_idle = 0;
+	w->w_unit = id;
+	send_assign(h, w, id);
+}
+
+/*
+ * Idle workers get pooled units, one exported on their own host first;
+ * those left ask a busy worker each, one on their own host if any may
+ * be asked (random among them), else any (random): a host's workers
+ * share its memory and its network, and a thief whose host has nothing
+ * goes to other hosts at once.
+ */
 static void
 schedule(struct chouse *h)
 {
 	struct ch_worker *w, *v;
+	struct near_arg na;
 	struct cn_msg *m = &h->h_msg;
-	uint32_t i, id, idle = 0, asked = 0, start, k;
+	uint32_t i, j, k, id, idle = 0, nv = 0, mine, *nvs;
 	double now = ch_now(h);
+	int pass;
 
-	for (i = 1; i < h->h_nw; i++) {
-		w = &h->h_w[i];
-		if (w->w_gone || !w->w_idle)
-			continue;
-		if ((id = cn_tree_assign(&h->h_tree, w->w_id)) == 0) {
-			idle++;
-			continue;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 1; i < h->h_nw; i++) {
+			w = &h->h_w[i];
+			if (w->w_gone || !w->w_idle)
+				continue;
+			na.na_h = h;
+			na.na_host = w->w_host;
+			id = pass == 0 ? cn_tree_assign_near(&h->h_tree,
+			    w->w_id, near, &na) :
+			    cn_tree_assign(&h->h_tree, w->w_id);
+			if (id != 0)
+				assign(h, w, id);
+			else if (pass == 1)
+				idle++;
 		}
-		w->w_idle = 0;
-		w->w_unit = id;
-		send_assign(h, w, id);
-	}
 	if (idle == 0 || h->h_nw <= 1)
 		return;
-	/* Random victims, one GIVE each at a time. */
-	start = ch_uniform(h, h->h_nw - 1) + 1;
-	for (k = 0; k < h->h_nw - 1 && asked < idle; k++) {
-		v = &h->h_w[1 + (start - 1 + k) % (h->h_nw - 1)];
+	if (h->h_capvictims < h->h_nw) {
+		if ((nvs = reallocarray(h->h_victims, h->h_capw,
+		    sizeof(*nvs))) == NULL) {
+			log_warnx("%s: out of memory", __func__);
+			return;
+		}
+		h->h_victims = nvs;
+		h->h_capvictims = h->h_capw;
+	}
+	for (i = 1; i < h->h_nw; i++) {
+		v = &h->h_w[i];
 		if (v->w_gone || v->w_idle || now < v->w_empty_until ||
 		    (v->w_give_sent > 0 && now - v->w_give_sent <
 		    CH_GIVE_WAIT))
 			continue;
+		h->h_victims[nv++] = i;
+	}
+	/* One GIVE for each idle worker, while there are victims. */
+	for (i = 1; i < h->h_nw && nv > 0; i++) {
+		w = &h->h_w[i];
+		if (w->w_gone || !w->w_idle)
+			continue;
+		for (j = 0, mine = 0; j < nv; j++)
+			mine += h->h_w[h->h_victims[j]].w_host == w->w_host;
+		if (mine > 0) {
+			k = ch_uniform(h, mine);
+			for (j = 0; ; j++)
+				if (h->h_w[h->h_victims[j]].w_host ==
+				    w->w_host && k-- == 0)
+					break;
+		} else
+			j = ch_uniform(h, nv);
+		v = &h->h_w[h->h_victims[j]];
+		h->h_victims[j] = h->h_victims[--nv];
 		msg_zero(m);
 		m->cm_count = 1;
 		send_to(h, v, CN_H_GIVE, m);
 		v->w_give_sent = now;
-		asked++;
 	}
 }
 

@@ -24,6 +24,11 @@ struct ch_worker {
 	uint32_t	 w_id;
 	struct msg_addr	 w_addr;
 	char		 w_node[64];
+	/*
+	 * Its host: workers from one network address (as we see it) whose
+	 * node names agree up to a '/' ("10.0.0.3", "10.0.0.3/2").
+	 */
+	uint32_t	 w_host;
 	uint64_t	 w_pid;
 	/* Where its node manager listens: asked before we give it up. */
 	struct msg_addr	 w_nodemgr;
@@ -65,6 +70,10 @@ struct chouse {
 	struct ch_worker *h_w;		/* by id; 0 unused */
 	uint32_t	 h_nw, h_capw;
 	uint32_t	 h_live, h_live_max;
+	uint32_t	 h_nhosts;
+	uint64_t	 h_near;	/* units migrated within a host */
+	uint32_t	*h_victims;	/* schedule's scratch */
+	uint32_t	 h_capvictims;
 	double		 h_timeout;	/* silence before a worker is lost */
 	double		 h_last_tick;
 	int		 h_report_fd;	/* -r: our port goes here */

@@ -123,6 +123,7 @@ main(int argc, char *argv[])
 	cn_tree_fini(&h.h_tree);
 	free(h.h_w);
 	free(h.h_results);
+	free(h.h_victims);
 	free(h.h_ckpt_rec);
 	return h.h_exit;
 }

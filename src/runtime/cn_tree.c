@@ -198,6 +198,40 @@ cn_tree_assign(struct cn_tree *t, uint32_t w)
 	return 0;
 }
 
+uint32_t
+cn_tree_assign_near(struct cn_tree *t, uint32_t w,
+    int (*near)(uint32_t creator, void *), void *arg)
+{
+	struct cn_unit *u;
+	uint32_t id, prev = 0, next, looked = 0;
+
+	for (id = t->t_pool_head; id != 0 && looked < CN_POOL_NEAR;
+	    id = next) {
+		u = &t->t_units[id];
+		next = u->u_pool_next;
+		if (u->u_state == CN_U_POOL && !near(u->u_creator, arg)) {
+			looked++;
+			prev = id;
+			continue;
+		}
+		/* Ours, or cancelled while waiting: out of the pool. */
+		if (prev != 0)
+			t->t_units[prev].u_pool_next = next;
+		else
+			t->t_pool_head = next;
+		if (t->t_pool_tail == id)
+			t->t_pool_tail = prev;
+		if (u->u_state != CN_U_POOL)
+			continue;
+		u->u_state = CN_U_RUNNING;
+		u->u_worker = w;
+		if (w != u->u_creator)
+			t->t_migrated++;
+		return id;
+	}
+	return 0;
+}
+
 /* Makes id final, then every done unit under it; an explicit stack. */
 static int
 finalize(struct cn_tree *t, uint32_t id)

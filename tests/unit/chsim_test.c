@@ -13,6 +13,10 @@
  *   chsim_test -n N            N seeds
  *   chsim_test -s SEED [-v]    one seed, with a trace (-v: and logs)
  *   chsim_test -b VARIANT ...  a broken variant: midtask, seq
+ *
+ * Workers share hosts as a node's slots do (one address, a port each,
+ * one node manager, names "hostH" and "hostH/k"); the last tests drive
+ * the handlers by hand: a thief prefers work from its own host.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,7 +60,8 @@ struct wk {
 	int		 alive, started;
 	int		 root;
 	struct msg_addr	 addr;
-	struct msg_addr	 nodemgr;	/* family 0: none to ask */
+	char		 node[64];
+	struct msg_addr	 nodemgr;	/* family 0: none to ask; a host's */
 	int		 machine_down;	/* its node manager is gone too */
 	double		 mute_from, mute_until;	/* what it says is lost */
 	double		 speed;		/* seconds a half-task takes */
@@ -107,6 +112,7 @@ struct sim {
 	int64_t		 answer;
 	const char	*broken;	/* the books' invariant */
 	uint64_t	 events, lost, redone, stopped, crashed, quits;
+	uint64_t	 near;		/* units that moved within a host */
 };
 
 static struct sim S;
@@ -320,7 +326,7 @@ w_register(struct wk *w)
 	m_zero(&m);
 	m.cm_root = (uint8_t)w->root;
 	m.cm_seq = (uint64_t)(w - S.w) + 1000;
-	snprintf(m.cm_node, sizeof(m.cm_node), "sim%d", (int)(w - S.w));
+	strlcpy(m.cm_node, w->node, sizeof(m.cm_node));
 	m.cm_nodemgr = w->nodemgr;
 	if (w->root) {
 		m.cm_nframes = 1;
@@ -674,17 +680,25 @@ w_quit(struct wk *w)
 static void
 nm_receive(int i, const struct pkt *p)
 {
-	struct wk *w = &S.w[i];
+	struct wk *w = NULL;
 	struct proto_proc a;
 	uint8_t buf[16];
 	size_t len;
 	uint32_t pid;
+	int j;
 
-	if (w->machine_down || p->p_type != PROTO_H_PROC_ASK ||
+	if (p->p_type != PROTO_H_PROC_ASK ||
 	    proto_proc_ask_dec(&pid, p->p_data, p->p_len) == -1)
 		return;
+	/* The host's node manager knows each of the host's workers. */
+	for (j = 1; j < S.nw; j++)
+		if (pid == (uint32_t)(j + 1000) &&
+		    msg_addr_eq(&S.w[j].nodemgr, &S.w[i].nodemgr))
+			w = &S.w[j];
+	if (w != NULL && w->machine_down)
+		return;
 	a.pp_pid = pid;
-	a.pp_state = pid != (uint32_t)(i + 1000) || !w->alive ?
+	a.pp_state = w == NULL || !w->alive ?
 	    PROTO_PROC_NONE : S.now < w->stopped_until ? PROTO_PROC_STOPPED :
 	    PROTO_PROC_RUNNING;
 	if ((len = proto_proc_enc(&a, buf, sizeof(buf))) == 0)
@@ -730,7 +744,7 @@ static void
 setup(uint64_t seed, enum variant v)
 {
 	struct chouse *h;
-	int i;
+	int i, nhosts, nm[W_MAX], slots[W_MAX] = { 0 };
 
 	for (i = 0; i < (int)S.nnet; i++)
 		free(S.net[i].p_data);
@@ -739,6 +753,7 @@ setup(uint64_t seed, enum variant v)
 		cn_tree_fini(&S.h->h_tree);
 		free(S.h->h_w);
 		free(S.h->h_results);
+		free(S.h->h_victims);
 		free(S.h);
 	}
 	memset(&S, 0, sizeof(S));
@@ -769,16 +784,26 @@ setup(uint64_t seed, enum variant v)
 	S.h_addr.ma_addr[0] = 10;
 	S.h_addr.ma_port = 1;
 	S.nw = 2 + (int)(rnd() % (W_MAX - 1));
+	nhosts = 1 + (int)(rnd() % (uint64_t)(S.nw - 1));
+	for (i = 0; i < nhosts; i++)
+		nm[i] = unif() < 0.8;
 	for (i = 1; i < S.nw; i++) {
 		struct wk *w = &S.w[i];
+		int host = (int)(rnd() % (uint64_t)nhosts);
 
 		w->root = i == 1;
+		/* A host's slots: one address, a port each. */
 		w->addr.ma_family = 4;
 		w->addr.ma_addr[0] = 10;
-		w->addr.ma_addr[3] = (uint8_t)i;
-		w->addr.ma_port = 100;
-		/* Most workers have a node manager to ask about them. */
-		if (unif() < 0.8) {
+		w->addr.ma_addr[3] = (uint8_t)(host + 1);
+		w->addr.ma_port = (uint16_t)(100 + i);
+		if (slots[host]++ == 0)
+			snprintf(w->node, sizeof(w->node), "host%d", host + 1);
+		else
+			snprintf(w->node, sizeof(w->node), "host%d/%d",
+			    host + 1, slots[host] - 1);
+		/* Most hosts have a node manager to ask about them. */
+		if (nm[host]) {
 			w->nodemgr = w->addr;
 			w->nodemgr.ma_addr[2] = 1;
 			w->nodemgr.ma_port = PROTO_NODE_PORT;
@@ -983,6 +1008,7 @@ run(uint64_t seed, enum variant v)
 	}
 	S.lost += S.h->h_tree.t_reissued;
 	S.redone = S.h->h_tree.t_reissued;
+	S.near = S.h->h_near;
 	if (S.broken != NULL)
 		return 3;
 	if (!S.answered)
@@ -1026,7 +1052,8 @@ quiet(int on)
 /* Seeds first..first+n-1: counts of each outcome; the first failure. */
 static void
 sweep(uint64_t first, uint64_t n, enum variant v, uint64_t count[4],
-    uint64_t *bad_seed, uint64_t *redone, uint64_t *stopped, int stop_at_bad)
+    uint64_t *bad_seed, uint64_t *redone, uint64_t *stopped, uint64_t *near,
+    int stop_at_bad)
 {
 	uint64_t s;
 	int r;
@@ -1039,6 +1066,7 @@ sweep(uint64_t first, uint64_t n, enum variant v, uint64_t count[4],
 		count[r]++;
 		*redone += S.redone > 0;
 		*stopped += S.stopped;
+		*near += S.near;
 		if (r != 0 && *bad_seed == 0) {
 			*bad_seed = s;
 			if (stop_at_bad)
@@ -1048,10 +1076,273 @@ sweep(uint64_t first, uint64_t n, enum variant v, uint64_t count[4],
 	quiet(0);
 }
 
+/* ---- by hand: the handlers, one message at a time ---- */
+
+/* Worker i says t to the clearinghouse, at once. */
+static void
+say(int i, enum cn_handler t, const struct cn_msg *m)
+{
+	uint8_t buf[MSG_PAYLOAD_MAX];
+	struct pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.p_from = i;
+	p.p_type = t;
+	p.p_data = buf;
+	if ((p.p_len = cn_msg_enc(t, m, buf, sizeof(buf))) == 0)
+		abort();
+	h_receive(&p);
+}
+
+static void
+say_small(int i, enum cn_handler t)
+{
+	struct cn_msg m;
+
+	m_zero(&m);
+	m.cm_worker = S.w[i].id;
+	say(i, t, &m);
+}
+
+/* What the clearinghouse sent since the last look: to whom, of type t. */
+static int
+sent(uint16_t t, int to[], int max)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < S.nnet; i++) {
+		if (S.net[i].p_type == t && n < max)
+			to[n++] = S.net[i].p_to;
+		free(S.net[i].p_data);
+	}
+	S.nnet = 0;
+	return n;
+}
+
+/* The id the last WELCOME gave worker i (0: none). */
+static uint32_t
+welcomed(int i)
+{
+	uint32_t id = 0;
+	size_t k;
+
+	for (k = 0; k < S.nnet; k++)
+		if (S.net[k].p_type == CN_H_WELCOME && S.net[k].p_to == i &&
+		    cn_msg_dec(CN_H_WELCOME, &S.h->h_msg, S.net[k].p_data,
+		    S.net[k].p_len) == 0)
+			id = S.h->h_msg.cm_worker;
+	return id;
+}
+
+/*
+ * A clearinghouse with nw - 1 workers, none on the network: worker i
+ * on host hosts[i] (its node "hostH", or "hostH/k" for its host's k-th
+ * further worker), the root first; each joins, none has asked for work.
+ */
+static void
+by_hand(int nw, const int hosts[])
+{
+	int i, slots[W_MAX] = { 0 };
+	struct wk *w;
+
+	setup(1, V_NONE);
+	(void)sent(0, NULL, 0);
+	S.p_loss = S.p_dup = S.p_slow = 0;
+	S.nw = nw;
+	for (i = 1; i < nw; i++) {
+		w = &S.w[i];
+		w->addr.ma_addr[3] = (uint8_t)hosts[i];
+		w->addr.ma_port = (uint16_t)(100 + i);
+		memset(&w->nodemgr, 0, sizeof(w->nodemgr));
+		if (slots[hosts[i]]++ == 0)
+			snprintf(w->node, sizeof(w->node), "host%d", hosts[i]);
+		else
+			snprintf(w->node, sizeof(w->node), "host%d/%d",
+			    hosts[i], slots[hosts[i]] - 1);
+	}
+}
+
+static void
+join_all(int nw)
+{
+	struct cn_msg m;
+	int i;
+
+	for (i = 1; i < nw; i++) {
+		m_zero(&m);
+		m.cm_root = (uint8_t)S.w[i].root;
+		m.cm_seq = (uint64_t)i + 1000;
+		strlcpy(m.cm_node, S.w[i].node, sizeof(m.cm_node));
+		if (S.w[i].root) {
+			m.cm_nframes = 1;
+			m.cm_frames[0] = frame_of((struct task){ 3, 0 });
+		}
+		say(i, CN_H_REGISTER, &m);
+		S.w[i].id = welcomed(i);
+		(void)sent(0, NULL, 0);
+	}
+}
+
+/* Every victim may be asked again: no GIVE outstanding. */
+static void
+forget_gives(void)
+{
+	uint32_t i;
+
+	for (i = 1; i < S.h->h_nw; i++)
+		S.h->h_w[i].w_give_sent = 0;
+}
+
+/* Worker i exports one frame of the unit it runs (seq: its batch). */
+static void
+export_one(int i, uint32_t unit, uint64_t seq)
+{
+	struct cn_msg m;
+
+	m_zero(&m);
+	m.cm_worker = S.w[i].id;
+	m.cm_unit = unit;
+	m.cm_attempt = 1;
+	m.cm_seq = seq;
+	m.cm_nframes = 1;
+	m.cm_frames[0] = frame_of((struct task){ 1, (uint32_t)(7 + seq) });
+	say(i, CN_H_EXPORT, &m);
+}
+
+/*
+ * Two workers on one host (3 and 4, host 1) beside a remote one (2,
+ * host 2) and the root (host 3).  The thief 4 asks its host's worker
+ * when it may; goes elsewhere at once when that one has nothing or is
+ * idle itself; and a unit exported on its host goes to it before an
+ * idle thief elsewhere.
+ */
+static void
+test_near(void)
+{
+	static const int hosts[] = { 0, 3, 2, 1, 1 };
+	int to[W_MAX], n, i, draws = 1000, local = 0, remote = 0, k;
+	struct ch_worker *hw;
+
+	by_hand(5, hosts);
+	join_all(5);
+	hw = S.h->h_w;
+	ok(S.h->h_live == 4 && hw[3].w_host == hw[4].w_host &&
+	    hw[2].w_host != hw[3].w_host && hw[1].w_host != hw[3].w_host &&
+	    hw[1].w_host != hw[2].w_host,
+	    "four workers on three hosts: 3 and 4 share one (%u %u %u %u)",
+	    hw[1].w_host, hw[2].w_host, hw[3].w_host, hw[4].w_host);
+	for (i = 0; i < draws; i++) {
+		forget_gives();
+		say_small(4, CN_H_STEAL);
+		if (sent(CN_H_GIVE, to, W_MAX) == 1)
+			local += to[0] == 3;
+		S.now += 0.01;
+	}
+	ok(local * 100 > draws * 95, "a thief asks the worker on its own "
+	    "host when it may: %d of %d draws (>95%%)", local, draws);
+	/* The local worker has nothing to give: elsewhere, at once. */
+	for (i = 0; i < draws; i++) {
+		forget_gives();
+		S.h->h_w[3].w_empty_until = 0;
+		say_small(4, CN_H_STEAL);
+		(void)sent(CN_H_GIVE, to, W_MAX);
+		say_small(3, CN_H_EXPORT);	/* unnumbered: nothing */
+		n = sent(CN_H_GIVE, to, W_MAX);
+		remote += n == 1 && (to[0] == 1 || to[0] == 2);
+		S.now += 0.1;
+	}
+	ok(remote == draws, "when it has nothing, the thief asks a remote "
+	    "worker at once: %d of %d", remote, draws);
+	/* The local worker is idle itself: elsewhere, both of them. */
+	forget_gives();
+	say_small(3, CN_H_STEAL);
+	n = sent(CN_H_GIVE, to, W_MAX);
+	forget_gives();
+	say_small(4, CN_H_STEAL);
+	n += sent(CN_H_GIVE, to + n, W_MAX - n);
+	for (i = 0, k = 0; i < n; i++)
+		k += to[i] == 3 || to[i] == 4;
+	ok(n >= 2 && k == 0, "two idle workers of one host ask remote "
+	    "workers (%d GIVEs, %d to an idle one)", n, k);
+
+	/* The pool: a unit exported on host 1 goes to host 1's thief. */
+	by_hand(5, (const int[]){ 0, 3, 2, 1, 1 });
+	join_all(5);
+	export_one(1, 1, 1);		/* the root's frame: unit 2 */
+	say_small(3, CN_H_STEAL);	/* ... runs on 3 */
+	(void)sent(0, NULL, 0);
+	ok(S.h->h_w[3].w_unit == 2, "worker 3 runs unit 2 (%u)",
+	    S.h->h_w[3].w_unit);
+	say_small(2, CN_H_STEAL);	/* idle: host 2 */
+	say_small(4, CN_H_STEAL);	/* idle: host 1 */
+	(void)sent(0, NULL, 0);
+	export_one(3, 2, 1);		/* unit 3, from host 1 */
+	n = sent(CN_H_ASSIGN, to, W_MAX);
+	ok(n == 1 && to[0] == 4 && S.h->h_w[4].w_unit == 3 &&
+	    S.h->h_w[2].w_idle, "a unit exported on a host goes to that "
+	    "host's idle worker first (to %d)", n == 1 ? to[0] : -1);
+	export_one(1, 1, 2);		/* the root's: unit 4, host 3 */
+	n = sent(CN_H_ASSIGN, to, W_MAX);
+	ok(n == 1 && to[0] == 2 && S.h->h_w[2].w_unit == 4, "a unit with "
+	    "no idle worker on its host goes to one elsewhere at once "
+	    "(to %d)", n == 1 ? to[0] : -1);
+	ok(S.h->h_near == 1 && S.h->h_tree.t_migrated == 3 &&
+	    cn_tree_check(&S.h->h_tree) == NULL,
+	    "the books count 3 migrations, 1 within a host (%llu, %llu)",
+	    (unsigned long long)S.h->h_tree.t_migrated,
+	    (unsigned long long)S.h->h_near);
+}
+
+/*
+ * Membership: two workers of one host are two members, and a new
+ * process at a worker's address (its port taken again) is a new
+ * member while the old one's work is redone.
+ */
+static void
+test_members(void)
+{
+	static const int hosts[] = { 0, 2, 1, 1 };
+	struct cn_msg m;
+	uint32_t old;
+
+	by_hand(4, hosts);
+	join_all(4);
+	ok(S.h->h_live == 3 && S.w[2].id != S.w[3].id && S.w[2].id != 0 &&
+	    S.w[3].id != 0, "two workers from one address, each its own "
+	    "port, are two members (ids %u, %u; %u workers)", S.w[2].id,
+	    S.w[3].id, S.h->h_live);
+	/* A repeat from the same process: the same answer. */
+	m_zero(&m);
+	m.cm_seq = 3 + 1000;
+	strlcpy(m.cm_node, S.w[3].node, sizeof(m.cm_node));
+	say(3, CN_H_REGISTER, &m);
+	ok(welcomed(3) == S.w[3].id && S.h->h_live == 3,
+	    "a repeated REGISTER gets the same id (%u)", welcomed(3));
+	(void)sent(0, NULL, 0);
+	/* Worker 3 runs a unit, dies; another process gets its port. */
+	export_one(1, 1, 1);
+	say_small(3, CN_H_STEAL);
+	(void)sent(0, NULL, 0);
+	old = S.w[3].id;
+	m.cm_seq = 3 + 5000;
+	say(3, CN_H_REGISTER, &m);
+	S.w[3].id = welcomed(3);
+	(void)sent(0, NULL, 0);
+	ok(S.w[3].id != 0 && S.w[3].id != old && S.h->h_w[old].w_gone &&
+	    S.h->h_live == 3 && S.h->h_tree.t_reissued == 1,
+	    "another process at a worker's address is a new member (%u, "
+	    "was %u), and the old one's unit is redone (%llu)", S.w[3].id,
+	    old, (unsigned long long)S.h->h_tree.t_reissued);
+	ok(S.h->h_w[S.w[3].id].w_host == S.h->h_w[S.w[2].id].w_host,
+	    "on the same host as before");
+}
+
 int
 main(int argc, char *argv[])
 {
 	uint64_t n = 5000, seed = 0, count[4], bad, redone = 0, stopped = 0;
+	uint64_t near = 0;
 	enum variant v = V_NONE;
 	const char *env;
 	int ch, r;
@@ -1092,7 +1383,7 @@ main(int argc, char *argv[])
 		    (unsigned long long)S.redone);
 		return r == 0 ? 0 : 1;
 	}
-	sweep(1, n, v, count, &bad, &redone, &stopped, 0);
+	sweep(1, n, v, count, &bad, &redone, &stopped, &near, 0);
 	ok(count[0] == n, "%llu seeds: %llu right, %llu wrong answers, %llu "
 	    "did not finish, %llu broke the books' invariant",
 	    (unsigned long long)n, (unsigned long long)count[0],
@@ -1105,18 +1396,24 @@ main(int argc, char *argv[])
 	ok(redone > n / 10 && stopped > n / 10, "the faults happened: in %llu "
 	    "seeds work was redone, %llu workers were stopped",
 	    (unsigned long long)redone, (unsigned long long)stopped);
+	ok(near > 0, "units moved between workers of one host (%llu)",
+	    (unsigned long long)near);
 	if (v != V_NONE)
 		return tap_failed ? 1 : 0;
 	/* Each broken variant of the worker's rules must be caught. */
-	sweep(1, n, V_MIDTASK, count, &bad, &redone, &stopped, 1);
+	sweep(1, n, V_MIDTASK, count, &bad, &redone, &stopped, &near, 1);
 	ok(bad != 0, "a worker that drops its unit mid-task is caught "
 	    "(seed %llu: %s)", (unsigned long long)bad,
 	    count[1] ? outcome[1] : count[2] ? outcome[2] : outcome[3]);
-	sweep(1, n, V_SEQ, count, &bad, &redone, &stopped, 1);
+	sweep(1, n, V_SEQ, count, &bad, &redone, &stopped, &near, 1);
 	ok(bad != 0, "a worker that keeps its export numbering when it "
 	    "joins again is caught (seed %llu: %s)",
 	    (unsigned long long)bad,
 	    count[1] ? outcome[1] : count[2] ? outcome[2] : outcome[3]);
+	quiet(1);
+	test_near();
+	test_members();
+	quiet(0);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;
 }

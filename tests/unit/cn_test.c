@@ -235,6 +235,57 @@ test_tree_rules(void)
 	cn_tree_fini(&t);
 }
 
+/* Workers 2 and 3 share a host; 1 and 4 are elsewhere. */
+static int
+host_of_2(uint32_t creator, void *arg)
+{
+	(void)arg;
+	return creator == 2 || creator == 3;
+}
+
+/*
+ * A thief takes the oldest unit exported on its host, else nothing
+ * (the clearinghouse then takes the oldest of all); cancelled units
+ * leave the pool on the way; the rest of the pool stays FIFO.
+ */
+static void
+test_tree_near(void)
+{
+	struct cn_tree t;
+	struct cn_frame f[3] = { frame(0, 1), frame(0, 2), frame(0, 3) };
+	uint32_t a, b, c;
+
+	ok(cn_tree_init(&t) == 0 && cn_tree_root(&t, 1, &f[0]) == 0 &&
+	    cn_tree_export(&t, 1, 1, 1, f, 2) == 0,
+	    "the root (elsewhere) exports units 2 and 3");
+	is_int(cn_tree_assign_near(&t, 3, host_of_2, NULL), 0,
+	    "a thief on host 2 finds nothing of its host");
+	a = cn_tree_assign(&t, 2);
+	ok(a == 2 && cn_tree_export(&t, 2, a, 1, &f[2], 1) == 0 &&
+	    cn_tree_export(&t, 2, a, 1, f, 1) == 0,
+	    "worker 2 runs unit 2 and exports units 4 and 5");
+	b = cn_tree_assign_near(&t, 3, host_of_2, NULL);
+	is_int(b, 4, "worker 3 takes the oldest of its host's, past unit 3");
+	is_int(cn_tree_unit(&t, b)->u_worker, 3, "and runs it");
+	ok(cn_tree_lost(&t, 1) == 0 &&
+	    cn_tree_unit(&t, 1)->u_state == CN_U_POOL &&
+	    cn_tree_unit(&t, 3)->u_state == CN_U_CANCELLED, "the root is "
+	    "lost: its unit back in the pool, unit 3 (its export) cancelled");
+	is_int(cn_tree_unit(&t, 5)->u_state, CN_U_CANCELLED,
+	    "and so is unit 5, under unit 2");
+	is_int(cn_tree_assign_near(&t, 4, host_of_2, NULL), 0,
+	    "nothing of host 2 is left");
+	is_int(t.t_pool_head, 1, "cancelled units left the pool on the way");
+	is_int(t.t_pool_tail, 1, "and its tail is right");
+	c = cn_tree_assign(&t, 4);
+	ok(c == 1 && t.t_pool_head == 0 && t.t_pool_tail == 0,
+	    "the root unit goes to a worker elsewhere; the pool is empty");
+	ok(cn_tree_export(&t, 4, 1, 2, f, 1) == 0 &&
+	    cn_tree_assign(&t, 2) == 6, "and the pool works after");
+	ok(cn_tree_check(&t) == NULL, "the books' invariant holds");
+	cn_tree_fini(&t);
+}
+
 /* Records of final units reach the root once. */
 static int finals;
 
@@ -498,6 +549,7 @@ main(void)
 	test_records();
 	test_messages();
 	test_tree_rules();
+	test_tree_near();
 	test_tree_records();
 	test_simulation();
 	test_useful();
