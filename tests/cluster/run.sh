@@ -239,6 +239,7 @@ done
 # 2. On falcon, whose fresh cluster key becomes the cluster's.
 on falcon "cp /usr/share/doc/cilknow/examples/cilknow.conf /etc/cilknow/ &&
     echo 'broker = falcon.example.org' >> /etc/cilknow/cilknow.conf &&
+    echo 'slots_by_load = no' >> /etc/cilknow/cilknow.conf &&
     systemctl enable --now cilknow-broker cilknow-nodemanager" \
     >"$work/falcon/enable.out" 2>&1
 ok $? "falcon: the broker's configuration; systemctl enable --now cilknow-broker cilknow-nodemanager"

@@ -54,5 +54,5 @@ wait "$LAST_PID" 2>/dev/null
 ok $? "nothing was started"
 [ "$TAP_FAILED" -gt 0 ] && ls -lR "$N" | sed "s/^/#   /"
 "$BIN/CilkNodes" >"$T/nodes.out"
-contains "$T/nodes.out" '127\.0\.0\.9 +idle +-' "the node stays idle"
+contains "$T/nodes.out" '127\.0\.0\.9 +idle +0/[0-9]+/[0-9]+ +-' "the node stays idle"
 finish

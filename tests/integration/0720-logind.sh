@@ -64,12 +64,13 @@ export CILKNOW_CONF=$D/cilknow.conf
 ok $? "the always predicate is now idletime=2 alone"
 
 # A node manager of our own on 127.0.0.3: system sensors, no devices.
+# (slots_by_load = no: the load it reads is other tests', no owner's.)
 N3=$T/n3
 mkdir -p "$N3/state" "$N3/run"
 start n3 "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
     -o listen=127.0.0.3:$((PORT + 1)) -o state_dir="$N3/state" \
     -o run_dir="$N3/run" -o sensors=system -o input_devices=none \
-    -o logind="unix:path=$BUS"
+    -o logind="unix:path=$BUS" -o slots_by_load=no
 N3PID=$LAST_PID
 wait_for 10 grep -q "logind (unix:path=$BUS): reading its idle hint" \
     "$T/n3.out"
@@ -136,7 +137,7 @@ else
 	start n3b "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
 	    -o listen=127.0.0.3:$((PORT + 1)) -o state_dir="$N3/state" \
 	    -o run_dir="$N3/run" -o sensors=system -o input_devices=none \
-	    -o logind="unix:path=$BUS"
+	    -o logind="unix:path=$BUS" -o slots_by_load=no
 	N3PID=$LAST_PID
 	wait_for 30 state_is idle
 	rc=$?
