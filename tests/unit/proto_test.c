@@ -109,6 +109,15 @@ test_small(void)
 	n = proto_assign_enc(&as, buf, sizeof(buf));
 	ok(n > 0 && proto_assign_dec(&as2, buf, n) == -1,
 	    "assign without a job manager address refused");
+	as.as_jobmgr = addr(1, 40000);
+	as.as_slot = 255;
+	n = proto_assign_enc(&as, buf, sizeof(buf));
+	ok(n > 0 && proto_assign_dec(&as2, buf, n) == 0 &&
+	    as2.as_slot == 255, "assign to processor 255");
+	as.as_slot = PROTO_SLOTS_MAX;
+	n = proto_assign_enc(&as, buf, sizeof(buf));
+	ok(n > 0 && proto_assign_dec(&as2, buf, n) == -1,
+	    "assign to processor 256 refused");
 
 	memset(&dr, 0, sizeof(dr));
 	dr.dr_job = 3;
@@ -197,6 +206,41 @@ main(void)
 	nr.nr_state = PROTO_NS_MAX;
 	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
 	ok(proto_node_reg_dec(&nr2, buf, n) == -1, "an unknown state is refused");
+	/* A node of 4 processors, lending 2, one running job 3. */
+	nr.nr_state = PROTO_NS_RUNNING;
+	nr.nr_total = 4;
+	nr.nr_lent = 2;
+	nr.nr_nslots = 4;
+	nr.nr_slots[0].ps_state = PROTO_NS_RUNNING;
+	nr.nr_slots[0].ps_job = 3;
+	nr.nr_slots[1].ps_state = PROTO_NS_IDLE;
+	nr.nr_slots[2].ps_state = nr.nr_slots[3].ps_state = PROTO_NS_BUSY;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(n > 0 && proto_node_reg_dec(&nr2, buf, n) == 0 &&
+	    memcmp(&nr, &nr2, sizeof(nr)) == 0,
+	    "node register with processors round trip");
+	robust("node register with processors", rt_proto_node_reg, buf, n);
+	nr.nr_lent = 5;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
+	    "lending more processors than it has is refused");
+	nr.nr_lent = 2;
+	nr.nr_nslots = 5;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
+	    "more slots than processors are refused");
+	nr.nr_nslots = 4;
+	nr.nr_total = nr.nr_nslots = PROTO_SLOTS_MAX + 1;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
+	    "257 processors are refused");
+	nr.nr_total = nr.nr_nslots = 4;
+	nr.nr_slots[3].ps_state = PROTO_NS_UNDEF;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
+	    "a processor in no state is refused");
+	nr.nr_slots[3].ps_state = PROTO_NS_BUSY;
+	nr.nr_total = nr.nr_nslots = 0;
 
 	memset(&jr, 0, sizeof(jr));
 	jr.jr_job = 3;
@@ -267,11 +311,28 @@ main(void)
 	strlcpy(nw.nw_host, "127.0.0.3", sizeof(nw.nw_host));
 	nw.nw_state = PROTO_NS_IDLE;
 	nw.nw_seen_ms = 4000;
+	nw.nw_total = 16;
+	nw.nw_lent = 14;
+	nw.nw_running = 14;
+	nw.nw_njobs = 2;
+	nw.nw_jobs[0] = 3;
+	nw.nw_jobs[1] = 5;
 	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
 	ok(n > 0 && proto_nodes_dec(&nw2, &k, buf, n) == 0 && k == 1 &&
-	    nw2[0].nw_seen_ms == 4000, "nodes round trip");
+	    nw2[0].nw_seen_ms == 4000 && nw2[0].nw_lent == 14 &&
+	    nw2[0].nw_total == 16 && nw2[0].nw_njobs == 2 &&
+	    nw2[0].nw_jobs[1] == 5, "nodes round trip, with processors");
 	free(nw2);
 	robust("nodes", rt_proto_nodes, buf, n);
+	nw.nw_running = 17;
+	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
+	ok(proto_nodes_dec(&nw2, &k, buf, n) == -1,
+	    "a row with more workers than processors is refused");
+	nw.nw_running = 14;
+	nw.nw_njobs = PROTO_NODE_JOBS_MAX + 1;
+	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
+	ok(proto_nodes_dec(&nw2, &k, buf, n) == -1,
+	    "a row naming 9 jobs is refused");
 
 	memset(&o, 0, sizeof(o));
 	o.ou_job = 3;
@@ -310,6 +371,15 @@ main(void)
 		ok(proto_pair_dec(&pb, buf, n) == 0 && pb.pa_job == 0 &&
 		    pb.pa_busy == 1, "a node without a job pairs too");
 		robust("pair without a job", rt_proto_pair, buf, n);
+		pa.pa_slot = 255;
+		n = proto_pair_enc(&pa, buf, sizeof(buf));
+		ok(proto_pair_dec(&pb, buf, n) == 0 && pb.pa_slot == 255,
+		    "the asking processor is carried");
+		pa.pa_slot = PROTO_SLOTS_MAX;
+		n = proto_pair_enc(&pa, buf, sizeof(buf));
+		ok(proto_pair_dec(&pb, buf, n) == -1,
+		    "processor 256 is refused");
+		pa.pa_slot = 0;
 		pa.pa_jobmgr = addr(1, 40000);
 		n = proto_pair_enc(&pa, buf, sizeof(buf));
 		ok(proto_pair_dec(&pb, buf, n) == -1,
@@ -327,6 +397,7 @@ main(void)
 	memset(&d, 0, sizeof(d));
 	d.de_job = 3;
 	d.de_task = 1;
+	strlcpy(d.de_node, "127.0.0.3/2", sizeof(d.de_node));
 	strlcpy(d.de_user, "ann", sizeof(d.de_user));
 	strlcpy(d.de_cwd, "/home/ann", sizeof(d.de_cwd));
 	d.de_pri = 1;
@@ -337,7 +408,9 @@ main(void)
 	n = proto_desc_enc(&d, buf, sizeof(buf));
 	ok(n > 0 && proto_desc_dec(&d2, buf, n) == 0 && d2.de_argc == 2 &&
 	    strcmp(d2.de_argv[1], "12") == 0 &&
-	    strcmp(d2.de_env[1], "A=b=c") == 0, "description round trip");
+	    strcmp(d2.de_env[1], "A=b=c") == 0 &&
+	    strcmp(d2.de_node, "127.0.0.3/2") == 0,
+	    "description round trip, with the processor it is for");
 	proto_desc_free(&d2);
 	robust("description", rt_proto_desc, buf, n);
 	/* Counts beyond the arrays: refused, and nothing past them freed. */
