@@ -49,6 +49,9 @@ struct proto_hist_sample {
 	char		hs_names[PROTO_HIST_NAMES_MAX + 1];
 	uint32_t	hs_job;		/* 0: none */
 	char		hs_job_user[MSG_NAME_MAX + 1];
+	uint16_t	hs_running;	/* workers running (or frozen) */
+	uint16_t	hs_lent;	/* processors lent */
+	uint16_t	hs_total;	/* processors */
 };
 
 struct proto_hist {

@@ -52,6 +52,9 @@ node_hist_sample(struct node *n)
 		strlcpy(s.hs_job_user, n->n_slots[i].s_current->w_user,
 		    sizeof(s.hs_job_user));
 	}
+	s.hs_total = n->n_total;
+	s.hs_lent = n->n_lent;
+	s.hs_running = (uint16_t)node_slots_running(n);
 	proto_hist_ring_push(&n->n_hist, &s);
 }
 

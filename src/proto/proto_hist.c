@@ -142,6 +142,9 @@ proto_hist_enc(const struct proto_hist *m, uint8_t *buf, size_t cap)
 		wire_put_str(&w, s->hs_names);
 		wire_put_u32(&w, s->hs_job);
 		wire_put_str(&w, s->hs_job_user);
+		wire_put_u16(&w, s->hs_running);
+		wire_put_u16(&w, s->hs_lent);
+		wire_put_u16(&w, s->hs_total);
 	}
 	return wire_w_ok(&w) == 0 ? w.ww_len : 0;
 }
@@ -159,7 +162,12 @@ sample_dec(struct wire_r *r, struct proto_hist_sample *s)
 	    wire_get_u16(r, &s->hs_users) == -1 ||
 	    wire_get_str(r, s->hs_names, sizeof(s->hs_names)) == -1 ||
 	    wire_get_u32(r, &s->hs_job) == -1 ||
-	    wire_get_str(r, s->hs_job_user, sizeof(s->hs_job_user)) == -1)
+	    wire_get_str(r, s->hs_job_user, sizeof(s->hs_job_user)) == -1 ||
+	    wire_get_u16(r, &s->hs_running) == -1 ||
+	    wire_get_u16(r, &s->hs_lent) == -1 ||
+	    wire_get_u16(r, &s->hs_total) == -1 ||
+	    s->hs_total > PROTO_SLOTS_MAX || s->hs_lent > s->hs_total ||
+	    s->hs_running > s->hs_total)
 		return -1;
 	return 0;
 }

@@ -154,6 +154,23 @@ test_codecs(void)
 	ok(proto_hist_dec(&h2, buf, n) == -1, "HIST: an unknown state "
 	    "refused");
 	h.hi_s[1].hs_state = PROTO_NS_RUNNING;
+	h.hi_s[1].hs_total = 8;
+	h.hi_s[1].hs_lent = 5;
+	h.hi_s[1].hs_running = 5;
+	n = proto_hist_enc(&h, buf, sizeof(buf));
+	ok(proto_hist_dec(&h2, buf, n) == 0 && h2.hi_s[1].hs_total == 8 &&
+	    h2.hi_s[1].hs_lent == 5 && h2.hi_s[1].hs_running == 5,
+	    "HIST: a sample's processors, lent and running");
+	h.hi_s[1].hs_lent = 9;
+	n = proto_hist_enc(&h, buf, sizeof(buf));
+	ok(proto_hist_dec(&h2, buf, n) == -1, "HIST: more lent than there "
+	    "are refused");
+	h.hi_s[1].hs_lent = 5;
+	h.hi_s[1].hs_running = 9;
+	n = proto_hist_enc(&h, buf, sizeof(buf));
+	ok(proto_hist_dec(&h2, buf, n) == -1, "HIST: more running than "
+	    "there are refused");
+	h.hi_s[1].hs_running = 5;
 	h.hi_first = 0;
 	n = proto_hist_enc(&h, buf, sizeof(buf));
 	ok(proto_hist_dec(&h2, buf, n) == -1, "HIST: samples of an empty "

@@ -139,13 +139,19 @@ tile(cairo_t *cr, const struct xn_grid *g, int i,
 	if (s == PROTO_NS_UNDEF)
 		snprintf(line, sizeof(line), "no answer %us",
 		    r->nw_seen_ms / 1000);
-	else if (r->nw_job != 0)
-		snprintf(line, sizeof(line), "job %u", r->nw_job);
+	else if (r->nw_njobs > 1)
+		snprintf(line, sizeof(line), "jobs %u,%u%s", r->nw_jobs[0],
+		    r->nw_jobs[1], r->nw_njobs > 2 ? ",..." : "");
+	else if (r->nw_njobs == 1 || r->nw_job != 0)
+		snprintf(line, sizeof(line), "job %u", r->nw_njobs == 1 ?
+		    r->nw_jobs[0] : r->nw_job);
 	else
 		snprintf(line, sizeof(line), "%s", proto_state_name(s));
 	text(cr, x + 4, y + (th >= 50 ? 30 : 23), line);
 	if (th >= 50) {
-		snprintf(line, sizeof(line), "load %.2f", load);
+		/* Processors: workers running / lent / all (CilkNodes). */
+		snprintf(line, sizeof(line), "load %.2f  %u/%u/%u", load,
+		    r->nw_running, r->nw_lent, r->nw_total);
 		text(cr, x + 4, y + 44, line);
 	}
 	cairo_restore(cr);
@@ -470,11 +476,14 @@ xn_draw_node(cairo_t *cr, double w, double h, const struct xn_node *n,
 	else if (s == NULL)
 		snprintf(line, sizeof(line), "asking");
 	else if (s->hs_job != 0)
-		snprintf(line, sizeof(line), "%s: job %u of %s",
-		    proto_state_name(s->hs_state), s->hs_job, s->hs_job_user);
+		snprintf(line, sizeof(line), "%s: job %u of %s, %u of %u "
+		    "processors lent, %u running", proto_state_name(s->hs_state),
+		    s->hs_job, s->hs_job_user, s->hs_lent, s->hs_total,
+		    s->hs_running);
 	else
-		snprintf(line, sizeof(line), "%s", xn_state_label(
-		    (enum proto_node_state)s->hs_state));
+		snprintf(line, sizeof(line), "%s, %u of %u processors lent",
+		    xn_state_label((enum proto_node_state)s->hs_state),
+		    s->hs_lent, s->hs_total);
 	text(cr, left, 22, line);
 	clock_text(sp.now_ms, when, sizeof(when));
 	grey(cr, 0.3);
