@@ -176,6 +176,19 @@ cn_tree_export(struct cn_tree *t, uint32_t w, uint32_t unit,
 	return 0;
 }
 
+/* A unit taken from the pool runs on worker w; id. */
+static uint32_t
+run_on(struct cn_tree *t, uint32_t id, uint32_t w)
+{
+	struct cn_unit *u = &t->t_units[id];
+
+	u->u_state = CN_U_RUNNING;
+	u->u_worker = w;
+	if (w != u->u_creator)
+		t->t_migrated++;
+	return id;
+}
+
 uint32_t
 cn_tree_assign(struct cn_tree *t, uint32_t w)
 {
@@ -189,11 +202,7 @@ cn_tree_assign(struct cn_tree *t, uint32_t w)
 			t->t_pool_tail = 0;
 		if (u->u_state != CN_U_POOL)
 			continue;	/* cancelled while waiting */
-		u->u_state = CN_U_RUNNING;
-		u->u_worker = w;
-		if (w != u->u_creator)
-			t->t_migrated++;
-		return id;
+		return run_on(t, id, w);
 	}
 	return 0;
 }
@@ -223,11 +232,7 @@ cn_tree_assign_near(struct cn_tree *t, uint32_t w,
 			t->t_pool_tail = prev;
 		if (u->u_state != CN_U_POOL)
 			continue;
-		u->u_state = CN_U_RUNNING;
-		u->u_worker = w;
-		if (w != u->u_creator)
-			t->t_migrated++;
-		return id;
+		return run_on(t, id, w);
 	}
 	return 0;
 }
