@@ -30,7 +30,7 @@ python3 - "$T/all.json" $((N + 1)) <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = d["nodes"]
-assert list(d.keys()) == ["schema", "nodes"] and d["schema"] == 1, d.keys()
+assert list(d.keys()) == ["schema", "nodes"] and d["schema"] == 2, d.keys()
 assert len(n) == int(sys.argv[2]), len(n)
 assert len({x["node"] for x in n}) == len(n), "ids repeat"
 assert sum(1 for x in n if x["host"].startswith("fake")) == len(n) - 1
