@@ -313,6 +313,14 @@ state_is() {	# state_is NODE STATE
 idle3() { state_is falcon idle && state_is hawk idle && state_is vulture idle; }
 wait_for 30 idle3
 ok $? "the three nodes are idle"
+# Each lends every processor it has (slots = auto; slots_by_load = no).
+declare -A procs=()
+for n in $nodes; do
+	procs[$n]=$(on falcon "CilkNodes -n" 2>/dev/null | awk -v a="$net.${addr[$n]}" \
+	    '$2 == a { split($4, s, "/"); if (s[2] == s[3]) print s[3] }')
+done
+[ -n "${procs[falcon]}" ] && [ -n "${procs[hawk]}" ] && [ -n "${procs[vulture]}" ]
+ok $? "each node lends all its processors (falcon ${procs[falcon]}, hawk ${procs[hawk]}, vulture ${procs[vulture]})"
 on falcon CilkNodes | sed 's/^/#   | /'
 
 # 7. ann runs a job; it spreads to every idle node.
@@ -332,11 +340,15 @@ as falcon ann "echo \$\$ > /tmp/job.pid &&
 job=$!
 worker() { on "$1" "pgrep -u ann -x sleep"; }	# worker NODE : its pid
 declare -A wpid=()
-workers_are() {	# workers_are NODE... : each of them runs one worker
+workers_are() {	# workers_are NODE... : each runs a worker a processor
 	local n
 	for n in "$@"; do
-		[ "$(worker "$n" | wc -l)" -eq 1 ] || return 1
+		[ "$(worker "$n" | wc -l)" -eq "${procs[$n]}" ] || return 1
 	done
+}
+# stopped NODE : none of the workers seen before runs
+stopped() {
+	on "$1" "for p in $(echo ${wpid[$1]}); do kill -0 \$p 2>/dev/null && exit 1; done; exit 0"
 }
 # same_workers NODE... : the workers seen before still run, no others
 same_workers() {
@@ -373,7 +385,7 @@ job_on() {
 	done
 }
 wait_for 30 workers_are $nodes && wait_for 10 job_on $nodes
-ok $? "a job of ann's runs one worker on each node"
+ok $? "a job of ann's runs a worker on each processor of each node"
 remember
 on falcon "CilkPs; CilkNodes" | sed 's/^/#   | /'
 
@@ -389,8 +401,8 @@ press | on vulture "timeout 5 sh -c 'cat > /dev/input/event0'"
 ok $? "vulture: a key press on /dev/input/event0"
 wait_for 10 state_is vulture busy
 ok $? "vulture is busy ($(( $(date +%s) - t0 )) s)"
-wait_for 10 on vulture "! kill -0 ${wpid[vulture]}"
-ok $? "its worker is stopped"
+wait_for 10 stopped vulture
+ok $? "its workers are stopped"
 same_workers falcon hawk
 ok $? "the others run on"
 wait_for 30 workers_are vulture && wait_for 10 job_on vulture
@@ -410,8 +422,8 @@ on hawk who | sed 's/^/#   | /'
 tty=$(on hawk "who | awk '\$1 == \"ann\" { print \$2; exit }'")
 wait_for 10 state_is hawk busy
 ok $? "hawk is busy ($(( $(date +%s) - t0 )) s)"
-wait_for 10 on hawk "! kill -0 ${wpid[hawk]}"
-ok $? "its worker is stopped"
+wait_for 10 stopped hawk
+ok $? "its workers are stopped"
 wait_for 40 workers_are hawk
 ok $? "with no input for 5 s, hawk is lent again though ann stays ($(( $(date +%s) - t0 )) s)"
 # The kernel stamps a terminal's access time at most every 8 s.
@@ -422,8 +434,8 @@ t0=$(date +%s)
 type_on_hawk "echo typed by ann"
 wait_for 10 state_is hawk busy
 ok $? "ann types a command: hawk is busy ($(( $(date +%s) - t0 )) s)"
-wait_for 10 on hawk "! kill -0 ${wpid[hawk]}"
-ok $? "its worker is stopped"
+wait_for 10 stopped hawk
+ok $? "its workers are stopped"
 grep -q 'typed by ann' "$work/hawk/upper/root/tty.out" 2>/dev/null ||
     on hawk "grep -q 'typed by ann' /root/tty.out"
 ok $? "the command ran in ann's shell"

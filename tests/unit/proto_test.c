@@ -275,12 +275,14 @@ main(void)
 	for (i = 0; i < 3; i++) {
 		pn[i].pn_node = (uint32_t)i + 1;
 		pn[i].pn_addr = addr(i + 2, 7411);
+		pn[i].pn_slots = (uint16_t)(i * 4);
 	}
 	n = proto_push_enc(&p, buf, sizeof(buf));
 	ok(n > 0 && proto_push_dec(&p2, buf, n) == 0 && p2.pu_epoch == 42 &&
 	    p2.pu_uptime_ms == 1234 && p2.pu_njobs == 2 &&
 	    p2.pu_nnodes == 3 && p2.pu_jobs[1].pj_jobmgr.ma_port == 5001 &&
-	    p2.pu_nodes[2].pn_addr.ma_addr[3] == 4, "push round trip");
+	    p2.pu_nodes[2].pn_addr.ma_addr[3] == 4 &&
+	    p2.pu_nodes[2].pn_slots == 8, "push round trip, with each peer's processors");
 	proto_push_free(&p2);
 	robust("push", rt_proto_push, buf, n);
 	/* A row count that lies is refused before anything is allocated. */
