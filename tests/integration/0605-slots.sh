@@ -3,7 +3,8 @@
 # a CilkLocal cluster of 4 workstations of 4 processors each: one job
 # gets 16 workers; three jobs settle at 5/5/6 +- 1; an owner load of 2
 # on one node stops 2 of its workers; the owner's return stops the rest;
-# CilkNodes and CilkNodes --json show the truth at each step.
+# CilkNodes and CilkNodes --json show the truth at each step; queens
+# runs several workers a host and gets the right answer.
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -116,4 +117,21 @@ for p in $RUNS; do kill -INT "$p" 2>/dev/null; done
 for p in $RUNS; do wait "$p" 2>/dev/null; done
 wait_for 30 idle_are 4
 ok $? "the jobs end: 4 idle nodes"
+
+# 6. A parallel program on the 16 processors: several workers a host,
+# one clearinghouse's books, the right answer.
+ended() { ! kill -0 "$1" 2>/dev/null; }
+start q "$BIN/queens" -d 1000 12
+Q=$LAST_PID
+wait_for 120 ended "$Q"
+ok $? "queens ends"
+wait "$Q"
+exit_is $? 0 "queens exits 0"
+answer_is "$T/q.out" 14200 "queens 12 prints 14200 on 4 nodes of 4 processors"
+joined=$(grep -c "joined from" "$T/q.out")
+[ "$joined" -gt 5 ]
+ok $? "more workers joined than there are nodes and the root ($joined)"
+grep -Eo "on host [0-9]+" "$T/q.out" | sort | uniq -c | awk '$1 >= 2' | grep -q .
+ok $? "several of them on one host"
+grep -E "joined from|every unit is final" "$T/q.out" | sed 's/^/#   | /'
 finish
