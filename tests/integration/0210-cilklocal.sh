@@ -50,6 +50,15 @@ exit_is $? 2 "start -n 0"
 exit_is $? 2 "start -n 201"
 "$L" start -n 1 -d "$D" -p 0 >/dev/null 2>&1
 exit_is $? 2 "start -p 0"
+"$L" start -n 1 -s 0 -d "$D" >"$T/s.out" 2>&1
+exit_is $? 2 "start -s 0"
+contains "$T/s.out" '^CilkLocal: -s 0: too small \(from 1 to 256\)' "says why"
+"$L" start -n 1 -s 257 -d "$D" >/dev/null 2>&1
+exit_is $? 2 "start -s 257"
+"$L" start -n 1 -s 4x -d "$D" >/dev/null 2>&1
+exit_is $? 2 "start -s 4x"
+"$L" start -n 1 -d "$D" -o slots=4 >/dev/null 2>&1
+exit_is $? 2 "start -o slots=4 (CilkLocal sets it: -s)"
 "$L" start -n 1 >/dev/null 2>&1
 exit_is $? 2 "start without -d"
 "$L" stop >/dev/null 2>&1
@@ -94,6 +103,7 @@ contains "$D/cilknow.conf" "^cluster_key = $D/cluster\.key$" \
     "cluster_key in the config"
 contains "$D/cilknow.conf" "^user_keys = $D/users$" "user_keys in the config"
 contains "$D/cilknow.conf" "^register_interval = 2$" "-o keys in the config"
+contains "$D/cilknow.conf" "^slots = 1$" "each node one processor without -s"
 for k in cluster.key user.id; do
 	[ "$(stat -c %a "$D/$k" 2>/dev/null)" = 600 ]
 	ok $? "$k, mode 0600"
