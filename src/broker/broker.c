@@ -444,8 +444,7 @@ broker_recount(struct broker *br, double now)
 			if (s->bs_assigned != 0 &&
 			    now - s->bs_assigned_at >= br->br_assign_timeout)
 				s->bs_assigned = 0;	/* never confirmed */
-			if (!broker_node_available(n) ||
-			    !broker_slot_available(s))
+			if (!broker_slot_available(s))
 				continue;
 			id = broker_slot_job(s, now, br->br_assign_timeout);
 			if (id != 0 && (j = broker_job_find(br, id)) != NULL)
@@ -491,8 +490,10 @@ free_slot(struct broker *br, double now, struct at *from, struct at *out)
 
 	for (; from->n != NULL;
 	    from->n = TAILQ_NEXT(from->n, bn_entry), from->i = 0) {
-		if (!broker_node_available(from->n))
-			continue;
+		/*
+		 * By the processor's own state: a node stopping one worker
+		 * still has its idle processors to give.
+		 */
 		for (; from->i < from->n->bn_nslots; from->i++) {
 			s = &from->n->bn_slots[from->i];
 			if (s->bs_state == PROTO_NS_IDLE &&
@@ -546,8 +547,6 @@ slot_to_share(struct broker *br, double now, struct at *out)
 	if (big == NULL)
 		return 0;
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		if (!broker_node_available(n))
-			continue;
 		for (i = 0; i < n->bn_nslots; i++)
 			if (broker_slot_available(&n->bn_slots[i]) &&
 			    broker_slot_job(&n->bn_slots[i], now,
@@ -593,10 +592,9 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 		assigned++;
 	}
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (broker_node_available(n))
-			for (k = 0; k < n->bn_nslots; k++)
-				if (broker_slot_available(&n->bn_slots[k]))
-					avail++;
+		for (k = 0; k < n->bn_nslots; k++)
+			if (broker_slot_available(&n->bn_slots[k]))
+				avail++;
 	i = 0;
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 		weights[i] = j->bj_pri;

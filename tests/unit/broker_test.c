@@ -161,6 +161,29 @@ test_slots(void)
 	    "a second job is started on one processor taken from the first");
 	ok(broker_node_runs(a, j2->bj_id) || broker_node_runs(b, j2->bj_id),
 	    "on a node that now runs both jobs");
+	/* One processor stopping, three idle: the idle ones can be given. */
+	{
+		static struct proto_node_reg r;
+		struct msg_addr ad = addr(4, 7411);
+		struct broker_node *c;
+
+		memset(&r, 0, sizeof(r));
+		r.nr_boot = 4;
+		strlcpy(r.nr_host, "127.0.0.4", sizeof(r.nr_host));
+		r.nr_total = r.nr_lent = r.nr_nslots = 4;
+		r.nr_state = PROTO_NS_STOPPING;
+		r.nr_slots[0].ps_state = PROTO_NS_STOPPING;
+		r.nr_slots[0].ps_job = 1;
+		for (i = 1; i < 4; i++)
+			r.nr_slots[i].ps_state = PROTO_NS_IDLE;
+		c = broker_node_register(&br, &r, &ad, 0.25);
+		nassigned = 0;
+		broker_schedule(&br, 0.25, on_assign, NULL);
+		ok(c != NULL && nassigned == 3 && c->bn_slots[0].bs_assigned ==
+		    0 && c->bn_slots[3].bs_assigned != 0,
+		    "a node stopping one worker has its 3 idle processors "
+		    "given out (%d)", nassigned);
+	}
 	b = multi(&br, 3, b->bn_id, 4, 0, NULL, 0.3);
 	ok(b->bn_state == PROTO_NS_BUSY && count(&br, 1, 0.3) <= 4,
 	    "a node that lends nothing counts for no job");
