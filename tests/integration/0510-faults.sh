@@ -28,6 +28,10 @@ start run1 "$BIN/CilkRun" -- sh -c "sleep 300; : $MARK"
 RUN1=$LAST_PID
 wait_for 20 nodes_are running 4
 ok $? "the job runs on 4 nodes"
+# A node is running once its launch pad is up, a moment before the
+# worker's exec: the list is taken when all 4 are there.
+wait_for 10 workers_are 4
+ok $? "4 workers run ($(workers | wc -l))"
 before=$(workers)
 
 # 1. The broker dies and comes back: state is rebuilt, nobody stopped.
