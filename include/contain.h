@@ -140,5 +140,14 @@ int	contain_pid_is_worker(const struct contain_base *, pid_t pid,
  * physical memory, from sysconf), or "none" (0).  -1 if malformed.
  */
 int	contain_parse_size(const char *text, uint64_t *bytes);
+/*
+ * The processors cgroup v2 cpu.max quotas allow this process: the
+ * least, rounded up, over its cgroup and every ancestor below the
+ * mount (a systemd CPUQuota= is on the unit's, above the daemon's);
+ * 0 if none sets one or there is no cgroup v2.  _dir walks from the
+ * folder dir up to top.
+ */
+uint32_t contain_cpu_quota(void);
+uint32_t contain_cpu_quota_dir(const char *top, const char *dir);
 
 #endif

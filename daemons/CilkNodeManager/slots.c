@@ -11,49 +11,16 @@
 #include "log.h"
 #include "node.h"
 
-/*
- * The processors this process may use: its CPU affinity, and its
- * cgroup's cpu.max quota where one is set (containers, systemd's
- * CPUQuota=).
- */
+/* The processors this process may use: its CPU affinity, its quota. */
 static uint32_t
 cpus_auto(void)
 {
-	char line[PATH_MAX], path[PATH_MAX + 64], *rel;
-	static const char *const roots[] = { "/sys/fs/cgroup",
-	    "/sys/fs/cgroup/unified" };
-	unsigned long long quota, period;
-	uint32_t n = 1, q;
+	uint32_t n = 1, q = contain_cpu_quota();
 	cpu_set_t set;
-	size_t i;
-	FILE *f;
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		n = (uint32_t)CPU_COUNT(&set);
-	if ((f = fopen("/proc/self/cgroup", "r")) == NULL)
-		return n;
-	rel = NULL;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "0::", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			rel = line + 3;
-			break;
-		}
-	fclose(f);
-	for (i = 0; rel != NULL && i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s/cpu.max", roots[i], rel);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fscanf(f, "%llu %llu", &quota, &period) == 2 &&
-		    period > 0) {
-			q = (uint32_t)((quota + period - 1) / period);
-			if (q >= 1 && q < n)
-				n = q;
-		}
-		fclose(f);
-		break;
-	}
-	return n;
+	return q >= 1 && q < n ? q : n;
 }
 
 void

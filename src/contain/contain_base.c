@@ -829,3 +829,50 @@ contain_parse_size(const char *text, uint64_t *bytes)
 	}
 	return mul((uint64_t)v, unit, bytes);
 }
+
+uint32_t
+contain_cpu_quota_dir(const char *top, const char *dir)
+{
+	char cg[PATH_MAX], path[PATH_MAX + 16], line[64], *slash;
+	unsigned long long quota, period;
+	size_t toplen = strlen(top);
+	uint32_t best = 0, q;
+
+	if (strlcpy(cg, dir, sizeof(cg)) >= sizeof(cg) || under_len(top, cg) == 0)
+		return 0;
+	for (;;) {
+		/* "max PERIOD" sets none; "QUOTA PERIOD" a share of CPUs. */
+		if ((size_t)snprintf(path, sizeof(path), "%s/cpu.max", cg) <
+		    sizeof(path) &&
+		    contain_read_buf(path, line, sizeof(line)) != -1 &&
+		    sscanf(line, "%llu %llu", &quota, &period) == 2 &&
+		    period > 0 && quota > 0) {
+			q = (uint32_t)((quota + period - 1) / period);
+			if (best == 0 || q < best)
+				best = q;
+		}
+		if (strlen(cg) <= toplen || (slash = strrchr(cg, '/')) == NULL ||
+		    slash == cg)
+			break;
+		*slash = '\0';
+	}
+	return best;
+}
+
+uint32_t
+contain_cpu_quota(void)
+{
+	char *text, mnt[PATH_MAX], root[PATH_MAX], own[PATH_MAX];
+	char dir[PATH_MAX];
+	int rc;
+
+	if (contain_read("/proc/self/mountinfo", &text, NULL) == -1)
+		return 0;
+	rc = contain_mountinfo_cgroup2(text, NULL, mnt, sizeof(mnt), root,
+	    sizeof(root));
+	free(text);
+	if (rc == -1 || own_cgroup(own, sizeof(own)) == -1 ||
+	    cg_dir(mnt, root, own, dir, sizeof(dir)) == -1)
+		return 0;
+	return contain_cpu_quota_dir(mnt, dir);
+}

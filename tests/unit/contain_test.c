@@ -953,6 +953,56 @@ out:
 	kid_wait(y);
 }
 
+/* cpu.max quotas: the least over a cgroup and its ancestors. */
+static void
+test_cpu_quota(void)
+{
+	char top[] = "/tmp/contain_quota.XXXXXX", a[PATH_MAX], b[PATH_MAX + 8];
+	char f[PATH_MAX + 16];
+	FILE *fp;
+
+	if (mkdtemp(top) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/unit.service", top);
+	snprintf(b, sizeof(b), "%s/daemon", a);
+	if (mkdir(a, 0755) == -1 || mkdir(b, 0755) == -1) {
+		ok(0, "mkdir: %s", strerror(errno));
+		return;
+	}
+	ok(contain_cpu_quota_dir(top, b) == 0, "no cpu.max anywhere: no quota");
+	snprintf(f, sizeof(f), "%s/cpu.max", b);
+	if ((fp = fopen(f, "w")) != NULL) {
+		fputs("max 100000\n", fp);
+		fclose(fp);
+	}
+	ok(contain_cpu_quota_dir(top, b) == 0, "\"max\" is no quota");
+	snprintf(f, sizeof(f), "%s/cpu.max", a);
+	if ((fp = fopen(f, "w")) != NULL) {
+		fputs("150000 100000\n", fp);
+		fclose(fp);
+	}
+	ok(contain_cpu_quota_dir(top, b) == 2,
+	    "the unit's quota of 1.5 CPUs, above the daemon's cgroup: 2");
+	snprintf(f, sizeof(f), "%s/cpu.max", top);
+	if ((fp = fopen(f, "w")) != NULL) {
+		fputs("100000 100000\n", fp);
+		fclose(fp);
+	}
+	ok(contain_cpu_quota_dir(top, b) == 1, "the least over the ancestors");
+	ok(contain_cpu_quota_dir(b, top) == 0, "a folder not under top: none");
+	snprintf(f, sizeof(f), "%s/cpu.max", b);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s/cpu.max", a);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s/cpu.max", top);
+	unlink(f);
+	rmdir(b);
+	rmdir(a);
+	rmdir(top);
+}
+
 int
 main(void)
 {
@@ -966,6 +1016,7 @@ main(void)
 	atexit(cleanup);
 
 	test_parse_size();
+	test_cpu_quota();
 	test_worker_ids();
 	test_mountinfo();
 	test_cgroup_lines();
