@@ -14,6 +14,13 @@
  * whether stderr is the journal is decided here, not per line.
  */
 void	log_init(int foreground, const char *ident, int verbose);
+/*
+ * A foreground daemon's lines start with an ISO 8601 UTC time to the
+ * millisecond ("2026-11-27T19:45:12.345Z "), measured on the monotonic
+ * clock from one reading of the wall clock; not on the journal, which
+ * stamps lines itself, nor in syslog.  Off until called with 1.
+ */
+void	log_timestamps(int on);
 void	log_setverbose(int verbose);
 int	log_getverbose(void);
 

@@ -288,6 +288,12 @@ struct proto_output_ack {
 	uint8_t		oa_stream;
 	uint64_t	oa_offset;	/* everything before it arrived */
 };
+/*
+ * On the exit stream the offset is 1 once the exit is counted, and
+ * PROTO_EXIT_ACK_MORE when, besides, the job has a task waiting that the
+ * node's processor may ask for at once.
+ */
+#define PROTO_EXIT_ACK_MORE	2
 
 /*
  * PAIR_REQ and PAIR: the fair-share exchange between two node managers

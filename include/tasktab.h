@@ -109,6 +109,8 @@ uint32_t tt_reclaim(struct tasktab *, double now, double after,
 uint32_t tt_running(const struct tasktab *);
 /* Tasks neither done nor given up; 0 when open-ended. */
 uint32_t tt_left(const struct tasktab *);
+/* Tasks no node runs and that are not done or given up: to hand out. */
+uint32_t tt_waiting(const struct tasktab *);
 /* 1 when every task is done or given up (never when open-ended). */
 int	tt_over(const struct tasktab *);
 int	tt_node_gone(const struct tasktab *, const char *node);

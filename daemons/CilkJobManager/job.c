@@ -162,8 +162,13 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
 	    proto_desc_req_dec(&r, in->mi_data, in->mi_len) == -1 ||
-	    j->j_job == 0 || r.dr_job != j->j_job || j->j_ending)
+	    j->j_job == 0 || r.dr_job != j->j_job)
 		return;
+	if (j->j_ending) {
+		/* Said, or the node waits out its retries for nothing. */
+		proto_reply_error(ep, in, "the job is ending");
+		return;
+	}
 	switch (tt_take(&j->j_tt, r.dr_node, now_mono(), &task)) {
 	case TT_TAKE_NEW:
 		memset(&j->j_tasks[task], 0, sizeof(j->j_tasks[task]));
@@ -379,6 +384,14 @@ on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		t->t_off[o.ou_stream] += o.ou_len;
 	}
 	a.oa_offset = t->t_off[o.ou_stream];
+	/*
+	 * The exit's acknowledgement says whether a task waits: the node
+	 * asks for it at once (CilkNodeManager(8)), rather than when the
+	 * broker next thinks of it.
+	 */
+	if (o.ou_stream == PROTO_STREAM_EXIT && !j->j_ending &&
+	    tt_waiting(&j->j_tt) > 0)
+		a.oa_offset = PROTO_EXIT_ACK_MORE;
  ack:
 	if ((len = proto_output_ack_enc(&a, buf, sizeof(buf))) > 0)
 		(void)msg_ep_reply(ep, in, PROTO_H_OUTPUT_ACK, buf, len);

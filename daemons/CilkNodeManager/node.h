@@ -270,5 +270,7 @@ void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_relay(struct node *, struct worker *);
 void	node_relay_alive(struct node *, struct worker *);
 void	node_worker_free(struct node *, struct worker *);
+void	node_next_task(struct node *, struct slot *, uint32_t job,
+	    const struct msg_addr *jobmgr, const char *user);
 
 #endif

@@ -235,6 +235,25 @@ node_may_take(struct node *n, const struct slot *s, uint32_t job,
 	    now_mono() - n->n_failed_at < FAILED_PAUSE);
 }
 
+/*
+ * The job manager has heard that this processor's task ended: ask it for
+ * the next one at once, not at the broker's next assignment (which came,
+ * and was refused, while the exit was still on its way: job_draining).
+ * A job manager with no task left says so and the processor goes idle.
+ */
+void
+node_next_task(struct node *n, struct slot *s, uint32_t job,
+    const struct msg_addr *jobmgr, const char *user)
+{
+	if (s == NULL || !n->n_owner_away || !s->s_lent ||
+	    s->s_current != NULL || s->s_want_job != 0 ||
+	    !node_may_take(n, s, job, user))
+		return;
+	log_debug("job %u: processor %u asks its job manager for the next "
+	    "task", job, s->s_index);
+	node_take_job(n, s, job, jobmgr, user, "its task ended");
+}
+
 /* Our own record of a worker, for re-adoption after a restart. */
 static void
 record(struct node *n, const struct worker *w)

@@ -38,6 +38,8 @@ static int	log_verbose;
 static int	log_syslog_open;
 static int	log_journal;	/* stderr is the journal: "<N>" prefixes */
 static char	log_ident[LOG_IDENT_MAX];
+static int	log_stamps;	/* stderr lines start with the time */
+static struct timespec log_wall0, log_mono0;	/* one reading of both */
 
 static void	log_vlog(int, const char *, int, int, const char *, va_list)
 		    __attribute__((format(printf, 5, 0)));
@@ -93,6 +95,47 @@ log_init(int foreground, const char *ident, int verbose)
 	/* Load the time zone now: after chroot it can no longer be read. */
 	tzset();
 	errno = saved_errno;
+}
+
+/*
+ * The time of a line is the wall clock read once plus the monotonic time
+ * since: intervals between lines stay exact when the clock is stepped,
+ * which is what a stall hunted in a log needs.
+ */
+void
+log_timestamps(int on)
+{
+	int saved_errno = errno;
+
+	log_stamps = on;
+	if (on && clock_gettime(CLOCK_REALTIME, &log_wall0) == -1)
+		log_stamps = 0;
+	if (on && clock_gettime(CLOCK_MONOTONIC, &log_mono0) == -1)
+		log_stamps = 0;
+	errno = saved_errno;
+}
+
+/* "2026-11-27T19:45:12.345Z " into buf (at least LOG_STAMP_LEN bytes). */
+static void
+log_stamp(char *buf, size_t size)
+{
+	struct timespec now;
+	struct tm tm;
+	long long ms;
+	time_t sec;
+
+	buf[0] = '\0';
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+		return;
+	ms = (long long)(now.tv_sec - log_mono0.tv_sec) * 1000 +
+	    (now.tv_nsec - log_mono0.tv_nsec) / 1000000 +
+	    (long long)log_wall0.tv_sec * 1000 + log_wall0.tv_nsec / 1000000;
+	sec = (time_t)(ms / 1000);
+	if (gmtime_r(&sec, &tm) == NULL)
+		return;
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
 void
@@ -151,12 +194,16 @@ log_vlog(int pri, const char *prefix, int with_errno, int errnum,
 			*p = '?';
 
 	if (log_foreground) {
+		char stamp[32] = "";
+
+		if (log_stamps && !log_journal)
+			log_stamp(stamp, sizeof(stamp));
 		if (log_journal)
 			fprintf(stderr, "<%d>%s\n", pri, buf);
 		else if (log_ident[0] != '\0')
-			fprintf(stderr, "%s: %s\n", log_ident, buf);
+			fprintf(stderr, "%s%s: %s\n", stamp, log_ident, buf);
 		else
-			fprintf(stderr, "%s\n", buf);
+			fprintf(stderr, "%s%s\n", stamp, buf);
 		fflush(stderr);
 	} else
 		syslog(pri, "%s", buf);

@@ -580,6 +580,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	if (!da->da_foreground && daemon_detach(0) == -1)
 		startup_fail(dc, "detach: %s", strerror(errno));
 	log_init(da->da_foreground, sp->ds_prog, da->da_cc.cc_verbose);
+	log_timestamps(da->da_foreground);
 	if (warning[0] != '\0')
 		log_warnx("%s", warning);
 	if ((dc->dc_loop = evloop_new()) == NULL ||

@@ -203,6 +203,14 @@ tt_left(const struct tasktab *tt)
 	return tt->tt_want - tt->tt_done - tt->tt_given_up;
 }
 
+uint32_t
+tt_waiting(const struct tasktab *tt)
+{
+	uint32_t left = tt_left(tt), running = tt_running(tt);
+
+	return left > running ? left - running : 0;
+}
+
 int
 tt_over(const struct tasktab *tt)
 {

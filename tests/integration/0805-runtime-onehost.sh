@@ -16,7 +16,7 @@ start q "$BIN/queens" -d 3000 12
 Q=$LAST_PID
 wait_for 20 grep -q "CilkChouse: listening on .*:[0-9]" "$T/q.out"
 ok $? "the root's clearinghouse listens"
-P=$(sed -n 's/^CilkChouse: listening on .*:\([0-9]*\)$/\1/p' "$T/q.out" |
+P=$(sed -n 's/^.*CilkChouse: listening on .*:\([0-9]*\)$/\1/p' "$T/q.out" |
     head -1)
 worker() {	# worker NAME NODE
 	CILKNOW_NODE=$2 start "$1" "$BIN/queens" -NoChouse -Host=127.0.0.1 \

@@ -13,9 +13,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -272,6 +274,43 @@ main(void)
 	log_info("i");
 	out = cap_end();
 	is_str(out, "logtest: i\n", "no JOURNAL_STREAM: plain lines");
+
+	/* Time stamps: ISO 8601 UTC to the millisecond, then the line. */
+	{
+		struct timespec before;
+		struct tm tm;
+		char today[16];
+		regex_t re;
+		int m;
+
+		log_timestamps(1);
+		clock_gettime(CLOCK_REALTIME, &before);
+		gmtime_r(&before.tv_sec, &tm);
+		strftime(today, sizeof(today), "%Y-%m-%dT", &tm);
+		cap_start();
+		log_info("stamped");
+		out = cap_end();
+		regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:"
+		    "[0-9]{2}\\.[0-9]{3}Z logtest: stamped\n$", REG_EXTENDED);
+		m = regexec(&re, out, 0, NULL, 0);
+		regfree(&re);
+		ok(m == 0, "log_timestamps(1): \"%.40s\" is stamped", out);
+		ok(strncmp(out, today, strlen(today)) == 0,
+		    "the stamp is today's date in UTC (%s)", today);
+		journal_env(cap_path);
+		cap_start();
+		log_init(1, "logtest", 0);
+		log_info("j");
+		out = cap_end();
+		is_str(out, "<6>j\n", "no stamp on the journal, which has its own");
+		unsetenv("JOURNAL_STREAM");
+		log_init(1, "logtest", 0);
+		log_timestamps(0);
+		cap_start();
+		log_info("plain");
+		out = cap_end();
+		is_str(out, "logtest: plain\n", "log_timestamps(0): no stamp");
+	}
 
 	/* syslog mode writes nothing to stderr. */
 	log_init(0, "logtest", 0);

@@ -19,6 +19,7 @@ test_fixed(void)
 	char buf[64];
 
 	ok(tt_init(&tt, 3, 2) == 0, "init 3 tasks, 2 tries");
+	is_int(tt_waiting(&tt), 3, "3 waiting before any hand-out");
 	is_int(tt_take(&tt, "a", 1, &t), TT_TAKE_NEW, "a takes a task");
 	is_int(t, 0, "task 0 first");
 	is_int(tt.tt_t[0].tk_attempts, 1, "attempt 1");
@@ -32,6 +33,7 @@ test_fixed(void)
 	is_int(t, 2, "task 2");
 	is_int(tt_take(&tt, "d", 2, &t), TT_TAKE_NONE, "none left for d");
 	is_int(tt_running(&tt), 3, "3 running");
+	is_int(tt_waiting(&tt), 0, "none waiting while all 3 run");
 
 	is_int(tt_exit(&tt, 0, "b", 0, 0), TT_END_STALE,
 	    "an exit of task 0 from b is not its");
@@ -40,10 +42,12 @@ test_fixed(void)
 	    "its exit again changes nothing");
 	is_int(tt_exit(&tt, 1, "b", -SIGQUIT, 0), TT_END_STOPPED,
 	    "task 1 stopped by its node");
+	is_int(tt_waiting(&tt), 1, "the stopped task waits to run again");
 	is_int(tt_take(&tt, "a", 3, &t), TT_TAKE_NEW, "a takes another");
 	is_int(t, 1, "task 1 again");
 	is_int(tt.tt_t[1].tk_attempts, 2, "attempt 2");
 	is_int(tt_exit(&tt, 2, "c", 3, 0), TT_END_RETRY, "task 2 fails once");
+	is_int(tt_waiting(&tt), 1, "a failed task to retry waits");
 	is_int(tt_take(&tt, "c", 3, &t), TT_TAKE_NEW, "c takes it again");
 	is_int(t, 2, "task 2");
 	is_int(tt_exit(&tt, 2, "c", -SIGSEGV, 0), TT_END_GIVEN_UP,
@@ -51,6 +55,7 @@ test_fixed(void)
 	is_int(tt.tt_given_up, 1, "1 given up");
 	ok(!tt_over(&tt), "not over while task 1 runs");
 	is_int(tt_left(&tt), 1, "1 left");
+	is_int(tt_waiting(&tt), 0, "but it runs: none waiting");
 	is_int(tt_exit(&tt, 1, "a", 0, 0), TT_END_DONE, "task 1 done");
 	ok(tt_over(&tt), "over: 2 done, 1 given up");
 	is_str(tt_given_up_list(&tt, buf, sizeof(buf)), "2",
