@@ -239,6 +239,9 @@ double	proto_owner_return(const struct proto_desc *);
 struct proto_desc_req {
 	uint32_t	dr_job;
 	char		dr_node[PROTO_HOST_MAX];
+	uint64_t	dr_fetch;	/* this fetch, the same in its retries:
+					   another one from the node means it
+					   lost what it ran (restarted) */
 };
 
 /*

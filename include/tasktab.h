@@ -46,6 +46,8 @@ struct tt_task {
 	char		 tk_node[TT_NODE_MAX];	/* of the latest hand-out */
 	double		 tk_seen;	/* hand-out or the latest word of it */
 	int32_t		 tk_status;	/* of the latest exit */
+	uint64_t	 tk_fetch;	/* the node's fetch of the hand-out */
+	int		 tk_heard;	/* its node spoke of it since */
 };
 
 struct tasktab {
@@ -69,12 +71,21 @@ enum tt_take {
 	TT_TAKE_AGAIN,		/* the node's task, asked for again */
 	TT_TAKE_NONE,		/* nothing for it to run now */
 	TT_TAKE_GONE,		/* the node was given up */
-	TT_TAKE_FULL		/* out of task numbers */
+	TT_TAKE_FULL,		/* out of task numbers */
+	TT_TAKE_RESTARTED	/* the node's task, asked for afresh: its
+				   attempt was lost, the task starts again */
 };
 
 /* A node asks for work: its task in *task. */
 enum tt_take tt_take(struct tasktab *, const char *node, double now,
 	    uint32_t *task);
+/*
+ * As tt_take, knowing the node's fetch (DESC_REQ): a retry of a lost
+ * answer repeats it, a node that restarted asks with another.  0: not
+ * known (then as tt_take).
+ */
+enum tt_take tt_take_fetch(struct tasktab *, const char *node,
+	    uint64_t fetch, double now, uint32_t *task);
 
 enum tt_end {
 	TT_END_STALE,		/* not the node's task (any more): ignore */

@@ -169,7 +169,15 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		proto_reply_error(ep, in, "the job is ending");
 		return;
 	}
-	switch (tt_take(&j->j_tt, r.dr_node, now_mono(), &task)) {
+	switch (tt_take_fetch(&j->j_tt, r.dr_node, r.dr_fetch, now_mono(),
+	    &task)) {
+	case TT_TAKE_RESTARTED:
+		log_warnx("task %u on %s: its node asks for it afresh (it "
+		    "restarted): attempt %u was lost with it and counts as "
+		    "stopped; attempt %u starts there", task, r.dr_node,
+		    j->j_tt.tt_t[task].tk_attempts - 1,
+		    j->j_tt.tt_t[task].tk_attempts);
+		/* FALLTHROUGH */
 	case TT_TAKE_NEW:
 		memset(&j->j_tasks[task], 0, sizeof(j->j_tasks[task]));
 		j->j_last_activity = now_mono();

@@ -90,27 +90,41 @@ check(struct dctx *dc, char *err, size_t errlen)
 	return 0;
 }
 
-/* The description every worker gets, but for its task number. */
+/*
+ * The description every worker gets, but for its task number.  What does
+ * not fit is refused here, with why, never dropped: the one limit on an
+ * argument or an environment entry is the wire's, PROTO_ARG_MAX bytes
+ * with its NUL, whatever bytes it holds.
+ */
 static int
-describe(struct jobmgr *j, int argc, char **argv)
+describe(struct jobmgr *j, int argc, char **argv, char *why, size_t whysz)
 {
 	struct proto_desc *d = &j->j_desc;
 	char cwd[PROTO_PATH_MAX];
-	size_t off = 0;
+	size_t off = 0, len;
 	int i, n = 0;
 
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		snprintf(why, whysz, "working folder: %s", strerror(errno));
 		return -1;
+	}
 	strlcpy(d->de_cwd, cwd, sizeof(d->de_cwd));
 	strlcpy(d->de_user, msg_keyring_user_name(j->j_dc.dc_keys),
 	    sizeof(d->de_user));
 	d->de_pri = j->j_pri;
 	d->de_max = j->j_max;
-	if (argc > PROTO_ARGS_MAX)
+	if (argc > PROTO_ARGS_MAX) {
+		snprintf(why, whysz, "%d arguments, over %d", argc,
+		    PROTO_ARGS_MAX);
 		return -1;
+	}
 	for (i = 0; i < argc; i++) {
-		if (strlen(argv[i]) >= PROTO_ARG_MAX)
+		if ((len = strlen(argv[i])) >= PROTO_ARG_MAX) {
+			snprintf(why, whysz, "argument %d (%.20s...) has %zu "
+			    "bytes, over %d", i, argv[i], len,
+			    PROTO_ARG_MAX - 1);
 			return -1;
+		}
 		d->de_argv[d->de_argc++] = argv[i];
 		off += (size_t)snprintf(j->j_command + off,
 		    off < sizeof(j->j_command) ? sizeof(j->j_command) - off :
@@ -129,12 +143,17 @@ describe(struct jobmgr *j, int argc, char **argv)
 		    sizeof(PROTO_OWNER_RETURN_ENV)) != 0))
 			continue;
 		/* The last entry is each instance's CILKNOW_ATTEMPT. */
-		if (n == PROTO_ARGS_MAX - 1 ||
-		    strlen(environ[i]) >= PROTO_ARG_MAX) {
-			log_warnx("environment entry %.20s... not passed on "
-			    "(at most %d entries of %d bytes)", environ[i],
-			    PROTO_ARGS_MAX - 1, PROTO_ARG_MAX);
-			continue;
+		if (n == PROTO_ARGS_MAX - 1) {
+			snprintf(why, whysz, "the environment has over %d "
+			    "entries", PROTO_ARGS_MAX - 1);
+			return -1;
+		}
+		if ((len = strlen(environ[i])) >= PROTO_ARG_MAX) {
+			snprintf(why, whysz, "environment entry %.*s has %zu "
+			    "bytes, over %d", (int)(strcspn(environ[i], "=") <
+			    40 ? strcspn(environ[i], "=") : 40), environ[i],
+			    len, PROTO_ARG_MAX - 1);
+			return -1;
 		}
 		d->de_env[n++] = environ[i];
 	}
@@ -145,8 +164,12 @@ describe(struct jobmgr *j, int argc, char **argv)
 	    "CILKNOW_ATTEMPT=%u", (unsigned)UINT32_MAX);
 	d->de_env[d->de_envc++] = j->j_attempt_env;
 	if (proto_desc_seal(d, j->j_dc.dc_keys, j->j_buf,
-	    sizeof(j->j_buf)) == 0)
+	    sizeof(j->j_buf)) == 0) {
+		snprintf(why, whysz, "the job description (command line, "
+		    "working folder and environment) does not fit in %d "
+		    "bytes", MSG_PAYLOAD_MAX);
 		return -1;
+	}
 	return 0;
 }
 
@@ -168,7 +191,7 @@ main(int argc, char *argv[])
 		.ds_restart = (const char *const[]){ "broker",
 		    "register_interval", "timeout", NULL },
 	};
-	char why[64];
+	char why[64], desc_why[256];
 
 	j.j_pri = 1;
 	j.j_retries = TT_RETRIES_DEFAULT;
@@ -185,10 +208,10 @@ main(int argc, char *argv[])
 		errx(1, "broker %s: bad or unknown address",
 		    conf_get(j.j_dc.dc_conf, "broker"));
 	}
-	if (describe(&j, argc - optind, argv + optind) == -1) {
-		daemon_fail("job description too large");
-		errx(1, "the job description (command line, working folder "
-		    "and environment) does not fit in %d bytes", MSG_PAYLOAD_MAX);
+	if (describe(&j, argc - optind, argv + optind, desc_why,
+	    sizeof(desc_why)) == -1) {
+		daemon_fail("job description refused");
+		errx(CLI_EXIT_USAGE, "%s; nothing was submitted", desc_why);
 	}
 	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL ||
 	    tt_init(&j.j_tt, (uint32_t)j.j_want_tasks,

@@ -88,6 +88,7 @@ struct slot {
 	struct msg_addr	 s_want_jobmgr;
 	char		 s_want_user[MSG_NAME_MAX + 1];
 	int		 s_fetch_tries;
+	uint64_t	 s_fetch_id;	/* DESC_REQ's dr_fetch: one a switch */
 	struct evtimer	*s_fetch_timer;
 	double		 s_jobmgr_seen;
 	double		 s_pair_block_until;	/* just switched */

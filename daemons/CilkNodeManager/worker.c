@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "log.h"
 #include "lpad.h"
 #include "mono.h"
@@ -135,6 +137,7 @@ fetch(struct node *n, struct slot *s)
 	memset(&r, 0, sizeof(r));
 	r.dr_job = s->s_want_job;
 	strlcpy(r.dr_node, s->s_name, sizeof(r.dr_node));
+	r.dr_fetch = s->s_fetch_id;
 	s->s_fetch_tries++;
 	if ((len = proto_desc_req_enc(&r, n->n_buf, sizeof(n->n_buf))) > 0 &&
 	    msg_ep_send(n->n_dc.dc_ep, &s->s_want_jobmgr, MSG_SCHEME_USER,
@@ -150,6 +153,10 @@ static void
 start_switch(struct node *n, struct slot *s)
 {
 	s->s_fetch_tries = 0;
+	/* Its retries repeat it; a restarted node asks with another. */
+	do
+		randombytes_buf(&s->s_fetch_id, sizeof(s->s_fetch_id));
+	while (s->s_fetch_id == 0);
 	node_update_state(n);
 	fetch(n, s);
 }

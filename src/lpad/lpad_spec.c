@@ -572,8 +572,8 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 {
 	const struct spec_keyword *kw;
 	const char *p = buf, *end = buf + len, *nl, *sep;
-	char key[32], sub[256], value[LPAD_ARG_MAX + 1];
-	size_t llen, klen, vlen, lineno = 0;
+	char key[32], sub[256], value[2 * LPAD_ARG_MAX + 1];
+	size_t llen, klen, vlen, vmax, lineno = 0;
 	uint32_t seen = 0;
 	int got_end = 0;
 
@@ -647,9 +647,15 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 			goto fail;
 		}
 		seen |= 1U << kw->kw_key;
-		if (vlen > LPAD_ARG_MAX) {
-			spec_reason(why, whysz, "line %zu: %s value over %d "
-			    "bytes", lineno, key, LPAD_ARG_MAX);
+		/*
+		 * An escaped value may take twice its bytes on the line; the
+		 * limit is on what it stands for, as at the job manager.
+		 */
+		vmax = kw->kw_key == SPEC_K_ARGVX || kw->kw_key == SPEC_K_ENVX ?
+		    2 * LPAD_ARG_MAX : LPAD_ARG_MAX;
+		if (vlen > vmax) {
+			spec_reason(why, whysz, "line %zu: %s value over %zu "
+			    "bytes", lineno, key, vmax);
 			goto fail;
 		}
 		memcpy(value, sep + 1, vlen);

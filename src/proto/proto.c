@@ -525,6 +525,7 @@ proto_desc_req_enc(const struct proto_desc_req *m, uint8_t *buf, size_t cap)
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, m->dr_job);
 	wire_put_str(&w, m->dr_node);
+	wire_put_u64(&w, m->dr_fetch);
 	return finish(&w);
 }
 
@@ -537,6 +538,7 @@ proto_desc_req_dec(struct proto_desc_req *m, const uint8_t *buf, size_t len)
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &m->dr_job) == -1 || m->dr_job == 0 ||
 	    wire_get_str(&r, m->dr_node, sizeof(m->dr_node)) == -1 ||
+	    wire_get_u64(&r, &m->dr_fetch) == -1 ||
 	    wire_get_end(&r) == -1)
 		return -1;
 	return 0;

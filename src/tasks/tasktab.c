@@ -66,17 +66,41 @@ node_finished(const struct tasktab *tt, const char *node)
 enum tt_take
 tt_take(struct tasktab *tt, const char *node, double now, uint32_t *task)
 {
+	return tt_take_fetch(tt, node, 0, now, task);
+}
+
+enum tt_take
+tt_take_fetch(struct tasktab *tt, const char *node, uint64_t fetch,
+    double now, uint32_t *task)
+{
 	struct tt_task *t;
 	uint32_t i;
 
 	for (i = 0; i < tt->tt_n; i++) {
 		t = &tt->tt_t[i];
-		if (t->tk_state == TT_RUNNING &&
-		    strcmp(t->tk_node, node) == 0) {
-			t->tk_seen = now;
-			*task = i;
-			return TT_TAKE_AGAIN;
+		if (t->tk_state != TT_RUNNING || strcmp(t->tk_node, node) != 0)
+			continue;
+		t->tk_seen = now;
+		*task = i;
+		/*
+		 * The node asks afresh (another fetch) for a task it was
+		 * heard running: it lost that attempt with its restart.
+		 * Counted as stopped, and the task starts there again as a
+		 * new attempt.  Not heard running, the hand-out never
+		 * reached a worker: the same attempt, asked for again.
+		 */
+		if (fetch != 0 && t->tk_fetch != 0 && fetch != t->tk_fetch &&
+		    t->tk_heard) {
+			tt->tt_ran++;
+			tt->tt_stopped++;
+			t->tk_attempts++;
+			t->tk_fetch = fetch;
+			t->tk_heard = 0;
+			return TT_TAKE_RESTARTED;
 		}
+		if (fetch != 0)
+			t->tk_fetch = fetch;
+		return TT_TAKE_AGAIN;
 	}
 	if (tt_node_gone(tt, node))
 		return TT_TAKE_GONE;
@@ -99,6 +123,8 @@ tt_take(struct tasktab *tt, const char *node, double now, uint32_t *task)
 	t->tk_attempts++;
 	strlcpy(t->tk_node, node, sizeof(t->tk_node));
 	t->tk_seen = now;
+	t->tk_fetch = fetch;
+	t->tk_heard = 0;
 	*task = i;
 	return TT_TAKE_NEW;
 }
@@ -114,8 +140,10 @@ void
 tt_seen(struct tasktab *tt, uint32_t task, const char *node, double now)
 {
 	if (tt_holds(tt, task, node) &&
-	    tt->tt_t[task].tk_state == TT_RUNNING)
+	    tt->tt_t[task].tk_state == TT_RUNNING) {
 		tt->tt_t[task].tk_seen = now;
+		tt->tt_t[task].tk_heard = 1;
+	}
 }
 
 enum tt_end

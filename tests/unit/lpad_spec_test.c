@@ -397,6 +397,32 @@ test_builders(void)
 	    "add_arg stops at %d entries", LPAD_ARGS_MAX);
 	lpad_spec_clear(&sp);
 
+	/*
+	 * An entry at the limit made of newlines takes twice its bytes once
+	 * escaped: what the job manager passed, the launch pad reads back.
+	 */
+	{
+		struct lpad_spec back;
+		char nl[LPAD_ARG_MAX + 1];
+
+		make_spec(&sp);
+		memcpy(nl, "NL=", 3);
+		memset(nl + 3, '\n', LPAD_ARG_MAX - 3);
+		nl[LPAD_ARG_MAX] = '\0';
+		lpad_spec_init(&back);
+		ok(lpad_spec_add_env(&sp, nl) == 0, "add_env takes %d bytes "
+		    "of newlines", LPAD_ARG_MAX);
+		t = lpad_spec_encode(&sp, &len);
+		ok(t != NULL && lpad_spec_parse(&back, t, len, why,
+		    sizeof(why)) == 0, "and its escaped line of %d bytes "
+		    "parses", 2 * LPAD_ARG_MAX - 3);
+		ok(back.ls_envc > 0 && strcmp(back.ls_env[back.ls_envc - 1],
+		    nl) == 0, "to the same entry");
+		free(t);
+		lpad_spec_clear(&back);
+		lpad_spec_clear(&sp);
+	}
+
 	make_spec(&sp);
 	sp.ls_nice = 20;
 	ok(lpad_spec_check(&sp, why, sizeof(why)) == -1 &&

@@ -122,6 +122,7 @@ test_small(void)
 	memset(&dr, 0, sizeof(dr));
 	dr.dr_job = 3;
 	strlcpy(dr.dr_node, "127.0.0.3", sizeof(dr.dr_node));
+	dr.dr_fetch = 0x0102030405060708ULL;
 	n = proto_desc_req_enc(&dr, buf, sizeof(buf));
 	ok(n > 0 && proto_desc_req_dec(&dr2, buf, n) == 0 &&
 	    memcmp(&dr, &dr2, sizeof(dr)) == 0,

@@ -124,6 +124,42 @@ test_open(void)
 	tt_free(&tt);
 }
 
+/* A node that restarted asks afresh: its lost attempt is counted. */
+static void
+test_fetch(void)
+{
+	struct tasktab tt;
+	uint32_t t;
+
+	ok(tt_init(&tt, 2, 3) == 0, "init 2 tasks");
+	is_int(tt_take_fetch(&tt, "a", 11, 0, &t), TT_TAKE_NEW,
+	    "a takes task 0 with fetch 11");
+	is_int(tt_take_fetch(&tt, "a", 11, 1, &t), TT_TAKE_AGAIN,
+	    "fetch 11 again (a lost answer): the same hand-out");
+	is_int(tt.tt_t[0].tk_attempts, 1, "attempt 1");
+	is_int(tt_take_fetch(&tt, "a", 12, 1, &t), TT_TAKE_AGAIN,
+	    "another fetch before a was heard running: the same attempt");
+	is_int(tt.tt_t[0].tk_attempts, 1, "still attempt 1");
+	tt_seen(&tt, 0, "a", 2);
+	is_int(tt_take_fetch(&tt, "a", 12, 3, &t), TT_TAKE_AGAIN,
+	    "its fetch again after it ran: the same");
+	is_int(tt_take_fetch(&tt, "a", 13, 4, &t), TT_TAKE_RESTARTED,
+	    "a fresh fetch once it was heard running: it restarted");
+	is_int(t, 0, "task 0 starts there again");
+	is_int(tt.tt_t[0].tk_attempts, 2, "as attempt 2");
+	is_int(tt.tt_stopped, 1, "the lost attempt counts as stopped");
+	is_int(tt_take_fetch(&tt, "a", 13, 5, &t), TT_TAKE_AGAIN,
+	    "its retry is the same hand-out");
+	is_int(tt_take_fetch(&tt, "a", 0, 5, &t), TT_TAKE_AGAIN,
+	    "a fetch of no identity (an old node): as before");
+	is_int(tt.tt_t[0].tk_attempts, 2, "still attempt 2");
+	is_int(tt_exit(&tt, 0, "a", 0, 0), TT_END_DONE, "task 0 done");
+	is_int(tt_take_fetch(&tt, "a", 14, 6, &t), TT_TAKE_NEW,
+	    "then a takes task 1");
+	is_int(t, 1, "task 1");
+	tt_free(&tt);
+}
+
 static void
 test_text(void)
 {
@@ -153,6 +189,7 @@ main(void)
 	test_fixed();
 	test_lost_and_nostart();
 	test_open();
+	test_fetch();
 	test_text();
 	return tap_done();
 }
