@@ -524,6 +524,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	dc->dc_args = *da;
 	dc->dc_arg = arg;
 	log_init(1, sp->ds_prog, da->da_cc.cc_verbose);
+	log_timestamps(da->da_foreground && !da->da_check);
 	/* Before anything is started that could inherit the socket. */
 	if (sdnotify_init() == -1)
 		log_warnx("NOTIFY_SOCKET is unusable; not notifying");
