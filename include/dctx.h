@@ -61,6 +61,12 @@ struct dctx_spec {
 	const struct msg_handler	*ds_table;
 	size_t				 ds_ntable;
 	int				 ds_no_pidfile; /* many may run */
+	/*
+	 * A user's submission (the job manager in CilkRun's foreground):
+	 * its address only under -v, so that the first line the user
+	 * sees is news about the job, or why it could not be submitted.
+	 */
+	int				 ds_quiet_listen;
 	/* Extra checks for -n and startup; 0 or -1 with a message. */
 	int				(*ds_check)(struct dctx *, char *,
 					    size_t);

@@ -173,6 +173,24 @@ describe(struct jobmgr *j, int argc, char **argv, char *why, size_t whysz)
 	return 0;
 }
 
+/*
+ * A submission with no configuration would go to a broker on localhost
+ * with keys nobody made: say so first, and fail as one that found no
+ * broker does (DESIGN §11), rather than with a key error later.
+ */
+static void
+require_conf(const struct daemon_args *da)
+{
+	const char *path = da->da_cc.cc_conf_path;
+
+	if (path == NULL)
+		path = conf_default_path();	/* CILKNOW_CONF, or /etc's */
+	if (access(path, R_OK) == -1)
+		errx(CLI_EXIT_TIMEOUT, "no configuration: %s: %s (-c FILE or "
+		    "CILKNOW_CONF names one); nothing was submitted", path,
+		    strerror(errno));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -187,6 +205,7 @@ main(int argc, char *argv[])
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check,
 		.ds_no_pidfile = 1,	/* one per job, many per user */
+		.ds_quiet_listen = 1,
 		/* Read at start only: cilknow.conf(5), RELOAD. */
 		.ds_restart = (const char *const[]){ "broker",
 		    "register_interval", "timeout", NULL },
@@ -200,6 +219,7 @@ main(int argc, char *argv[])
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
 	sp.ds_table = jobmgr_table();
+	require_conf(&da);
 	dctx_start(&j.j_dc, &sp, &da, &j);
 	if (msg_addr_parse(&j.j_broker, conf_get(j.j_dc.dc_conf, "broker"),
 	    7410) == -1) {

@@ -614,7 +614,10 @@ dctx_ready(struct dctx *dc)
 	const char *text = dc->dc_listen;
 	char status[96];
 
-	log_info("listening on %s", text);
+	if (dc->dc_spec->ds_quiet_listen)
+		log_debug("listening on %s", text);
+	else
+		log_info("listening on %s", text);
 	daemon_ready();
 	/* MAINPID: a detached daemon is not the process systemd started. */
 	if (!dc->dc_privsep)

@@ -17,6 +17,7 @@
 
 #include <sodium.h>
 
+#include "conf.h"
 #include "mono.h"
 
 static struct {
@@ -206,6 +207,19 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	char **av;
 	int rc, i;
 
+	/*
+	 * No configuration, no cluster: said first, and the program runs
+	 * here as it would without a broker, not with a key error later.
+	 */
+	if (access(conf != NULL && *conf != '\0' ? conf :
+	    conf_default_path(), R_OK) == -1) {
+		fprintf(stderr, "%s: cilknow: no configuration: %s: %s "
+		    "(CILKNOW_CONF names one); running on this workstation "
+		    "alone\n", c->c_prog->cp_name, conf != NULL &&
+		    *conf != '\0' ? conf : conf_default_path(),
+		    strerror(errno));
+		return run_alone(c, st);
+	}
 	/* Workers run the same binary: name it by its absolute path. */
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
 		strlcpy(self, "cilknow-program", sizeof(self));

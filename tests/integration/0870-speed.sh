@@ -51,7 +51,7 @@ if command -v strace >/dev/null; then
 	SP=$!
 	PIDS="$PIDS $SP"
 	wait_for 10 grep -q . "$T/engine.strace"
-	"$BIN/CilkRun" -t 60 --tasks 1 -- true >"$T/run.out" 2>"$T/run.err"
+	"$BIN/CilkRun" -v -t 60 --tasks 1 -- true >"$T/run.out" 2>"$T/run.err"
 	exit_is $? 0 "CilkRun --tasks 1 -- true ends 0"
 	stop "$SP"
 	# After the log line of the exit: a datagram to the job manager (not
@@ -69,7 +69,7 @@ if command -v strace >/dev/null; then
 else
 	echo "ok $((TAP_N + 1)) # SKIP strace is not installed"
 	TAP_N=$((TAP_N + 1))
-	"$BIN/CilkRun" -t 60 --tasks 1 -- true >"$T/run.out" 2>"$T/run.err"
+	"$BIN/CilkRun" -v -t 60 --tasks 1 -- true >"$T/run.out" 2>"$T/run.err"
 	exit_is $? 0 "CilkRun --tasks 1 -- true ends 0"
 fi
 contains "$T/run.err" "task 0 on [0-9.]+ exited 0$" "the job manager heard the exit"

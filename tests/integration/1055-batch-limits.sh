@@ -6,6 +6,9 @@
 #  2. an argument over it the same;
 #  3. an entry of 4000 bytes of lines (twice that once escaped for the
 #     launch pad) reaches the task whole;
+#  5. a submission that finds no configuration, or no broker, says so
+#     in its first line and exits 3; a parallel program with no
+#     configuration says so first and runs here alone;
 #  4. a node that "reboots" under a task (its node manager, launch pad
 #     and worker killed, its run folder emptied, the node manager started
 #     again) asks for the task afresh: the job manager says so, the lost
@@ -49,6 +52,28 @@ contains "$T/lines.out" "^\[[0-9.]+\] ${#LINES}$" \
     "the task sees all ${#LINES} bytes"
 contains "$T/lines.out" "^\[[0-9.]+\] $want " "and the same bytes"
 unset LINES
+
+# 5.
+CILKNOW_CONF=$T/none.conf timeout 30 "$BIN/CilkRun" --tasks 1 -- true \
+    >"$T/noconf.out" 2>&1
+exit_is $? 3 "CilkRun with no configuration"
+head -1 "$T/noconf.out" >"$T/noconf.1"
+contains "$T/noconf.1" "no configuration: $T/none\.conf: No such file or directory .*nothing was submitted" \
+    "says so in its first line"
+sed "s/^broker = .*/broker = 127.0.0.1:$((PORT + 7))/" "$D/cilknow.conf" \
+    >"$T/nobroker.conf"
+CILKNOW_CONF=$T/nobroker.conf timeout 30 "$BIN/CilkRun" --tasks 1 -- true \
+    >"$T/nobroker.out" 2>&1
+exit_is $? 3 "CilkRun with no broker at its address"
+head -1 "$T/nobroker.out" >"$T/nobroker.1"
+contains "$T/nobroker.1" "the broker at 127\.0\.0\.1:$((PORT + 7)) did not answer" \
+    "says so in its first line"
+CILKNOW_CONF=$T/none.conf timeout 60 "$BIN/queens" 8 >"$T/q.out" 2>"$T/q.err"
+exit_is $? 0 "queens with no configuration runs"
+head -1 "$T/q.err" >"$T/q.1"
+contains "$T/q.1" "^queens: cilknow: no configuration: $T/none\.conf: .*running on this workstation alone" \
+    "saying first that it runs alone, and why"
+answer_is "$T/q.out" 92 "with the right answer"
 
 # 4.
 cat >"$T/task.sh" <<'EOS'
