@@ -76,7 +76,7 @@ void	jobmgr_withdraw(struct jobmgr *, int status);
 const struct msg_handler *jobmgr_table(void);
 
 /* output.c: where the workers' output goes. */
-/* 0, or -1 with why: a pattern or the folder it names is not usable. */
+/* 0, or an exit code with why: a bad pattern (2), no folder for it (1). */
 int	jobmgr_out_init(struct jobmgr *, char *why, size_t whylen);
 /* A new attempt of task on node: what an earlier one left is let go. */
 void	jobmgr_out_begin(struct jobmgr *, uint32_t task, const char *node);

@@ -183,6 +183,7 @@ main(int argc, char *argv[])
 		    "register_interval", "timeout", NULL },
 	};
 	char why[OUTPAT_MAX + 256];
+	int rc;
 
 	j.j_pri = 1;
 	j.j_retries = TT_RETRIES_DEFAULT;
@@ -191,12 +192,15 @@ main(int argc, char *argv[])
 	    opt, &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
-	if (jobmgr_out_init(&j, why, sizeof(why)) == -1)
-		errx(CLI_EXIT_USAGE, "%s", why);
+	if ((rc = jobmgr_out_init(&j, why, sizeof(why))) != 0)
+		errx(rc, "%s", why);
 	if (j.j_detach && jobmgr_detach_fork(&j) == -1)
 		err(1, "detach");
 	sp.ds_table = jobmgr_table();
 	dctx_start(&j.j_dc, &sp, &da, &j);
+	/* Detached, the terminal gets the job id or why not, no more. */
+	if (j.j_detach)
+		log_init(0, "CilkJobManager", da.da_cc.cc_verbose);
 	if (msg_addr_parse(&j.j_broker, conf_get(j.j_dc.dc_conf, "broker"),
 	    7410) == -1) {
 		snprintf(why, sizeof(why), "bad broker address");

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
@@ -282,9 +283,10 @@ jobmgr_out_init(struct jobmgr *j, char *why, size_t whylen)
 	for (s = PROTO_STREAM_OUT; s <= PROTO_STREAM_ERR; s++) {
 		if (j->j_pattern[s] == NULL)
 			continue;
-		if (outpat_check(j->j_pattern[s], why, whylen) == -1 ||
-		    folder_ok(j->j_pattern[s], why, whylen) == -1)
-			return -1;
+		if (outpat_check(j->j_pattern[s], why, whylen) == -1)
+			return CLI_EXIT_USAGE;
+		if (folder_ok(j->j_pattern[s], why, whylen) == -1)
+			return CLI_EXIT_FAILURE;
 	}
 	return 0;
 }
