@@ -11,18 +11,35 @@
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
+#include "msg_users.h"
 #include "pred_auth.h"
 #include "proto_tasks.h"
 
 int
 jobmgr_tasks_init(struct jobmgr *j)
 {
+	struct msg_keyring *kr = j->j_dc.dc_keys;
+	int verbose = j->j_dc.dc_args.da_cc.cc_verbose;
 	struct cookie_key *k;
 
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		return -1;
 	cookie_init(k);
 	j->j_cookie = k;
+	/*
+	 * Every user's public key, so that another user's CilkPs -j is
+	 * refused in words and an administrator's answered; the count goes
+	 * to syslog, not onto the terminal of CilkRun.
+	 */
+	if (kr->kr_users == NULL && kr->kr_users_dir[0] != '\0') {
+		if (!j->j_detach)
+			log_init(0, "CilkJobManager", verbose);
+		kr->kr_users = msg_users_load(kr->kr_users_dir);
+		if (!j->j_detach)
+			log_init(1, "CilkJobManager", verbose);
+		if (kr->kr_users == NULL)
+			return -1;
+	}
 	return 0;
 }
 

@@ -296,11 +296,20 @@ ps_tasks(const struct cli_common *cc, const struct proto_job_row *row)
 	    a.a_timeout <= 0)
 		a.a_timeout = 3;
 	msg_addr_text(&row->jw_addr, text, sizeof(text));
-	if (msg_keyring_load(&keys, cf, MSG_KR_USER_OPT, "tool", err,
-	    sizeof(err)) == -1) {
+	/*
+	 * Every user's public key: the job's user signs the answer.  How
+	 * many there are is no news on the terminal (syslog has it).
+	 */
+	log_init(0, "CilkPs", cc->cc_verbose);
+	rc = msg_keyring_load(&keys, cf, MSG_KR_USER_OPT | MSG_KR_USERS,
+	    "tool", err, sizeof(err));
+	log_init(1, "CilkPs", cc->cc_verbose);
+	if (rc == -1) {
 		warnx("%s", err);
+		rc = CLI_EXIT_FAILURE;
 		goto out;
 	}
+	rc = CLI_EXIT_FAILURE;
 	if (msg_keyring_user_name(&keys)[0] == '\0') {
 		msg_keyring_no_user(cf, err, sizeof(err));
 		brokerq_warn("CilkPs", err);
