@@ -55,7 +55,7 @@ struct proto_task_row {
 	uint8_t		tr_ended;	/* tr_status is an exit's */
 	int32_t		tr_status;
 	uint32_t	tr_ms;		/* run time */
-	char		tr_node[PROTO_HOST_MAX];	/* "" if never run */
+	char		tr_node[PROTO_HOST_MAX];	/* "": none */
 };
 
 struct proto_tasks {

@@ -22,9 +22,9 @@ struct outfile;
 /* The relay of the latest instance of a task (tasktab.h: the rest). */
 struct task {
 	uint64_t	 t_off[PROTO_STREAM_MAX];	/* bytes received */
-	struct linebuf	 t_lb[PROTO_STREAM_MAX];	/* a partial line */
-	struct outfile	*t_file[PROTO_STREAM_MAX];	/* --output, --error */
-	double		 t_start, t_end;	/* hand-out, exit (mono) */
+	struct linebuf	 t_lb[PROTO_STREAM_MAX];	/* partial line */
+	struct outfile	*t_file[PROTO_STREAM_MAX];	/* -O, -E */
+	double		 t_start, t_end;	/* hand-out, exit */
 	int		 t_exited;	/* tk_status is its exit's */
 };
 
@@ -58,12 +58,12 @@ struct jobmgr {
 	size_t		 j_linelen;
 	uint8_t		 j_buf[MSG_PAYLOAD_MAX];
 	/* output.c: --output, --error, --detach. */
-	const char	*j_pattern[PROTO_STREAM_MAX];	/* NULL: prefixed */
+	const char	*j_pattern[PROTO_STREAM_MAX];	/* or NULL */
 	struct outfile	*j_files;	/* open ones, shared by path */
 	struct outfile	*j_made;	/* created this job (not %t) */
 	uint32_t	 j_out_errors;	/* files that failed us */
 	int		 j_detach;	/* -D: CilkRun --detach */
-	int		 j_detach_fd;	/* to say the job id to; -1: said */
+	int		 j_detach_fd;	/* for the job id; -1: said */
 	/* tasks.c: CilkPs -j. */
 	void		*j_cookie;	/* struct cookie_key */
 };

@@ -95,7 +95,8 @@ test_tasks(void)
 	    out.tk_n == 3 && out.tk_rows[1].tr_status == -9 &&
 	    out.tk_rows[1].tr_state == PROTO_TS_GIVEN_UP &&
 	    strcmp(out.tk_rows[2].tr_node, "127.0.0.4/1") == 0 &&
-	    out.tk_count[PROTO_TS_DONE - 1] == 1 && out.tk_rows[2].tr_ms == 3000,
+	    out.tk_count[PROTO_TS_DONE - 1] == 1 &&
+	    out.tk_rows[2].tr_ms == 3000,
 	    "TASKS: round trip, a signal as a negative status");
 	robust("TASKS", rt_tasks, buf, n);
 

@@ -32,7 +32,7 @@ struct ask {
 	double				 a_timeout;
 	int				 a_sent;
 	struct evtimer			*a_resend_t, *a_deadline_t;
-	int				 a_done;	/* 1 page, -1 refused */
+	int				 a_done;	/* 1 page, -1 no */
 	char				 a_reason[PROTO_REASON_MAX];
 };
 

@@ -44,7 +44,8 @@ usage(int status)
 	    "               goes to files (default cilknow-%%j-%%t.out)\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
 	    "143 ended by CilkKill, 3 the broker did not answer, 1 other "
-	    "failures,\n2 usage; with --detach 0 once the broker has the job.\n");
+	    "failures,\n2 usage; with --detach 0 once the broker has the "
+	    "job.\n");
 	exit(status);
 }
 
