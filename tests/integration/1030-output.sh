@@ -5,7 +5,8 @@
 #     0 damaged, 0 duplicated, 0 lost (counted), in the [node]-prefixed
 #     stream, in --output files of their own (%t) and in one shared file;
 #  2. --output/--error with %j, %t, %n and %% expanded, stdout and stderr
-#     apart or (same pattern) together; a bad pattern is exit 2, a folder
+#     apart or (same pattern) together; a task that runs again leaves
+#     only its finished attempt in its file; a bad pattern is exit 2, a folder
 #     that is not there exit 1 before anything runs, and a file that
 #     cannot be made while the job runs sends its lines to CilkRun
 #     prefixed and makes the job fail (exit 1), saying so;
@@ -100,6 +101,15 @@ ok $? "%j %t %n expanded; stdout and stderr each in their own file"
     -- sh -c 'echo one; echo two >&2; echo three' >/dev/null 2>&1
 [ "$(sort both%-0.txt | tr '\n' ' ')" = "one three two " ]
 ok $? "the same pattern for both: one file with both streams; %% is %"
+# A task that runs again starts its file over: only the attempt that
+# finished remains (the prefixed stream shows both, marked).
+"$BIN/CilkRun" --tasks 1 --retries 2 --output 'r-%t.txt' -- sh -c \
+    'seq 1 500 | sed "s/^/attempt $CILKNOW_ATTEMPT: /"; [ $CILKNOW_ATTEMPT = 2 ]' \
+    >/dev/null 2>"$T/r.err"
+exit_is $? 0 "a task that fails once and then succeeds"
+seq 1 500 | sed "s/^/attempt 2: /" | cmp -s - r-0.txt &&
+    grep -q "task 0 on .* exited 1 (failure 1 of 2; it runs again)" "$T/r.err"
+ok $? "its %t file holds the finished attempt's 500 lines only"
 "$BIN/CilkRun" --output 'x-%q' -- true >"$T/bad.out" 2>&1
 exit_is $? 2 "--output with an unknown %q is a usage error"
 contains "$T/bad.out" "%q: not %j" "and says which"
