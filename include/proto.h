@@ -52,6 +52,9 @@ enum proto_handler {
 	PROTO_H_NODES_PAGE = 49,		/* broker -> tool */
 	PROTO_H_JOB_GONE = 50,			/* broker -> node, cluster: a
 						   job left the registry */
+	/* CilkPs -j: a job's task table (proto_tasks.h). */
+	PROTO_H_TASKS_REQ = 56,			/* tool -> jobmgr, user */
+	PROTO_H_TASKS = 57,			/* jobmgr -> tool, user */
 	PROTO_H_MAX
 };
 

@@ -105,6 +105,8 @@ on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	j->j_job = a.ak_id;
 	j->j_desc.de_job = a.ak_id;
+	if (j->j_detach)
+		jobmgr_detached(j);
 }
 
 static void
@@ -179,7 +181,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    j->j_tt.tt_t[task].tk_attempts);
 		/* FALLTHROUGH */
 	case TT_TAKE_NEW:
-		memset(&j->j_tasks[task], 0, sizeof(j->j_tasks[task]));
+		jobmgr_out_begin(j, task, r.dr_node);
 		j->j_last_activity = now_mono();
 		break;
 	case TT_TAKE_AGAIN:
@@ -211,30 +213,6 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	log_debug("task %u attempt %u to node %s", task,
 	    j->j_tt.tt_t[task].tk_attempts, r.dr_node);
 	(void)msg_ep_reply(ep, in, PROTO_H_DESC, j->j_buf, len);
-}
-
-/* Writes data to fd with "[node] " at the start of every line. */
-static void
-relay(int fd, const char *node, struct task *t, int stream,
-    const uint8_t *p, size_t n)
-{
-	char prefix[PROTO_HOST_MAX + 4];
-	const uint8_t *nl;
-	size_t k;
-
-	snprintf(prefix, sizeof(prefix), "[%s] ", node);
-	while (n > 0) {
-		if (!t->t_midline[stream] &&
-		    write(fd, prefix, strlen(prefix)) == -1)
-			return;
-		nl = memchr(p, '\n', n);
-		k = nl ? (size_t)(nl - p) + 1 : n;
-		if (write(fd, p, k) == -1)
-			return;
-		t->t_midline[stream] = nl == NULL;
-		p += k;
-		n -= k;
-	}
 }
 
 /*
@@ -317,15 +295,21 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 	int32_t status = o->ou_status;
 	const struct tt_task *tk = &j->j_tt.tt_t[task];
 	char how[48];
+	enum tt_end end;
 
 	j->j_last_activity = now_mono();
 	if (status >= 0)
 		snprintf(how, sizeof(how), "exited %d", status);
 	else
 		snprintf(how, sizeof(how), "killed by signal %d", -status);
-	switch (tt_exit(&j->j_tt, task, node, status, o->ou_len > 0)) {
-	case TT_END_STALE:
+	if ((end = tt_exit(&j->j_tt, task, node, status,
+	    o->ou_len > 0)) == TT_END_STALE)
 		return;
+	/* Its partial lines out, its files shut (output.c). */
+	j->j_tasks[task].t_end = now_mono();
+	j->j_tasks[task].t_exited = end != TT_END_NOSTART;
+	jobmgr_out_end(j, task, node);
+	switch (end) {
 	case TT_END_NOSTART:
 		task_nostart(j, task, node, o->ou_data, o->ou_len);
 		return;
@@ -386,9 +370,9 @@ on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		}
 	} else if (o.ou_offset == t->t_off[o.ou_stream]) {
 		/* A chunk of no bytes is a node saying the worker lives. */
-		relay(o.ou_stream == PROTO_STREAM_OUT ? STDOUT_FILENO :
-		    STDERR_FILENO, o.ou_node, t, o.ou_stream, o.ou_data,
-		    o.ou_len);
+		if (o.ou_len > 0)
+			jobmgr_out_data(j, o.ou_task, o.ou_node, o.ou_stream,
+			    o.ou_data, o.ou_len);
 		t->t_off[o.ou_stream] += o.ou_len;
 	}
 	a.oa_offset = t->t_off[o.ou_stream];
@@ -413,6 +397,8 @@ on_lost(uint32_t task, const struct tt_task *tk, void *arg)
 	log_warnx("task %u on %s: no word of it from its node; %s", task,
 	    tk->tk_node, j->j_want_tasks > 0 ? "it runs again" :
 	    "counted as lost");
+	j->j_tasks[task].t_end = now_mono();
+	jobmgr_out_end(j, task, tk->tk_node);
 }
 
 /*
@@ -465,6 +451,13 @@ jobmgr_end(struct jobmgr *j, int status, const char *why)
 	log_info("job %u ends: %s (%u done, %u failed, %u stopped by "
 	    "their nodes)", j->j_job, why, j->j_tt.tt_done,
 	    j->j_tt.tt_failures, j->j_tt.tt_stopped);
+	/* Output that did not reach its file is a failure (output.c). */
+	if (j->j_out_errors > 0 && status == 0) {
+		log_warnx("job %u: %u output file%s could not be written "
+		    "(above)", j->j_job, j->j_out_errors,
+		    j->j_out_errors == 1 ? "" : "s");
+		status = 1;
+	}
 	j->j_ending = 1;
 	j->j_exit = status;
 	on_unregister_tick(j->j_dc.dc_loop, j);
@@ -491,6 +484,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    on_desc_req },
 	[PROTO_H_OUTPUT] = { "output", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_output },
+	[PROTO_H_TASKS_REQ] = { "tasks-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    jobmgr_on_tasks_req },
 };
 
 const struct msg_handler *

@@ -3,6 +3,8 @@
 #define CILKJOBMANAGER_H
 
 #include "dctx.h"
+#include "linebuf.h"
+#include "outpat.h"
 #include "proto.h"
 #include "tasktab.h"
 
@@ -15,10 +17,15 @@
 
 #define JOBMGR_EXIT_KILLED PROTO_EXIT_KILLED	/* proto_kill.h */
 
+struct outfile;
+
 /* The relay of the latest instance of a task (tasktab.h: the rest). */
 struct task {
 	uint64_t	 t_off[PROTO_STREAM_MAX];	/* bytes received */
-	int		 t_midline[PROTO_STREAM_MAX];	/* no prefix due */
+	struct linebuf	 t_lb[PROTO_STREAM_MAX];	/* partial line */
+	struct outfile	*t_file[PROTO_STREAM_MAX];	/* -O, -E */
+	double		 t_start, t_end;	/* hand-out, exit */
+	int		 t_exited;	/* tk_status is its exit's */
 };
 
 struct jobmgr {
@@ -50,6 +57,15 @@ struct jobmgr {
 	char		 j_line[64];	/* -W: a line being read */
 	size_t		 j_linelen;
 	uint8_t		 j_buf[MSG_PAYLOAD_MAX];
+	/* output.c: --output, --error, --detach. */
+	const char	*j_pattern[PROTO_STREAM_MAX];	/* or NULL */
+	struct outfile	*j_files;	/* open ones, shared by path */
+	struct outfile	*j_made;	/* created this job (not %t) */
+	uint32_t	 j_out_errors;	/* files that failed us */
+	int		 j_detach;	/* -D: CilkRun --detach */
+	int		 j_detach_fd;	/* for the job id; -1: said */
+	/* tasks.c: CilkPs -j. */
+	void		*j_cookie;	/* struct cookie_key */
 };
 
 void	jobmgr_start(struct jobmgr *);
@@ -58,5 +74,25 @@ void	jobmgr_end(struct jobmgr *, int status, const char *why);
 /* Leaving before the broker answered: withdraw what it may hold. */
 void	jobmgr_withdraw(struct jobmgr *, int status);
 const struct msg_handler *jobmgr_table(void);
+
+/* output.c: where the workers' output goes. */
+/* 0, or an exit code with why: a bad pattern (2), no folder for it (1). */
+int	jobmgr_out_init(struct jobmgr *, char *why, size_t whylen);
+/* A new attempt of task on node: what an earlier one left is let go. */
+void	jobmgr_out_begin(struct jobmgr *, uint32_t task, const char *node);
+/* Bytes of a stream of the task, from its current attempt. */
+void	jobmgr_out_data(struct jobmgr *, uint32_t task, const char *node,
+	    int stream, const uint8_t *, size_t);
+/* The attempt ended (or was taken back): partial lines out, files shut. */
+void	jobmgr_out_end(struct jobmgr *, uint32_t task, const char *node);
+void	jobmgr_out_fini(struct jobmgr *);
+/* detach.c, -D: fork; the parent waits for the job id and exits. */
+int	jobmgr_detach_fork(struct jobmgr *);
+/* -D: the job is registered; tell CilkRun and let go of the terminal. */
+void	jobmgr_detached(struct jobmgr *);
+
+/* tasks.c: the task table for CilkPs -j (TASKS_REQ). */
+int	jobmgr_tasks_init(struct jobmgr *);
+void	jobmgr_on_tasks_req(struct msg_ep *, const struct msg_in *, void *);
 
 #endif

@@ -28,7 +28,12 @@ usage(int status)
 	    "  -T tasks    run tasks 0 to tasks-1, each until it exits 0\n"
 	    "  -t seconds  end after this long\n"
 	    "  -W          the job ends when stdin closes (started by "
-	    "CilkChouse)\n");
+	    "CilkChouse)\n"
+	    "  -O pattern  each task's stdout (and stderr) into a file "
+	    "(%%j %%t %%n %%%%)\n"
+	    "  -E pattern  each task's stderr into a file\n"
+	    "  -D          print the job id once registered and stay in the "
+	    "background\n");
 	exit(status);
 }
 
@@ -51,6 +56,15 @@ opt(int ch, const char *arg, void *p)
 	switch (ch) {
 	case 'W':
 		j->j_watch = 1;
+		return 0;
+	case 'O':
+		j->j_pattern[PROTO_STREAM_OUT] = arg;
+		return 0;
+	case 'E':
+		j->j_pattern[PROTO_STREAM_ERR] = arg;
+		return 0;
+	case 'D':
+		j->j_detach = 1;
 		return 0;
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
@@ -210,17 +224,26 @@ main(int argc, char *argv[])
 		.ds_restart = (const char *const[]){ "broker",
 		    "register_interval", "timeout", NULL },
 	};
-	char why[64], desc_why[256];
+	char why[OUTPAT_MAX + 256], desc_why[256];
+	int rc;
 
 	j.j_pri = 1;
 	j.j_retries = TT_RETRIES_DEFAULT;
-	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:R:T:t:W", opt,
-	    &j, usage);
+	j.j_detach_fd = -1;
+	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:DE:m:O:p:R:T:t:W",
+	    opt, &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
-	sp.ds_table = jobmgr_table();
 	require_conf(&da);
+	if ((rc = jobmgr_out_init(&j, why, sizeof(why))) != 0)
+		errx(rc, "%s", why);
+	if (j.j_detach && jobmgr_detach_fork(&j) == -1)
+		err(1, "detach");
+	sp.ds_table = jobmgr_table();
 	dctx_start(&j.j_dc, &sp, &da, &j);
+	/* Detached, the terminal gets the job id or why not, no more. */
+	if (j.j_detach)
+		log_init(0, "CilkJobManager", da.da_cc.cc_verbose);
 	if (msg_addr_parse(&j.j_broker, conf_get(j.j_dc.dc_conf, "broker"),
 	    7410) == -1) {
 		snprintf(why, sizeof(why), "bad broker address");
@@ -235,7 +258,7 @@ main(int argc, char *argv[])
 	}
 	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL ||
 	    tt_init(&j.j_tt, (uint32_t)j.j_want_tasks,
-	    (uint32_t)j.j_retries) == -1)
+	    (uint32_t)j.j_retries) == -1 || jobmgr_tasks_init(&j) == -1)
 		err(1, "calloc");
 	j.j_interval = dctx_seconds(&j.j_dc, "register_interval", 60);
 	j.j_timeout = dctx_seconds(&j.j_dc, "timeout", 3);
@@ -257,8 +280,10 @@ main(int argc, char *argv[])
 			jobmgr_withdraw(&j, 0);
 		(void)dctx_run(&j.j_dc);
 	}
+	jobmgr_out_fini(&j);
 	tt_free(&j.j_tt);
 	free(j.j_tasks);
+	free(j.j_cookie);
 	dctx_stop(&j.j_dc);
 	return j.j_exit;
 }

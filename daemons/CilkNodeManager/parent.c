@@ -45,6 +45,12 @@
 #include "sdnotify.h"
 
 #define PAD_ANSWER	1.0	/* s a launch pad has to answer */
+/*
+ * s a new launch pad has for its first answer: on a loaded machine it
+ * may start slowly, and a worker killed for that runs its task again,
+ * its output twice (CilkRun(1)); a stop asks with PAD_ANSWER.
+ */
+#define PAD_FIRST_ANSWER 10.0
 #define PAD_HARD	2.0	/* s past a stop's SIGKILL: ours */
 #define PAD_TICK	0.1	/* s between deadline checks, while one is due */
 
@@ -247,7 +253,7 @@ pad_attach(struct pad *p)
 	req.lm_type = LPAD_MSG_STATUS;
 	if (pad_send(p, &req) == -1)
 		return -1;
-	p->p_answer_by = now_mono() + PAD_ANSWER;
+	p->p_answer_by = now_mono() + PAD_FIRST_ANSWER;
 	pad_arm();
 	return 0;
 }

@@ -143,6 +143,39 @@ node_relay_alive(struct node *n, struct worker *w)
 		    w->w_out[PROTO_STREAM_OUT].rs_acked, NULL, 0);
 }
 
+/*
+ * The worker an acknowledgement is for.  Two of them can have the same
+ * job and task here: an attempt still relaying its last bytes or exit
+ * on one processor while the next runs on another.  The one whose
+ * unacknowledged bytes the offset falls in is meant; else the first
+ * (a node manager restarted: the job manager may be ahead of us).
+ */
+static struct worker *
+ack_owner(struct node *n, const struct msg_in *in,
+    const struct proto_output_ack *a)
+{
+	struct worker *w, *first = NULL;
+	const struct relay_stream *rs;
+
+	TAILQ_FOREACH(w, &n->n_workers, w_entry) {
+		if (w->w_job != a->oa_job || w->w_task != a->oa_task ||
+		    !msg_addr_eq(&in->mi_from, &w->w_jobmgr))
+			continue;
+		if (first == NULL)
+			first = w;
+		if (a->oa_stream == PROTO_STREAM_EXIT) {
+			if (w->w_state == WORKER_EXITED)
+				return w;
+			continue;
+		}
+		rs = &w->w_out[a->oa_stream];
+		if (a->oa_offset >= rs->rs_acked &&
+		    a->oa_offset <= rs->rs_sent)
+			return w;
+	}
+	return first;
+}
+
 void
 node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -154,10 +187,7 @@ node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (proto_output_ack_dec(&a, in->mi_data, in->mi_len) == -1)
 		return;
 	/* Job ids start again after a broker restart: its manager too. */
-	TAILQ_FOREACH(w, &n->n_workers, w_entry)
-		if (w->w_job == a.oa_job && w->w_task == a.oa_task &&
-		    msg_addr_eq(&in->mi_from, &w->w_jobmgr))
-			break;
+	w = ack_owner(n, in, &a);
 	if (w == NULL || !msg_addr_eq(&in->mi_from, &w->w_jobmgr) ||
 	    !msg_verify_sender(in, MSG_SCHEME_USER, w->w_user, NULL))
 		return;

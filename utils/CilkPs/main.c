@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "json.h"
 #include "log.h"
+#include "ps.h"
 
 struct ps_opts {
 	struct cli_common	 po_cc;
@@ -24,7 +25,9 @@ usage(int status)
 	    "[--json]\n"
 	    "              [-u user] [-j job]\n"
 	    "  -u user  only the jobs of this user\n"
-	    "  -j job   only this job\n"
+	    "  -j job   this job's tasks, from its job manager: TASK STATE "
+	    "NODE TRIES\n"
+	    "           EXIT SECONDS (its user and administrators only)\n"
 	    "columns: JOB USER HOST NODES MAX PRI AGE COMMAND\n");
 	exit(status);
 }
@@ -154,9 +157,21 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(CLI_EXIT_USAGE);
-	if ((rc = brokerq_main(&o.po_cc, "CilkPs", PROTO_LIST_JOBS, &rep)) !=
-	    CLI_EXIT_OK)
+	if ((rc = brokerq_main_where(&o.po_cc, "CilkPs", PROTO_LIST_JOBS, 0,
+	    o.po_job, &rep)) != CLI_EXIT_OK)
 		return rc;
+	if (o.po_job != 0) {
+		/* -j: the job's tasks, from its job manager (tasks.c). */
+		rc = CLI_EXIT_FAILURE;
+		if (rep.bq_n == 0 || !wanted(&o, &rep.bq_jobs[0]))
+			warnx("job %u: no such job (see CilkPs)", o.po_job);
+		else
+			rc = ps_tasks(&o.po_cc, &rep.bq_jobs[0]);
+		brokerq_reply_free(&rep);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			err(CLI_EXIT_FAILURE, "stdout");
+		return rc;
+	}
 	if (o.po_cc.cc_json)
 		print_json(&o, &rep);
 	else

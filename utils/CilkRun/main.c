@@ -35,20 +35,32 @@ usage(int status)
 	    "               freeze it and go on if the node is idle again "
 	    "in time\n"
 	    "  -t seconds   end after this long\n"
+	    "  --output pattern  each task's stdout (and stderr, without "
+	    "--error) in its\n"
+	    "               own file: %%j job, %%t task, %%n node, %%%% a %%\n"
+	    "  --error pattern   each task's stderr in its own file\n"
+	    "  --detach     print the job id once the broker has it and "
+	    "return; output\n"
+	    "               goes to files (default cilknow-%%j-%%t.out)\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
 	    "143 ended by CilkKill, 3 the broker did not answer, 1 other "
-	    "failures,\n2 usage.\n");
+	    "failures,\n2 usage; with --detach 0 once the broker has the "
+	    "job.\n");
 	exit(status);
 }
 
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN };
+	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN,
+	    OPT_OUTPUT = CLI_OPT_JSON + 40, OPT_ERROR, OPT_DETACH };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "owner-return", required_argument, NULL, OPT_OWNER_RETURN },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "error", required_argument, NULL, OPT_ERROR },
+		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -101,6 +113,15 @@ main(int argc, char *argv[])
 				    optarg);
 			if (setenv("CILKNOW_OWNER_RETURN", optarg, 1) == -1)
 				err(1, "setenv");
+			break;
+		case OPT_OUTPUT:
+		case OPT_ERROR:
+			/* Checked by the job manager (outpat.h). */
+			args[n++] = ch == OPT_OUTPUT ? "-O" : "-E";
+			args[n++] = optarg;
+			break;
+		case OPT_DETACH:
+			args[n++] = "-D";
 			break;
 		case 'v':
 			args[n++] = "-v";
