@@ -42,8 +42,8 @@ ended() { ! kill -0 "$1" 2>/dev/null; }
 done_ok=0 killed=0 interrupted=0 crashed=0
 for i in $(seq 50); do
 	out=$T/j$i.out
-	case $((i % 10)) in
-	3|6|9)	# a task still running when the job is ended
+	case $((i % 25)) in
+	5|12|19) # a task still running when the job is ended
 		as_nobody timeout -k 2 60 "$BIN/CilkRun" --tasks 2 -- \
 		    sleep 30 >"$out" 2>&1 &
 		P=$!
@@ -51,17 +51,17 @@ for i in $(seq 50); do
 		wait_for 20 grep -q registered "$out"
 		# ended while its tasks run, not before they started
 		wait_for 20 nodes_are running 2
-		case $((i % 10)) in
-		3)	job=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' \
+		case $((i % 25)) in
+		5)	job=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' \
 			    "$out" | head -1)
 			as_nobody "$BIN/CilkKill" "$job" >/dev/null 2>&1
 			wait "$P"
 			[ $? -eq 143 ] && killed=$((killed + 1)) ;;
-		6)	# CilkRun execs the job manager: it is timeout's child
+		12)	# CilkRun execs the job manager: it is timeout's child
 			kill -INT "$(pgrep -P "$P")"
 			wait "$P"
 			[ $? -eq 130 ] && interrupted=$((interrupted + 1)) ;;
-		9)	kill -KILL "$(pgrep -P "$P")"
+		19)	kill -KILL "$(pgrep -P "$P")"
 			wait "$P"
 			crashed=$((crashed + 1)) ;;
 		esac ;;
@@ -69,10 +69,10 @@ for i in $(seq 50); do
 		    >"$out" 2>&1 && done_ok=$((done_ok + 1)) ;;
 	esac
 done
-[ "$done_ok" -eq 35 ]
-ok $? "35 jobs ran to their end ($done_ok did)"
-[ "$killed" -eq 5 ] && [ "$interrupted" -eq 5 ] && [ "$crashed" -eq 5 ]
-ok $? "5 were ended by CilkKill ($killed), 5 interrupted ($interrupted), 5 lost their job manager ($crashed)"
+[ "$done_ok" -eq 44 ]
+ok $? "44 jobs ran to their end ($done_ok did)"
+[ "$killed" -eq 2 ] && [ "$interrupted" -eq 2 ] && [ "$crashed" -eq 2 ]
+ok $? "2 were ended by CilkKill ($killed), 2 interrupted ($interrupted), 2 lost their job manager ($crashed)"
 no_leftovers() { [ "$(pads)" -eq 0 ] && [ "$(folders)" -eq 0 ]; }
 # A job manager killed outright is noticed after 3 silent intervals.
 wait_for 60 no_leftovers
