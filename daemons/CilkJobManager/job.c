@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmacct.h"
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
@@ -117,6 +118,10 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
 	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1)
 		return;
+	if (e.er_handler == PROTO_H_ACCT || e.er_handler == PROTO_H_AFTER_REQ) {
+		jmacct_on_error(j, &e);
+		return;
+	}
 	log_warnx("the broker refused us: %s", e.er_reason);
 	if (j->j_ending)
 		evloop_break(j->j_dc.dc_loop);
@@ -167,6 +172,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	switch (tt_take(&j->j_tt, r.dr_node, now_mono(), &task)) {
 	case TT_TAKE_NEW:
 		memset(&j->j_tasks[task], 0, sizeof(j->j_tasks[task]));
+		jmacct_task_start(j, task);
 		j->j_last_activity = now_mono();
 		break;
 	case TT_TAKE_AGAIN:
@@ -303,6 +309,7 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 {
 	int32_t status = o->ou_status;
 	const struct tt_task *tk = &j->j_tt.tt_t[task];
+	enum tt_end end;
 	char how[48];
 
 	j->j_last_activity = now_mono();
@@ -310,7 +317,8 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 		snprintf(how, sizeof(how), "exited %d", status);
 	else
 		snprintf(how, sizeof(how), "killed by signal %d", -status);
-	switch (tt_exit(&j->j_tt, task, node, status, o->ou_len > 0)) {
+	switch ((end = tt_exit(&j->j_tt, task, node, status,
+	    o->ou_len > 0))) {
 	case TT_END_STALE:
 		return;
 	case TT_END_NOSTART:
@@ -333,6 +341,7 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 		log_info("task %u on %s %s", task, node, how);
 		break;
 	}
+	jmacct_task_end(j, task, node, status, end);
 	tasks_changed(j);
 }
 
@@ -446,6 +455,7 @@ jobmgr_end(struct jobmgr *j, int status, const char *why)
 	    j->j_tt.tt_failures, j->j_tt.tt_stopped);
 	j->j_ending = 1;
 	j->j_exit = status;
+	jmacct_job_end(j, status);	/* before the unregistration */
 	on_unregister_tick(j->j_dc.dc_loop, j);
 }
 
@@ -470,6 +480,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    on_desc_req },
 	[PROTO_H_OUTPUT] = { "output", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_output },
+	[PROTO_H_ACCT_ACK] = { "acct-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    jmacct_on_ack },
 };
 
 const struct msg_handler *
@@ -552,6 +564,14 @@ jobmgr_start(struct jobmgr *j)
 	if (j->j_watch && evloop_add_fd(j->j_dc.dc_loop, STDIN_FILENO,
 	    POLLIN, on_stdin, j) == -1)
 		log_warn("%s: stdin", __func__);
+	if (!jmacct_after_hold(j))	/* --after: jobmgr_go() later */
+		jobmgr_go(j);
+}
+
+void
+jobmgr_go(struct jobmgr *j)
+{
+	j->j_started = now_mono();	/* the broker's timeout from now */
 	on_register_tick(j->j_dc.dc_loop, j);
 	evloop_timer_add(j->j_dc.dc_loop, 1.0, on_reclaim_tick, j);
 }

@@ -23,6 +23,7 @@ usage(int status)
 	    "[-n max] [-p priority]\n"
 	    "               [--tasks N [--retries K]] [--owner-return policy] "
 	    "[-t seconds]\n"
+	    "               [--after JOB]\n"
 	    "               -- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
@@ -35,6 +36,8 @@ usage(int status)
 	    "               freeze it and go on if the node is idle again "
 	    "in time\n"
 	    "  -t seconds   end after this long\n"
+	    "  --after JOB  held until job JOB has ended successfully; "
+	    "not run if it failed\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
 	    "143 ended by CilkKill, 3 the broker did not answer, 1 other "
 	    "failures,\n2 usage.\n");
@@ -44,11 +47,13 @@ usage(int status)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN };
+	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN,
+	    OPT_AFTER = CLI_OPT_JSON + 40 };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "owner-return", required_argument, NULL, OPT_OWNER_RETURN },
+		{ "after", required_argument, NULL, OPT_AFTER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -88,6 +93,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_RETRIES:
 			args[n++] = "-R";
+			args[n++] = optarg;
+			break;
+		case OPT_AFTER:
+			(void)strtonum(optarg, 1, UINT32_MAX, &errstr);
+			if (errstr != NULL)
+				errx(CLI_EXIT_USAGE, "--after %s: job number "
+				    "is %s", optarg, errstr);
+			args[n++] = "-A";
 			args[n++] = optarg;
 			break;
 		case OPT_OWNER_RETURN:
