@@ -11,11 +11,6 @@
 #include "codec_robust.h"
 #include "proto_rt.h"
 
-RT_SIMPLE(proto_acct, struct proto_acct)
-RT_SIMPLE(proto_acct_ack, struct proto_acct_ack)
-RT_SIMPLE(proto_acct_req, struct proto_acct_req)
-RT_SIMPLE(proto_acct_rows, struct proto_acct_rows)
-
 static uint8_t			buf[MSG_PAYLOAD_MAX];
 static struct proto_acct_rows	rows, rows2;
 
