@@ -3,7 +3,8 @@
 #  1. a CilkRun --tasks 3 job whose task 1 always fails: CilkHist shows
 #     the job (failed, exit 1, 3 tasks, 1 failed), -j its task rows
 #     (node, tries, exit status), --json the same;
-#  2. bob sees none of it: not in his list, -j refused, -u refused;
+#  2. bob sees none of it: not in his list, -j refused, -u refused; a
+#     record he sends for the job is refused and changes nothing;
 #  3. --after: held while the job it names runs, runs after it ended
 #     successfully; refused (exit 1, one line) after a failed job and
 #     for a job that does not exist;
@@ -17,8 +18,9 @@ D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=19500
 NOBROKER=127.0.0.1:19599
+# Who runs the test administers the cluster; bob does not.
 "$BIN/CilkLocal" start -n 2 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=1 -o timeout=2 >"$T/start.out" 2>&1
+    -o stop_grace=1 -o timeout=2 -o admins="$(id -un)" >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 2"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
@@ -115,6 +117,16 @@ ok $? "... and shows none of its tasks"
 "$H" -o user_key="$T/bob.id" -u "$ME" >"$T/bobu.out" 2>&1
 exit_is $? 1 "bob's CilkHist -u $ME ends 1"
 contains "$T/bobu.out" "only an administrator" "... saying why"
+"$TOOLS/acct_forge" -o user_key="$T/bob.id" "$J1" 0 0 >"$T/forge.out" 2>&1
+exit_is $? 1 "bob's record for $ME's job $J1 is refused"
+contains "$T/forge.out" "not your job" "... as not his job"
+[ "$(tfield "$J1" 0 3)" = 1 ] && [ "$(tfield "$J1" 0 2)" != 127.0.0.99 ]
+ok $? "$ME's task row is as it was"
+"$TOOLS/acct_forge" 999999 0 0 >"$T/forge2.out" 2>&1
+exit_is $? 1 "a record for a job that never registered is refused"
+contains "$T/forge2.out" "no such job" "... as no such job"
+"$H" -u bob >"$T/adm.out" 2>&1
+exit_is $? 0 "an administrator ($ME, in admins) may ask for bob's jobs"
 
 # 3. --after.
 start runa "$BIN/CilkRun" -t 60 --tasks 1 -- sh -c \
