@@ -73,6 +73,7 @@ struct acct_filter {
 	const char	*af_user;	/* this user's only */
 	uint32_t	 af_job;	/* this job only */
 	uint64_t	 af_since_ms;	/* submitted or ended since */
+	uint8_t		 af_state;	/* in this state (enum acct_state) */
 };
 
 struct acct;
@@ -87,7 +88,10 @@ void		 acct_close(struct acct *);
 /* The last error's text, for logs. */
 const char	*acct_error(const struct acct *);
 
-/* A job registered: its row, if it has none yet.  0 or -1. */
+/*
+ * A job registered: its row, if it has none yet; a row marked lost
+ * runs again (its job manager came back).  0 or -1.
+ */
 int	acct_job_begin(struct acct *, const struct acct_job *);
 /*
  * The job's own account of its end (state, exit, tasks, failed, start,

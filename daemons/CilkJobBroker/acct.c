@@ -69,11 +69,45 @@ prune(struct evloop *loop, void *arg)
 		evloop_timer_add(loop, BACCT_PRUNE_EVERY, prune, ba);
 }
 
+/* Rows left running by a broker before us whose jobs never came back. */
+static void
+sweep(struct evloop *loop, void *arg)
+{
+	static struct acct_job rows[64];
+	struct bacct *ba = arg;
+	struct acct_filter f;
+	uint32_t after = 0, i, n, lost = 0;
+	int more = 1;
+
+	(void)loop;
+	memset(&f, 0, sizeof(f));
+	f.af_state = ACCT_ST_RUNNING;
+	while (more) {
+		if (acct_jobs(ba->ba_db, &f, after, rows, 64, &n, &more) ==
+		    -1) {
+			db_warn(ba, "sweep");
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			after = rows[i].aj_job;
+			if (broker_job_find(ba->ba_br, after) != NULL)
+				continue;
+			bacct_job_left(ba, after, ACCT_ST_LOST);
+			lost++;
+		}
+	}
+	if (lost > 0)
+		log_info("%s: %u jobs that ran before the broker's restart "
+		    "never registered again: marked lost", ba->ba_path, lost);
+}
+
 void
 bacct_start(struct bacct *ba, struct cookie_key *ck)
 {
 	ba->ba_cookie = ck;
 	prune(ba->ba_dc->dc_loop, ba);
+	evloop_timer_add(ba->ba_dc->dc_loop, 3 * ba->ba_br->br_interval + 1,
+	    sweep, ba);
 }
 
 void
@@ -132,6 +166,16 @@ bacct_expire(struct bacct *ba, double now)
 	TAILQ_FOREACH(j, &ba->ba_br->br_jobs, bj_entry)
 		if (now - j->bj_seen > 3 * ba->ba_br->br_interval)
 			bacct_job_left(ba, j->bj_id, ACCT_ST_LOST);
+}
+
+void
+bacct_withdraw(struct bacct *ba, const char *user, const struct msg_addr *a)
+{
+	struct broker_job *j;
+
+	TAILQ_FOREACH(j, &ba->ba_br->br_jobs, bj_entry)
+		if (strcmp(j->bj_user, user) == 0 && msg_addr_eq(&j->bj_addr, a))
+			bacct_job_left(ba, j->bj_id, ACCT_ST_ENDED);
 }
 
 static void

@@ -38,7 +38,12 @@ struct bacct {
  */
 int	bacct_init(struct bacct *, struct dctx *, struct broker *,
 	    char *err, size_t errlen);
-/* Retention now and every BACCT_PRUNE_EVERY; cookies from ck. */
+/*
+ * Retention now and every BACCT_PRUNE_EVERY; cookies from ck.  Once
+ * every job manager alive has registered again (3 intervals and a
+ * second), jobs the history has running but the registry lacks (their
+ * job managers died while we were down) are marked lost.
+ */
 void	bacct_start(struct bacct *, struct cookie_key *ck);
 void	bacct_fini(struct bacct *);
 /* The highest job id in the history (0: none). */
@@ -49,6 +54,9 @@ void	bacct_job_registered(struct bacct *, const struct broker_job *);
 void	bacct_job_left(struct bacct *, uint32_t job, uint8_t state);
 /* Before broker_expire(): the jobs it will forget are marked lost. */
 void	bacct_expire(struct bacct *, double now);
+/* Before broker_job_withdraw(): those jobs ended. */
+void	bacct_withdraw(struct bacct *, const char *user,
+	    const struct msg_addr *);
 
 void	bacct_on_acct(struct bacct *, struct msg_ep *, const struct msg_in *);
 void	bacct_on_req(struct bacct *, struct msg_ep *, const struct msg_in *);

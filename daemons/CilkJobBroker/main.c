@@ -212,6 +212,7 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	 * nothing of it left behind is what it asks, so it is answered.
 	 */
 	if (u.ju_job == 0) {
+		bacct_withdraw(&b->b_acct, in->mi_name, &in->mi_from);
 		if (broker_job_withdraw(&b->b_br, in->mi_name,
 		    &in->mi_from) > 0)
 			log_info("job of %s withdrawn by its job manager",

@@ -227,8 +227,10 @@ acct_job_begin(struct acct *ac, const struct acct_job *j)
 {
 	sqlite3_stmt *st;
 
-	if (prepare(ac, "INSERT OR IGNORE INTO jobs (job, user, host, "
-	    "command, submit_ms, state) VALUES (?, ?, ?, ?, ?, ?)", &st) == -1)
+	if (prepare(ac, "INSERT INTO jobs (job, user, host, command, "
+	    "submit_ms, state) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO "
+	    "UPDATE SET state = excluded.state, end_ms = 0 WHERE "
+	    "jobs.state = ? AND jobs.user = excluded.user", &st) == -1)
 		return -1;
 	(void)sqlite3_bind_int64(st, 1, j->aj_job);
 	bind_text(st, 2, j->aj_user);
@@ -236,6 +238,7 @@ acct_job_begin(struct acct *ac, const struct acct_job *j)
 	bind_text(st, 4, j->aj_command);
 	bind_u64(st, 5, j->aj_submit_ms);
 	(void)sqlite3_bind_int(st, 6, ACCT_ST_RUNNING);
+	(void)sqlite3_bind_int(st, 7, ACCT_ST_LOST);
 	return done(ac, st, "job begin");
 }
 
@@ -394,8 +397,8 @@ acct_jobs(struct acct *ac, const struct acct_filter *f, uint32_t after,
 	*more = 0;
 	if (prepare(ac, "SELECT " JOB_COLS " FROM jobs WHERE job > ? AND "
 	    "(? IS NULL OR user = ?) AND (? = 0 OR job = ?) AND "
-	    "(? = 0 OR submit_ms >= ? OR end_ms >= ? OR end_ms = 0) "
-	    "ORDER BY job LIMIT ?", &st) == -1)
+	    "(? = 0 OR submit_ms >= ? OR end_ms >= ? OR end_ms = 0) AND "
+	    "(? = 0 OR state = ?) ORDER BY job LIMIT ?", &st) == -1)
 		return -1;
 	(void)sqlite3_bind_int64(st, 1, after);
 	if (f->af_user != NULL) {
@@ -407,7 +410,9 @@ acct_jobs(struct acct *ac, const struct acct_filter *f, uint32_t after,
 	bind_u64(st, 6, f->af_since_ms);
 	bind_u64(st, 7, f->af_since_ms);
 	bind_u64(st, 8, f->af_since_ms);
-	(void)sqlite3_bind_int64(st, 9, (sqlite3_int64)max + 1);
+	(void)sqlite3_bind_int(st, 9, f->af_state);
+	(void)sqlite3_bind_int(st, 10, f->af_state);
+	(void)sqlite3_bind_int64(st, 11, (sqlite3_int64)max + 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == max) {
 			*more = 1;

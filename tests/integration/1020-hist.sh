@@ -9,7 +9,8 @@
 #     successfully; refused (exit 1, one line) after a failed job and
 #     for a job that does not exist;
 #  4. the history survives a broker restart and a kill -9 of the broker
-#     right after a job ended, and job ids go on from the last;
+#     right after a job ended, and job ids go on from the last; a job
+#     whose job manager died while the broker was down becomes lost;
 #  5. a job whose broker is killed -9 while its tasks end: every task's
 #     record reaches the restarted broker;
 #  6. usage (2) and no broker (3).
@@ -201,6 +202,26 @@ J5=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' "$T/r5.out" | head -1)
 [ "$J5" -gt "$J4" ] && [ "$(field "$J5" 3)" = completed ] &&
     [ "$(field "$J4" 3)" = completed ]
 ok $? "its id ($J5) goes on from the last ($J4), a row of its own"
+
+# 4b. A job whose job manager dies while the broker is down: once the
+# restarted broker has heard every job manager alive, it is lost, and
+# --after it refuses.
+start run7 "$BIN/CilkRun" -t 120 -- sh -c 'sleep 600'
+RUN7=$LAST_PID
+wait_for 20 grep -q "job [0-9]* registered" "$T/run7.out"
+ok $? "a long job runs"
+J7=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' "$T/run7.out" | head -1)
+kill -KILL "$BROKER" "$RUN7"
+wait "$RUN7" 2>/dev/null
+restart_broker
+ok $? "the broker is back, the job's manager is not"
+lost() { [ "$(field "$J7" 3)" = lost ]; }
+wait_for 30 lost
+ok $? "job $J7 is lost in the history"
+"$BIN/CilkRun" -t 60 --after "$J7" -- true >/dev/null 2>"$T/al.err"
+exit_is $? 1 "--after a lost job ends 1"
+wait_for 15 nodes_are idle 2
+ok $? "its workers are gone from the nodes"
 
 # 5. The broker killed -9 while a job's tasks end.
 start run6 "$BIN/CilkRun" -t 120 --tasks 12 -- sh -c 'sleep 0.3'

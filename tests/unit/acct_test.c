@@ -156,6 +156,20 @@ main(void)
 	memset(&f, 0, sizeof(f));
 	is_int(acct_jobs(ac, &f, 0, rows, 2, &n, &more), 0, "a page of 2");
 	ok(n == 2 && more, "... more follow");
+	memset(&f, 0, sizeof(f));
+	f.af_state = ACCT_ST_RUNNING;
+	is_int(acct_jobs(ac, &f, 0, rows, 8, &n, &more), 0, "running ones");
+	ok(n == 1 && rows[0].aj_job == 7, "7 alone runs");
+
+	/* Lost, then registered again: it runs again; others stay. */
+	is_int(acct_job_mark(ac, 7, ACCT_ST_LOST, 310000), 0, "7 lost");
+	job(ac, 7, "ann", 1);
+	is_int(acct_job_get(ac, 7, &j), 0, "job 7 read");
+	ok(j.aj_state == ACCT_ST_RUNNING && j.aj_end_ms == 0 &&
+	    j.aj_submit_ms == 300000, "a lost job registered again runs");
+	job(ac, 6, "bob", 1);
+	is_int(acct_job_get(ac, 6, &j), 0, "job 6 read");
+	ok(j.aj_state == ACCT_ST_KILLED, "a killed one stays killed");
 
 	/* Retention: by age, then by count. */
 	job(ac, 8, "ann", 400000);
