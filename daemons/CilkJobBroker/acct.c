@@ -174,7 +174,8 @@ bacct_withdraw(struct bacct *ba, const char *user, const struct msg_addr *a)
 	struct broker_job *j;
 
 	TAILQ_FOREACH(j, &ba->ba_br->br_jobs, bj_entry)
-		if (strcmp(j->bj_user, user) == 0 && msg_addr_eq(&j->bj_addr, a))
+		if (strcmp(j->bj_user, user) == 0 &&
+		    msg_addr_eq(&j->bj_addr, a))
 			bacct_job_left(ba, j->bj_id, ACCT_ST_ENDED);
 }
 

@@ -491,9 +491,9 @@ acct_prune(struct acct *ac, uint64_t now_ms, uint32_t days,
 		goto bad;
 	n += sqlite3_changes(ac->ac_db);
 	if (max_jobs > 0) {
-		if (prepare(ac, "DELETE FROM jobs WHERE job IN (SELECT job FROM "
-		    "jobs WHERE end_ms != 0 ORDER BY job LIMIT max(0, (SELECT "
-		    "count(*) FROM jobs) - ?))", &st) == -1)
+		if (prepare(ac, "DELETE FROM jobs WHERE job IN (SELECT "
+		    "job FROM jobs WHERE end_ms != 0 ORDER BY job LIMIT "
+		    "max(0, (SELECT count(*) FROM jobs) - ?))", &st) == -1)
 			goto bad;
 		(void)sqlite3_bind_int64(st, 1, max_jobs);
 		if (done(ac, st, "prune") == -1)

@@ -100,7 +100,8 @@ main(void)
 	buf[0] = PROTO_AK_AFTER;
 	ok(proto_acct_dec(&out, buf, n) == -1, "kind AFTER refused");
 	buf[0] = PROTO_AK_JOB;	/* a task's fields under kind JOB */
-	ok(proto_acct_dec(&out, buf, n) == -1, "a job with task fields refused");
+	ok(proto_acct_dec(&out, buf, n) == -1,
+	    "a job with task fields refused");
 	/* cpu_ms above INT64_MAX but not all ones */
 	task_record(&m);
 	n = proto_acct_enc(&m, buf, sizeof(buf));

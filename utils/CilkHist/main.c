@@ -303,8 +303,8 @@ heading(const struct hist *h, uint8_t what)
 	if (what == PROTO_AW_JOBS && h->h_cc.cc_json)
 		printf("{\"schema\": 1, \"jobs\": [");
 	else if (what == PROTO_AW_JOBS)
-		printf("%6s %-10s %-11s %5s %-19s %-19s %-19s %10s %5s %6s %s\n",
-		    "JOB", "USER", "STATE", "EXIT", "SUBMIT", "START", "END",
+		printf("%6s %-10s %-11s %5s %-19s %-19s %-19s %10s %5s %6s "
+		    "%s\n", "JOB", "USER", "STATE", "EXIT", "SUBMIT", "START", "END",
 		    "ELAPSED", "TASKS", "FAILED", "COMMAND");
 	else if (h->h_cc.cc_json)
 		printf("], \"tasks\": [");
