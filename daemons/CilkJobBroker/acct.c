@@ -191,7 +191,8 @@ refuse(struct msg_ep *ep, const struct msg_in *in, const char *what,
 /*
  * Whose record it may be: the job's registered user from its job
  * manager's address and boot while it is registered, else the user of
- * its row in the history.  NULL if allowed, else why not.
+ * its row in the history.  NULL if allowed, else why not ("" for a
+ * database error: no answer, so the job manager sends it again).
  */
 static const char *
 record_refused(struct bacct *ba, const struct msg_in *in,
@@ -210,8 +211,10 @@ record_refused(struct bacct *ba, const struct msg_in *in,
 		bacct_job_registered(ba, j);	/* a row, whatever came */
 		return NULL;
 	}
-	if ((rc = acct_job_get(ba->ba_db, m->ac_job.aj_job, &row)) == -1)
-		return "history database error";
+	if ((rc = acct_job_get(ba->ba_db, m->ac_job.aj_job, &row)) == -1) {
+		db_warn(ba, "job");
+		return "";
+	}
 	if (rc == 1)
 		return "no such job";
 	return strcmp(row.aj_user, in->mi_name) == 0 ? NULL : "not your job";
@@ -237,7 +240,8 @@ bacct_on_acct(struct bacct *ba, struct msg_ep *ep, const struct msg_in *in)
 		return;
 	}
 	if ((why = record_refused(ba, in, &m)) != NULL) {
-		refuse(ep, in, "accounting record", why);
+		if (why[0] != '\0')
+			refuse(ep, in, "accounting record", why);
 		return;
 	}
 	rc = m.ac_kind == PROTO_AK_TASK ? acct_task_put(ba->ba_db,
