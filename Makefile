@@ -11,7 +11,7 @@ VERSION	:= 0.1.0
 CC	?= cc
 # make check builds with this many jobs at once
 JOBS	?= $(shell nproc 2>/dev/null || echo 1)
-PKGS	:= libsodium libbsd-overlay libsystemd munge
+PKGS	:= libsodium libbsd-overlay libsystemd munge sqlite3
 WARN	:= -Wall -Wextra -Wmissing-prototypes -Wshadow -Wcast-qual \
 	   -Wsign-compare -Wstrict-prototypes -Wpointer-arith
 CFLAGS	?= -O2 -g

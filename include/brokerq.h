@@ -72,6 +72,16 @@ int	brokerq_ask(const struct conf *, uint16_t req, const void *payload,
 	    size_t plen, uint16_t ans, uint8_t *out, size_t outsz,
 	    size_t *outlen, char *err, size_t errlen);
 
+/*
+ * The same for a request whose answer is far larger (ACCT_REQ): its
+ * payload ends in has_cookie, 0; when the broker answers with a cookie
+ * (cookie.h), the request goes again with has_cookie 1 and the cookie
+ * after it, from the same address.
+ */
+int	brokerq_ask_proven(const struct conf *, uint16_t req,
+	    const void *payload, size_t plen, uint16_t ans, uint8_t *out,
+	    size_t outsz, size_t *outlen, char *err, size_t errlen);
+
 /* The IP address of a, without the port ("127.0.0.3", "::1"). */
 void	brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz);
 

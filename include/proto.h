@@ -52,6 +52,12 @@ enum proto_handler {
 	PROTO_H_NODES_PAGE = 49,		/* broker -> tool */
 	PROTO_H_JOB_GONE = 50,			/* broker -> node, cluster: a
 						   job left the registry */
+	/* Accounting, CilkHist and --after (proto_acct.h). */
+	PROTO_H_ACCT = 51,			/* jobmgr -> broker, user */
+	PROTO_H_ACCT_ACK = 52,			/* broker -> jobmgr */
+	PROTO_H_ACCT_REQ = 53,			/* tool -> broker, user */
+	PROTO_H_ACCT_ROWS = 54,			/* broker -> tool */
+	PROTO_H_AFTER_REQ = 55,			/* jobmgr -> broker, user */
 	/* CilkPs -j: a job's task table (proto_tasks.h). */
 	PROTO_H_TASKS_REQ = 56,			/* tool -> jobmgr, user */
 	PROTO_H_TASKS = 57,			/* jobmgr -> tool, user */

@@ -6,7 +6,8 @@
 # service user cilknow.  Used by make (deps,
 # check-deps) and by ./make before make itself exists.
 build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
-	libmunge-dev mandoc libx11-dev libcairo2-dev libfontconfig-dev"
+	libmunge-dev mandoc libx11-dev libcairo2-dev libfontconfig-dev
+	libsqlite3-dev"
 check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
 	munge dbus-daemon iproute2 xvfb x11-apps xdotool strace"
 cluster="systemd-container debootstrap"

@@ -61,8 +61,9 @@ cairo=$(dpkg-query -W -f='${Version}' libcairo2 | sed 's/-.*//')
 x11=$(dpkg-query -W -f='${Version}' libx11-6 | sed 's/-.*//')
 fc=$(dpkg-query -W -f='${Version}' libfontconfig1 | sed 's/-.*//')
 munge=$(dpkg-query -W -f='${Version}' libmunge2 | sed 's/-.*//')
+sqlite=$(dpkg-query -W -f='${Version}' libsqlite3-0 | sed 's/-.*//')
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
-    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd), libmunge2 (>= $munge), libcairo2 (>= $cairo), libx11-6 (>= $x11), libfontconfig1 (>= $fc), passwd, procps|" \
+    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd), libmunge2 (>= $munge), libsqlite3-0 (>= $sqlite), libcairo2 (>= $cairo), libx11-6 (>= $x11), libfontconfig1 (>= $fc), passwd, procps|" \
     "$top/conf/debian/control.in" >"$stage/DEBIAN/control"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -print |
     sed 's|^\./||' | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"

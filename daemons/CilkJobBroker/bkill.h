@@ -7,6 +7,7 @@
 #ifndef CILKJOBBROKER_BKILL_H
 #define CILKJOBBROKER_BKILL_H
 
+#include "bacct.h"
 #include "broker_kill.h"
 #include "dctx.h"
 
@@ -16,6 +17,7 @@ struct bkill {
 	struct broker_kill	 bk_mem;
 	void			(*bk_changed)(void *);	/* schedule, push */
 	void			*bk_arg;
+	struct bacct		*bk_acct;	/* NULL: no history */
 	uint8_t			 bk_buf[MSG_PAYLOAD_MAX];
 };
 

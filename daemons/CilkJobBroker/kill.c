@@ -57,6 +57,8 @@ on_ended(const struct broker_ended *e, void *arg)
 		log_warnx("job %u: could not tell its job manager that it "
 		    "was ended: %s", e->be_job, strerror(errno));
 	broker_tell_gone(bk->bk_dc->dc_ep, bk->bk_br, e->be_job);
+	if (bk->bk_acct != NULL)
+		bacct_job_left(bk->bk_acct, e->be_job, ACCT_ST_KILLED);
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bacct.h"
 #include "bkill.h"
 #include "blist.h"
 #include "bpred.h"
@@ -31,6 +32,7 @@ struct bctx {
 	struct blist	 b_list;		/* list.c */
 	struct cookie_key b_cookie;	/* user-scheme lists, predicates */
 	struct jobid	 b_jobid;		/* jobid.c */
+	struct bacct	 b_acct;		/* acct.c: CilkHist */
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
 	uint8_t		 b_buf[MSG_PAYLOAD_MAX];
 };
@@ -94,6 +96,7 @@ on_tick(struct evloop *loop, void *arg)
 
 	bpred_expire(&b->b_pred, now_mono());
 	bkill_expire(&b->b_kill, now_mono());
+	bacct_expire(&b->b_acct, now_mono());
 	if (broker_expire(&b->b_br, now_mono()) > 0)
 		log_info("expired nodes or jobs silent for %g s",
 		    3 * interval);
@@ -175,6 +178,8 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (r.jr_job != j->bj_id && b->b_br.br_epoch != epoch)
 		log_info("job %u registered by %s: %s", j->bj_id,
 		    j->bj_user, j->bj_command);
+	if (b->b_br.br_epoch != epoch)
+		bacct_job_registered(&b->b_acct, j);
 	jobid_save(&b->b_jobid, &b->b_br);
 	ack.ak_id = j->bj_id;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
@@ -207,12 +212,14 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	 * nothing of it left behind is what it asks, so it is answered.
 	 */
 	if (u.ju_job == 0) {
+		bacct_withdraw(&b->b_acct, in->mi_name, &in->mi_from);
 		if (broker_job_withdraw(&b->b_br, in->mi_name,
 		    &in->mi_from) > 0)
 			log_info("job of %s withdrawn by its job manager",
 			    in->mi_name);
 	} else {
 		log_info("job %u unregistered by %s", u.ju_job, in->mi_name);
+		bacct_job_left(&b->b_acct, u.ju_job, ACCT_ST_ENDED);
 		broker_tell_gone(ep, &b->b_br, u.ju_job);
 	}
 	ack.ak_id = u.ju_job;
@@ -259,6 +266,24 @@ on_pred_users(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	bpred_on_users(&((struct bctx *)arg)->b_pred, ep, in);
 }
 
+static void
+on_acct(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bacct_on_acct(&((struct bctx *)arg)->b_acct, ep, in);
+}
+
+static void
+on_acct_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bacct_on_req(&((struct bctx *)arg)->b_acct, ep, in);
+}
+
+static void
+on_after_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bacct_on_after(&((struct bctx *)arg)->b_acct, ep, in);
+}
+
 static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_NODE_REGISTER] = { "node-register",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_node_register },
@@ -274,6 +299,12 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	/* Only a user's key speaks for a user. */
 	[PROTO_H_KILL_REQ] = { "kill-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_kill_req },
+	/* Accounting: users only, each checked in acct.c. */
+	[PROTO_H_ACCT] = { "acct", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_acct },
+	[PROTO_H_ACCT_REQ] = { "acct-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_acct_req },
+	[PROTO_H_AFTER_REQ] = { "after-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_after_req },
 };
 
 /*
@@ -298,7 +329,9 @@ check(struct dctx *dc, char *err, size_t errlen)
 	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
 		return -1;
 	b->b_pred.bp_cookie = &b->b_cookie;	/* made in main */
-	return jobid_init(&b->b_jobid, dc, err, errlen);
+	if (jobid_init(&b->b_jobid, dc, err, errlen) == -1)
+		return -1;
+	return bacct_init(&b->b_acct, dc, &b->b_br, err, errlen);
 }
 
 /* Read at start only (beyond dctx's own): see cilknow.conf(5), RELOAD. */
@@ -348,10 +381,15 @@ main(int argc, char *argv[])
 		log_warnx("nodes_max, jobs_max: unreadable; %u and %u",
 		    b.b_br.br_nodes_max, b.b_br.br_jobs_max);
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
+	/* Ids stay unique in the history even if last_job was lost. */
+	if (bacct_max_job(&b.b_acct) >= b.b_br.br_next_job)
+		b.b_br.br_next_job = bacct_max_job(&b.b_acct) + 1;
 	bpush_init(&b.b_push, &b.b_dc, &b.b_br);
 	cookie_init(&b.b_cookie);
 	blist_init(&b.b_list, &b.b_br, &b.b_cookie);
 	bkill_init(&b.b_kill, &b.b_dc, &b.b_br, kill_changed, &b);
+	b.b_kill.bk_acct = &b.b_acct;
+	bacct_start(&b.b_acct, &b.b_cookie);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
 	dctx_ready(&b.b_dc);
@@ -359,6 +397,7 @@ main(int argc, char *argv[])
 		log_warn("event loop");
 	bpred_fini(&b.b_pred);
 	bkill_fini(&b.b_kill);
+	bacct_fini(&b.b_acct);
 	bpush_fini(&b.b_push);
 	broker_fini(&b.b_br);
 	dctx_stop(&b.b_dc);

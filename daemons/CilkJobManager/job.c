@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmacct.h"
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
@@ -119,6 +120,10 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
 	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1)
 		return;
+	if (e.er_handler == PROTO_H_ACCT || e.er_handler == PROTO_H_AFTER_REQ) {
+		jmacct_on_error(j, &e);
+		return;
+	}
 	log_warnx("the broker refused us: %s", e.er_reason);
 	if (j->j_ending)
 		evloop_break(j->j_dc.dc_loop);
@@ -182,6 +187,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		/* FALLTHROUGH */
 	case TT_TAKE_NEW:
 		jobmgr_out_begin(j, task, r.dr_node);
+		jmacct_task_start(j, task);
 		j->j_last_activity = now_mono();
 		break;
 	case TT_TAKE_AGAIN:
@@ -330,6 +336,7 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 		log_info("task %u on %s %s", task, node, how);
 		break;
 	}
+	jmacct_task_end(j, task, node, status, end);
 	tasks_changed(j);
 }
 
@@ -460,6 +467,7 @@ jobmgr_end(struct jobmgr *j, int status, const char *why)
 	}
 	j->j_ending = 1;
 	j->j_exit = status;
+	jmacct_job_end(j, status);	/* before the unregistration */
 	on_unregister_tick(j->j_dc.dc_loop, j);
 }
 
@@ -486,6 +494,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    on_output },
 	[PROTO_H_TASKS_REQ] = { "tasks-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    jobmgr_on_tasks_req },
+	[PROTO_H_ACCT_ACK] = { "acct-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    jmacct_on_ack },
 };
 
 const struct msg_handler *
@@ -568,6 +578,14 @@ jobmgr_start(struct jobmgr *j)
 	if (j->j_watch && evloop_add_fd(j->j_dc.dc_loop, STDIN_FILENO,
 	    POLLIN, on_stdin, j) == -1)
 		log_warn("%s: stdin", __func__);
+	if (!jmacct_after_hold(j))	/* --after: jobmgr_go() later */
+		jobmgr_go(j);
+}
+
+void
+jobmgr_go(struct jobmgr *j)
+{
+	j->j_started = now_mono();	/* the broker's timeout from now */
 	on_register_tick(j->j_dc.dc_loop, j);
 	evloop_timer_add(j->j_dc.dc_loop, 1.0, on_reclaim_tick, j);
 }

@@ -54,6 +54,8 @@ struct jobmgr {
 	int		 j_unreg_tries;
 	int		 j_watch;	/* -W: ends when stdin closes */
 	uint32_t	 j_user_max;	/* -m, before the clearinghouse's */
+	uint32_t	 j_after;	/* -A: held until it succeeded */
+	struct jmacct	*j_acct;	/* acct.c: history records */
 	char		 j_line[64];	/* -W: a line being read */
 	size_t		 j_linelen;
 	uint8_t		 j_buf[MSG_PAYLOAD_MAX];
@@ -69,6 +71,8 @@ struct jobmgr {
 };
 
 void	jobmgr_start(struct jobmgr *);
+/* Registers the job and lets it run (jobmgr_start, or --after's end). */
+void	jobmgr_go(struct jobmgr *);
 void	jobmgr_register(struct jobmgr *);
 void	jobmgr_end(struct jobmgr *, int status, const char *why);
 /* Leaving before the broker answered: withdraw what it may hold. */

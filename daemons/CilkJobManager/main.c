@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmacct.h"
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
@@ -19,8 +20,10 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: CilkJobManager [-fnvV] [-c file] [-o key=value] "
 	    "[-b broker] [-m max]\n"
-	    "                      [-p priority] [-T tasks] [-t seconds] "
-	    "-- program [arg ...]\n"
+	    "                      [-A job] [-p priority] [-T tasks] "
+	    "[-t seconds]\n"
+	    "                      -- program [arg ...]\n"
+	    "  -A job      held until that job has ended successfully\n"
 	    "  -m max      useful workers at most (default: no limit)\n"
 	    "  -p priority weight of the job's share (default 1)\n"
 	    "  -R retries  with -T, give a task up after this many failures "
@@ -65,6 +68,11 @@ opt(int ch, const char *arg, void *p)
 		return 0;
 	case 'D':
 		j->j_detach = 1;
+		return 0;
+	case 'A':
+		if (number(arg, 1, UINT32_MAX, &v) == -1)
+			return -1;
+		j->j_after = (uint32_t)v;
 		return 0;
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
@@ -230,8 +238,8 @@ main(int argc, char *argv[])
 	j.j_pri = 1;
 	j.j_retries = TT_RETRIES_DEFAULT;
 	j.j_detach_fd = -1;
-	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:DE:m:O:p:R:T:t:W",
-	    opt, &j, usage);
+	daemon_getopt(&da, argc, argv, "CilkJobManager",
+	    "A:b:DE:m:O:p:R:T:t:W", opt, &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
 	require_conf(&da);
@@ -258,7 +266,8 @@ main(int argc, char *argv[])
 	}
 	if ((j.j_tasks = calloc(TASKS_MAX, sizeof(*j.j_tasks))) == NULL ||
 	    tt_init(&j.j_tt, (uint32_t)j.j_want_tasks,
-	    (uint32_t)j.j_retries) == -1 || jobmgr_tasks_init(&j) == -1)
+	    (uint32_t)j.j_retries) == -1 || jobmgr_tasks_init(&j) == -1 ||
+	    jmacct_init(&j) == -1)
 		err(1, "calloc");
 	j.j_interval = dctx_seconds(&j.j_dc, "register_interval", 60);
 	j.j_timeout = dctx_seconds(&j.j_dc, "timeout", 3);
@@ -281,6 +290,8 @@ main(int argc, char *argv[])
 		(void)dctx_run(&j.j_dc);
 	}
 	jobmgr_out_fini(&j);
+	jmacct_drain(&j);	/* the history's last records */
+	jmacct_free(&j);
 	tt_free(&j.j_tt);
 	free(j.j_tasks);
 	free(j.j_cookie);

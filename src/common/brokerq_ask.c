@@ -25,6 +25,10 @@ struct ask {
 	int			 a_refused;
 	int			 a_malformed;
 	char			 a_reason[PROTO_REASON_MAX];
+	/* brokerq_ask_proven: the payload again with a cookie. */
+	int			 a_proven;
+	int			 a_cookies;
+	uint8_t			 a_with[MSG_PAYLOAD_MAX];
 };
 
 /* Only the broker speaks for the broker: its address, as @cluster. */
@@ -73,6 +77,31 @@ on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	evloop_break(a->a_loop);
 }
 
+static void	on_resend(struct evloop *, void *);
+
+/* The broker wants its cookie echoed: the request again, with it. */
+static void
+on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct ask *a = arg;
+	struct proto_cookie c;
+
+	(void)ep;
+	if (a->a_done || !from_broker(a, in) ||
+	    proto_cookie_dec(&c, in->mi_data, in->mi_len) == -1 ||
+	    a->a_cookies++ >= BROKERQ_TRIES ||
+	    a->a_plen + PROTO_COOKIE_LEN > sizeof(a->a_with))
+		return;
+	/* The payload ends in has_cookie (0): 1 and the cookie instead. */
+	memcpy(a->a_with, a->a_payload, a->a_plen);
+	a->a_with[a->a_plen - 1] = 1;
+	memcpy(a->a_with + a->a_plen, c.co_cookie, PROTO_COOKIE_LEN);
+	a->a_payload = a->a_with;
+	a->a_plen += PROTO_COOKIE_LEN;
+	a->a_sent = 0;
+	on_resend(a->a_loop, a);
+}
+
 static void
 on_resend(struct evloop *loop, void *arg)
 {
@@ -96,10 +125,35 @@ on_deadline(struct evloop *loop, void *arg)
 	evloop_break(loop);
 }
 
+static int	ask(const struct conf *, uint16_t, const void *, size_t,
+		    uint16_t, uint8_t *, size_t, size_t *, char *, size_t, int);
+
 int
 brokerq_ask(const struct conf *cf, uint16_t req, const void *payload,
     size_t plen, uint16_t ans, uint8_t *out, size_t outsz, size_t *outlen,
     char *err, size_t errlen)
+{
+	return ask(cf, req, payload, plen, ans, out, outsz, outlen, err,
+	    errlen, 0);
+}
+
+int
+brokerq_ask_proven(const struct conf *cf, uint16_t req, const void *payload,
+    size_t plen, uint16_t ans, uint8_t *out, size_t outsz, size_t *outlen,
+    char *err, size_t errlen)
+{
+	if (plen == 0 || ((const uint8_t *)payload)[plen - 1] != 0) {
+		snprintf(err, errlen, "the request has no place for a cookie");
+		return CLI_EXIT_FAILURE;
+	}
+	return ask(cf, req, payload, plen, ans, out, outsz, outlen, err,
+	    errlen, 1);
+}
+
+static int
+ask(const struct conf *cf, uint16_t req, const void *payload,
+    size_t plen, uint16_t ans, uint8_t *out, size_t outsz, size_t *outlen,
+    char *err, size_t errlen, int proven)
 {
 	/* Both answers; the table is indexed by handler number. */
 	struct msg_handler table[PROTO_H_MAX];
@@ -130,6 +184,7 @@ brokerq_ask(const struct conf *cf, uint16_t req, const void *payload,
 	a.a_plen = plen;
 	a.a_out = out;
 	a.a_outsz = outsz;
+	a.a_proven = proven;
 	if (conf_get_seconds(cf, "timeout", &a.a_timeout) == -1 ||
 	    a.a_timeout <= 0)
 		a.a_timeout = 3;
@@ -145,6 +200,9 @@ brokerq_ask(const struct conf *cf, uint16_t req, const void *payload,
 	    on_answer };
 	table[PROTO_H_ERROR] = (struct msg_handler){ "error", MSG_SCHEMES_ALL,
 	    on_error };
+	if (proven)
+		table[PROTO_H_COOKIE] = (struct msg_handler){ "cookie",
+		    MSG_SCHEMES_ALL, on_cookie };
 	memset(&eo, 0, sizeof(eo));
 	(void)conf_get_seconds(cf, "replay_window", &eo.eo_replay_window);
 	memset(&any, 0, sizeof(any));

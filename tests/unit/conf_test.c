@@ -202,6 +202,8 @@ main(void)
 		{ "cgroup",		"auto" },
 		{ "cluster_key",	"/etc/cilknow/cluster.key" },
 		{ "cluster_pub",	"/etc/cilknow/cluster.pub" },
+		{ "history_days",	"30" },
+		{ "history_jobs",	"100000" },
 		{ "input_devices",	"" },
 		{ "jobs_max",		"10000" },
 		{ "listen",		"" },

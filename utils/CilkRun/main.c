@@ -23,6 +23,7 @@ usage(int status)
 	    "[-n max] [-p priority]\n"
 	    "               [--tasks N [--retries K]] [--owner-return policy] "
 	    "[-t seconds]\n"
+	    "               [--after JOB]\n"
 	    "               -- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
@@ -42,6 +43,8 @@ usage(int status)
 	    "  --detach     print the job id once the broker has it and "
 	    "return; output\n"
 	    "               goes to files (default cilknow-%%j-%%t.out)\n"
+	    "  --after JOB  held until job JOB has ended successfully; "
+	    "not run if it failed\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
 	    "143 ended by CilkKill, 3 the broker did not answer, 1 other "
 	    "failures,\n2 usage; with --detach 0 once the broker has the "
@@ -53,7 +56,8 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN,
-	    OPT_OUTPUT = CLI_OPT_JSON + 40, OPT_ERROR, OPT_DETACH };
+	    OPT_OUTPUT = CLI_OPT_JSON + 40, OPT_ERROR, OPT_DETACH,
+	    OPT_AFTER };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
@@ -61,6 +65,7 @@ main(int argc, char *argv[])
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "error", required_argument, NULL, OPT_ERROR },
 		{ "detach", no_argument, NULL, OPT_DETACH },
+		{ "after", required_argument, NULL, OPT_AFTER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -100,6 +105,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_RETRIES:
 			args[n++] = "-R";
+			args[n++] = optarg;
+			break;
+		case OPT_AFTER:
+			(void)strtonum(optarg, 1, UINT32_MAX, &errstr);
+			if (errstr != NULL)
+				errx(CLI_EXIT_USAGE, "--after %s: job number "
+				    "is %s", optarg, errstr);
+			args[n++] = "-A";
 			args[n++] = optarg;
 			break;
 		case OPT_OWNER_RETURN:
