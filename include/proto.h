@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "msg.h"
+#include "stage.h"
 #include "wire.h"
 
 enum proto_handler {
@@ -52,6 +53,8 @@ enum proto_handler {
 	PROTO_H_NODES_PAGE = 49,		/* broker -> tool */
 	PROTO_H_JOB_GONE = 50,			/* broker -> node, cluster: a
 						   job left the registry */
+	PROTO_H_STAGE_REQ = 60,			/* node -> jobmgr, user */
+	PROTO_H_STAGE = 61,			/* jobmgr -> node, user */
 	PROTO_H_MAX
 };
 
@@ -260,6 +263,7 @@ struct proto_desc {
 	char		*de_argv[PROTO_ARGS_MAX];
 	uint16_t	 de_envc;
 	char		*de_env[PROTO_ARGS_MAX];
+	struct stage_list de_stage;	/* proto_stage.h */
 };
 
 /* OUTPUT: worker output, in order by byte offset, acknowledged. */
@@ -268,6 +272,7 @@ enum proto_stream {
 	PROTO_STREAM_OUT,
 	PROTO_STREAM_ERR,
 	PROTO_STREAM_EXIT,	/* offset = the exit status record */
+	PROTO_STREAM_STAGE,	/* stage-out records (stage.h) */
 	PROTO_STREAM_MAX
 };
 
