@@ -28,7 +28,9 @@ usage(int status)
 	    "  -T tasks    run tasks 0 to tasks-1, each until it exits 0\n"
 	    "  -t seconds  end after this long\n"
 	    "  -W          the job ends when stdin closes (started by "
-	    "CilkChouse)\n");
+	    "CilkChouse)\n"
+	    "  -I file     --stage-in: copy file to each task's folder\n"
+	    "  -O glob     --stage-out: copy matching files back\n");
 	exit(status);
 }
 
@@ -52,6 +54,9 @@ opt(int ch, const char *arg, void *p)
 	case 'W':
 		j->j_watch = 1;
 		return 0;
+	case 'I':
+	case 'O':
+		return jobmgr_stage_opt(j, ch, arg);
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
 			return -1;
@@ -172,7 +177,7 @@ main(int argc, char *argv[])
 
 	j.j_pri = 1;
 	j.j_retries = TT_RETRIES_DEFAULT;
-	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:m:p:R:T:t:W", opt,
+	daemon_getopt(&da, argc, argv, "CilkJobManager", "b:I:m:O:p:R:T:t:W", opt,
 	    &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
@@ -184,6 +189,10 @@ main(int argc, char *argv[])
 		daemon_fail(why);
 		errx(1, "broker %s: bad or unknown address",
 		    conf_get(j.j_dc.dc_conf, "broker"));
+	}
+	if (jobmgr_stage_prepare(&j) == -1) {
+		daemon_fail("stage-in refused");
+		exit(1);
 	}
 	if (describe(&j, argc - optind, argv + optind) == -1) {
 		daemon_fail("job description too large");

@@ -23,7 +23,8 @@ usage(int status)
 	    "[-n max] [-p priority]\n"
 	    "               [--tasks N [--retries K]] [--owner-return policy] "
 	    "[-t seconds]\n"
-	    "               -- program [arg ...]\n"
+	    "               [--stage-in file] [--stage-out glob] "
+	    "-- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
 	    "  --tasks N    run tasks 0 to N-1 ($CILKNOW_TASK), each until "
@@ -34,6 +35,11 @@ usage(int status)
 	    "(default), or\n"
 	    "               freeze it and go on if the node is idle again "
 	    "in time\n"
+	    "  --stage-in FILE   copy FILE (relative to here) to each task's "
+	    "own folder\n"
+	    "  --stage-out GLOB  copy the task folder's files matching GLOB "
+	    "back,\n"
+	    "                    into jJOB.tTASK/ here\n"
 	    "  -t seconds   end after this long\n"
 	    "Exit status: 0 all tasks done, 124 time limit, 130 interrupted,\n"
 	    "143 ended by CilkKill, 3 the broker did not answer, 1 other "
@@ -44,11 +50,14 @@ usage(int status)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN };
+	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN,
+	    OPT_STAGE_IN = CLI_OPT_JSON + 40, OPT_STAGE_OUT };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "owner-return", required_argument, NULL, OPT_OWNER_RETURN },
+		{ "stage-in", required_argument, NULL, OPT_STAGE_IN },
+		{ "stage-out", required_argument, NULL, OPT_STAGE_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -88,6 +97,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_RETRIES:
 			args[n++] = "-R";
+			args[n++] = optarg;
+			break;
+		case OPT_STAGE_IN:
+		case OPT_STAGE_OUT:
+			/* CilkJobManager(8) checks them: STAGING. */
+			args[n++] = ch == OPT_STAGE_IN ? "-I" : "-O";
 			args[n++] = optarg;
 			break;
 		case OPT_OWNER_RETURN:
