@@ -238,7 +238,6 @@ out_problem(struct jstage_task *t, const char *fmt, const char *a,
 	char text[STAGE_NAME_MAX * 2 + 128];
 
 	snprintf(text, sizeof(text), fmt, a, b);
-	fprintf(stderr, "CilkRun: task %u: stage-out: %s\n", t->jt_task, text);
 	log_warnx("task %u: stage-out: %s", t->jt_task, text);
 	t->jt_j->j_stage->js_failures++;
 }

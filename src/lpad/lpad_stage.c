@@ -282,8 +282,8 @@ lpad_stage_out(const struct lpad_spec *sp, int wfd, int taskfd, uid_t uid,
 	/* Ours, like the logs: the engine's group reads it. */
 	if ((out = openat(wfd, STAGE_OUT_FILE, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0640)) == -1 ||
-	    (sp->ls_log_gid >= 0 && fchown(out, (uid_t)-1,
-	    (gid_t)sp->ls_log_gid) == -1)) {
+	    (sp->ls_log_gid >= 0 && (fchown(out, (uid_t)-1,
+	    (gid_t)sp->ls_log_gid) == -1 || fchmod(out, 0640) == -1))) {
 		snprintf(why, whysz, "%s: %s", STAGE_OUT_FILE,
 		    strerror(errno));
 		if (out != -1)

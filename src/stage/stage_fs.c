@@ -230,9 +230,8 @@ collect_file(struct collect *c, int dfd, const char *name, const char *rel)
 
 	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) == -1) {
-		if (stage_put_note(c->c_out, "%s: %s%s", rel, strerror(errno),
-		    errno == ELOOP ? " (a symbolic link: not sent)" : "") ==
-		    -1)
+		if (stage_put_note(c->c_out, "%s: %s: not sent", rel,
+		    errno == ELOOP ? "a symbolic link" : strerror(errno)) == -1)
 			c->c_failed = 1;
 		return;
 	}
