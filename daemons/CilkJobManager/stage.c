@@ -29,7 +29,8 @@ struct jstage_task {
 	int		 jt_dirfd;	/* SUBMIT/jJOB.tTASK */
 	int		 jt_fd;		/* the file being written */
 	char		 jt_name[STAGE_NAME_MAX + 1];
-	uint64_t	 jt_off;	/* where jt_rd is */
+	uint64_t	 jt_off;	/* UINT64_MAX: said it is malformed */
+	uint64_t	 jt_total;	/* bytes of files announced */
 	struct jobmgr	*jt_j;
 	uint32_t	 jt_task;
 };
@@ -249,9 +250,13 @@ out_begin(void *arg, const char *name, uint64_t size)
 	struct jstage *js = t->jt_j->j_stage;
 	char dir[32];
 
-	(void)size;
 	strlcpy(t->jt_name, name, sizeof(t->jt_name));
 	t->jt_fd = -1;
+	if ((t->jt_total += size) > js->js_max_task) {
+		out_problem(t, "%s: over stage_max_task%s (not written)", name,
+		    "");
+		return 0;
+	}
 	if (t->jt_dirfd == -1) {
 		snprintf(dir, sizeof(dir), "j%u.t%u", t->jt_j->j_job,
 		    t->jt_task);

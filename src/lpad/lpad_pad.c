@@ -1023,8 +1023,13 @@ pad_exited(struct lpad_pad *pd, int status)
 	}
 	pd->pd_state = LPAD_STATE_EXITED;
 	pad_reap_rest(pd);
-	/* Before the status: whoever reads it finds stage.out whole. */
-	if (lpad_stage_out(&pd->pd_spec, pd->pd_wfd, pd->pd_taskfd,
+	/*
+	 * Before the status: whoever reads it finds stage.out whole.  Only
+	 * from a worker that exited 0: a failed attempt's files would
+	 * collide with those of the retry (CilkLaunchPad(8), STAGING).
+	 */
+	if (pd->pd_how == LPAD_HOW_EXITED && pd->pd_code == 0 &&
+	    lpad_stage_out(&pd->pd_spec, pd->pd_wfd, pd->pd_taskfd,
 	    pd->pd_uid, pd->pd_gid, pd->pd_root, text, sizeof(text)) == -1)
 		log_warnx("worker %s: %s", pd->pd_spec.ls_worker, text);
 	pad_fill_status(pd, &st);

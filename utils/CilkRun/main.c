@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stage.h"
 
 #define ARGS_MAX	64
 
@@ -63,7 +64,7 @@ main(int argc, char *argv[])
 	};
 	const char *args[ARGS_MAX + 2 * CLI_OVERRIDES_MAX + 1024];
 	const char *errstr;
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], why[128];
 	int ch, n = 0, i;
 
 	(void)cli_find_program("CilkJobManager", path, sizeof(path));
@@ -101,7 +102,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STAGE_IN:
 		case OPT_STAGE_OUT:
-			/* CilkJobManager(8) checks them: STAGING. */
+			/* CilkJobManager(8) opens them: STAGING. */
+			if (stage_name_ok(optarg, ch == OPT_STAGE_OUT, why,
+			    sizeof(why)) == -1)
+				errx(CLI_EXIT_USAGE, "--stage-%s %s: %s",
+				    ch == OPT_STAGE_IN ? "in" : "out", optarg,
+				    why);
 			args[n++] = ch == OPT_STAGE_IN ? "-I" : "-O";
 			args[n++] = optarg;
 			break;
