@@ -194,6 +194,7 @@ int	node_stagein_begin(struct node *, struct worker *, const uint8_t *,
 	    size_t, const struct stage_list *, char *why, size_t);
 void	node_stagein_free(struct node *, struct worker *);
 void	node_on_stage(struct msg_ep *, const struct msg_in *, void *);
+int	node_stagein_on_desc(struct node *, const struct msg_in *);
 /* worker.c: a worker that could not start; its job manager hears why. */
 void	node_start_failed(struct node *, struct worker *, const char *why);
 /* parent.c's part of staging (pstage.c): the spec's staging keys. */

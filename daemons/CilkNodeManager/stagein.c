@@ -40,6 +40,8 @@ struct stagein {
 	char			 si_spool[NMPRIV_TAG_MAX + 1];
 	struct evtimer		*si_timer;
 	uint64_t		 si_got, si_got_seen;	/* chunks taken */
+	double			 si_started;
+	int			 si_refetch;	/* asking for a fresh description */
 	int			 si_tries;	/* silences in a row */
 };
 
@@ -121,15 +123,47 @@ si_ask(struct stagein *si, unsigned from)
 	}
 }
 
+/*
+ * The description asked for again: the parent refuses one signed more
+ * than replay_window ago, and a large fetch may take that long.
+ */
+static void
+si_refetch(struct stagein *si)
+{
+	struct node *n = si->si_node;
+	struct worker *w = si->si_w;
+	struct proto_desc_req r;
+	size_t len;
+
+	memset(&r, 0, sizeof(r));
+	r.dr_job = w->w_job;
+	strlcpy(r.dr_node, w->w_name, sizeof(r.dr_node));
+	if ((len = proto_desc_req_enc(&r, n->n_buf, sizeof(n->n_buf))) > 0 &&
+	    msg_ep_send(n->n_dc.dc_ep, &w->w_jobmgr, MSG_SCHEME_USER,
+	    PROTO_H_DESC_REQ, n->n_buf, len) == -1)
+		log_debug("%s: send failed", __func__);
+}
+
 /* The spool is whole: the parent starts the worker with it. */
 static void
 si_spawn(struct stagein *si)
 {
 	struct worker *w = si->si_w;
 	struct node *n = si->si_node;
+	double window = dctx_seconds(&n->n_dc, "replay_window", 30);
 
-	close(si->si_fd);
+	if (si->si_fd != -1)
+		close(si->si_fd);
 	si->si_fd = -1;
+	if (!si->si_refetch && now_mono() - si->si_started > window / 3) {
+		si->si_refetch = 1;	/* the timer asks again, bounded */
+		si->si_tries = 0;
+		log_info("job %u task %u: files fetched in %.1f s; asking for "
+		    "a fresh description", w->w_job, w->w_task,
+		    now_mono() - si->si_started);
+		si_refetch(si);
+		return;
+	}
 	evloop_timer_cancel(n->n_dc.dc_loop, si->si_timer);
 	si->si_timer = NULL;
 	log_info("job %u task %u: %u stage-in file%s fetched (%llu bytes)",
@@ -219,6 +253,7 @@ node_stagein_begin(struct node *n, struct worker *w, const uint8_t *desc,
 	si->si_list = *l;
 	si->si_node = n;
 	si->si_w = w;
+	si->si_started = now_mono();
 	randombytes_buf(r, sizeof(r));
 	snprintf(si->si_spool, sizeof(si->si_spool), "s%u-%u-%02x%02x%02x%02x",
 	    w->w_job, w->w_task, r[0], r[1], r[2], r[3]);
@@ -251,6 +286,17 @@ si_timer(struct evloop *loop, void *arg)
 	struct stagein *si = arg;
 
 	si->si_timer = NULL;
+	if (si->si_refetch && ++si->si_tries <= STAGE_TRIES) {
+		si_refetch(si);
+		si->si_timer = evloop_timer_add(loop, STAGE_RESEND, si_timer,
+		    si);
+		return;
+	}
+	if (si->si_refetch) {
+		si_fail(si, "stage-in: %s%s", "no fresh description from the "
+		    "job manager", "");
+		return;
+	}
 	if (si->si_got != si->si_got_seen) {
 		si->si_got_seen = si->si_got;
 		si->si_tries = 0;
@@ -308,4 +354,49 @@ node_on_stage(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	if (si_check(si) == 0)
 		si_next(si);
+}
+
+/*
+ * A DESC answering si_refetch: the same job, task, processor and files,
+ * freshly signed.  1 if it was one (and is dealt with).
+ */
+int
+node_stagein_on_desc(struct node *n, const struct msg_in *in)
+{
+	struct stagein *si = NULL;
+	struct worker *w;
+	struct proto_desc d;
+	char why[256];
+	uint8_t *copy;
+
+	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+		if (w->w_stagein != NULL && w->w_stagein->si_refetch &&
+		    msg_addr_eq(&in->mi_from, &w->w_jobmgr) &&
+		    msg_verify_sender(in, MSG_SCHEME_USER, w->w_user, NULL)) {
+			si = w->w_stagein;
+			break;
+		}
+	if (si == NULL)
+		return 0;
+	if ((proto_desc_is_munge(in->mi_data, in->mi_len) ?
+	    proto_desc_peek(&d, in->mi_data, in->mi_len, why, sizeof(why)) :
+	    proto_desc_open(&d, n->n_dc.dc_keys, now_mono(), in->mi_data,
+	    in->mi_len, why, sizeof(why))) == -1)
+		return 0;
+	if (d.de_job != w->w_job || d.de_task != w->w_task ||
+	    strcmp(d.de_node, w->w_name) != 0 ||
+	    strcmp(d.de_user, w->w_user) != 0 ||
+	    memcmp(&d.de_stage, &si->si_list, sizeof(d.de_stage)) != 0) {
+		proto_desc_free(&d);
+		return 0;	/* another processor's, or not ours */
+	}
+	proto_desc_free(&d);
+	if ((copy = malloc(in->mi_len)) == NULL)
+		return 1;	/* asked again */
+	memcpy(copy, in->mi_data, in->mi_len);
+	free(si->si_desc);
+	si->si_desc = copy;
+	si->si_desclen = in->mi_len;
+	si_spawn(si);
+	return 1;
 }

@@ -270,6 +270,9 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	uint16_t i;
 
 	(void)ep;
+	/* A fresh one for a task whose files took long (stagein.c). */
+	if (node_stagein_on_desc(n, in))
+		return;
 	/* Only from a job manager one of our processors is waiting for. */
 	for (i = 0; i < n->n_total && s == NULL; i++)
 		if (n->n_slots[i].s_want_job != 0 &&
