@@ -23,6 +23,7 @@
 #include "proto_root.h"
 #include "proto_proc.h"
 #include "proto_hist.h"
+#include "proto_stage.h"
 
 /* Room for any re-encoding of what the fuzzer feeds (-max_len 8192). */
 static uint8_t	rt_out[MSG_PAYLOAD_MAX + 1];
@@ -67,6 +68,8 @@ RT_SIMPLE(proto_job_ended, struct proto_job_ended)
 RT_SIMPLE(proto_proc, struct proto_proc)
 RT_SIMPLE(proto_hist_req, struct proto_hist_req)
 RT_SIMPLE(proto_hist, struct proto_hist)
+RT_SIMPLE(proto_stage_req, struct proto_stage_req)
+RT_SIMPLE(proto_stage, struct proto_stage)
 
 static int
 rt_proto_proc_ask(const uint8_t *b, size_t n)
@@ -177,6 +180,7 @@ static const struct proto_rt proto_rt[] __attribute__((unused)) = {
 	RT(proto_cookie), RT(proto_kill_req), RT(proto_kill_ans),
 	RT(proto_job_ended), RT(proto_proc_ask), RT(proto_proc),
 	RT(proto_hist_req), RT(proto_hist),
+	RT(proto_stage_req), RT(proto_stage),
 };
 #undef RT
 #define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))
