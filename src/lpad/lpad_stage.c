@@ -199,6 +199,16 @@ lpad_stage_setup(const struct lpad_spec *sp, int wfd, uid_t uid, gid_t gid,
 		snprintf(why, whysz, "task folder: %s", strerror(errno));
 		return -1;
 	}
+	/*
+	 * The worker's folder may be passed through by anyone (every file
+	 * in it is 0600 or 0640), so the task reaches its folder by path
+	 * too ($PWD/input.txt, realpath), not only as its working folder.
+	 */
+	if (fstat(wfd, &st) == -1 ||
+	    fchmod(wfd, (st.st_mode & 07777) | S_IXOTH) == -1) {
+		snprintf(why, whysz, "task folder: %s", strerror(errno));
+		return -1;
+	}
 	if (sp->ls_stage.sl_nin == 0)
 		return 0;
 	/*
