@@ -13,7 +13,10 @@
 #     nothing copied (and nothing of /etc/shadow reaches the submit
 #     folder), and a stage-out glob matching nothing is reported; both
 #     end the job 1;
-#  4. no task folder is left on the nodes afterwards.
+#  4. a stage-in file changed in place (same size) after submission
+#     fails its task's start on every node: the hash the user signed
+#     decides;
+#  5. no task folder is left on the nodes afterwards.
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -115,7 +118,35 @@ J3=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' "$T/r3.err" | head -1)
 [ ! -e "j$J3.t0/out.txt" ] && ! grep -rqs '^root:' "$S"
 ok $? "nothing was copied, nothing of /etc/shadow is in the submit folder"
 
-# 4. No task folder outlives its job.
+# 4. Changed after submission: the nodes refuse it.
+lent() {	# lent yes|no NODE...
+	v=1000000; [ "$1" = no ] && v=0; shift
+	for h in "$@"; do echo "idletime=$v" >"$D/nodes/$h/sensors"; done
+}
+lent no 127.0.0.2 127.0.0.3
+wait_for 15 nodes_are busy 2
+ok $? "both nodes taken back by their owners"
+seq 1 100 >small.txt
+"$BIN/CilkRun" -t 60 --tasks 1 --stage-in small.txt -- cat small.txt \
+    >"$T/r4.out" 2>"$T/r4.err" &
+R4=$!
+PIDS="$PIDS $R4"
+wait_for 15 grep -q registered "$T/r4.err"
+ok $? "the job is registered while no node is lent"
+# In place: the job manager holds the file it hashed open, so a file
+# replaced by another (sed -i, an editor's rename) is still sent as it was.
+printf 9 | dd of=small.txt bs=1 count=1 conv=notrunc 2>/dev/null
+lent yes 127.0.0.2 127.0.0.3
+ended() { ! kill -0 "$1" 2>/dev/null; }
+wait_for 60 ended $R4
+wait $R4
+exit_is $? 1 "a job whose stage-in file changed ends 1"
+contains "$T/r4.err" "stage-in small\.txt: not the file the user signed" \
+    "the node says the file is not the one the user signed"
+[ ! -s "$T/r4.out" ]
+ok $? "the task never ran"
+
+# 5. No task folder outlives its job.
 no_task_dirs() { ! ls -d "$D"/nodes/*/state/workers/*/task >/dev/null 2>&1; }
 wait_for 15 no_task_dirs
 ok $? "no task folder is left on the nodes"
