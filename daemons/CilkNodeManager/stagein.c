@@ -11,6 +11,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -213,6 +214,36 @@ si_next(struct stagein *si)
 	si_ask(si, 0);
 }
 
+/*
+ * Once per engine, before its first spool: what an engine before us
+ * left (it crashed while fetching) goes; the names are all ours.
+ */
+static void
+si_sweep(const char *dir)
+{
+	static int swept;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (swept)
+		return;
+	swept = 1;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] == 's' &&
+		    unlinkat(dirfd(d), de->d_name, 0) == 0)
+			log_info("stage-in spool %s of an earlier run removed",
+			    de->d_name);
+	closedir(d);
+}
+
 int
 node_stagein_begin(struct node *n, struct worker *w, const uint8_t *desc,
     size_t len, const struct stage_list *l, char *why, size_t whylen)
@@ -262,6 +293,7 @@ node_stagein_begin(struct node *n, struct worker *w, const uint8_t *desc,
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
+	si_sweep(path);
 	si_path(n, si->si_spool, path, sizeof(path));
 	if ((si->si_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) == -1) {
