@@ -121,9 +121,9 @@ prepare_one(struct jobmgr *j, struct jstage *js, uint16_t i,
 	if ((fd = stage_openat(js->js_cwd, name, O_RDONLY | O_NONBLOCK, 0,
 	    0)) == -1) {
 		fprintf(stderr, "CilkJobManager: --stage-in %s: %s\n", name,
-		    errno == ELOOP || errno == ENOTDIR ?
-		    "a symbolic link on the way or the file itself (refused)" :
-		    strerror(errno));
+		    errno == ELOOP ? "a symbolic link (refused)" :
+		    errno == ENOTDIR ? "a symbolic link or a file on the way "
+		    "(refused)" : strerror(errno));
 		return -1;
 	}
 	js->js_fd[i] = fd;
