@@ -43,6 +43,19 @@
  *	argvx ARG	the same for an argument holding a newline, with
  *			"\n" for newline and "\\" for backslash
  *	envx NAME=VALUE	likewise for an environment entry
+ *	taskdir 1	the worker runs in STATEDIR/workers/W/task, a folder
+ *			of the user's the launch pad makes, not in cwd
+ *	stage_in SIZE HASH NAME  a file to put in the task folder before
+ *			the worker starts: its size, BLAKE2b-256 hash (64
+ *			hex digits) and name (stage.h); repeatable, in the
+ *			order of the spool's bytes
+ *	stage_spool PATH the stage-in bytes, one file after the other; a
+ *			regular file of uid stage_uid with one link
+ *	stage_uid N	the node manager engine's uid (it wrote the spool)
+ *	stage_out GLOB	files of the task folder to send back when the
+ *			worker has exited, into W/stage.out; repeatable
+ *	stage_max N, stage_max_task N  bytes a stage-out file, and all,
+ *			may have (defaults 64 MiB and 256 MiB)
  * Scalar keys may appear once.  Unknown keys, a missing "end" line,
  * anything after it and files over LPAD_SPEC_MAX bytes are refused.
  *
@@ -79,6 +92,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "stage.h"
 
 #define LPAD_WORKER_MAX		32	/* worker id */
 #define LPAD_USER_MAX		32	/* user name */
@@ -124,6 +139,13 @@ struct lpad_spec {
 	char		*ls_argv[LPAD_ARGS_MAX + 1]; /* NULL-terminated */
 	size_t		 ls_envc;
 	char		*ls_env[LPAD_ARGS_MAX + 1];  /* NULL-terminated */
+	/* File staging (lpad_stage.c). */
+	int		 ls_taskdir;	/* run in W/task, not cwd */
+	struct stage_list ls_stage;	/* stage_in, stage_out */
+	char		 ls_stage_spool[LPAD_PATH_MAX]; /* stage-in bytes */
+	long long	 ls_stage_uid;	/* the spool's owner; -1: none */
+	uint64_t	 ls_stage_max;	/* stage-out: a file, at most */
+	uint64_t	 ls_stage_max_task;	/* stage-out: in all */
 };
 
 /* Defaults (nice 19, sched nice, no argv); lpad_spec_clear frees. */
@@ -134,6 +156,25 @@ int	lpad_spec_add_arg(struct lpad_spec *, const char *);
 int	lpad_spec_add_env(struct lpad_spec *, const char *);
 /* 0 if every field is valid, else -1 with the reason in why. */
 int	lpad_spec_check(const struct lpad_spec *, char *why, size_t whysz);
+/*
+ * lpad_stage.c.  _setup (as the launch pad): makes W/task for the user
+ * and opens the stage-in spool, checked; _in (in the worker's process,
+ * as the user): the spool's files into the task folder, each checked
+ * against its hash, what failed in what; _out (the worker has exited):
+ * a child as the user writes the stage-out records into W/stage.out.
+ */
+int	lpad_stage_setup(const struct lpad_spec *, int wfd, uid_t, gid_t,
+	    int root, int *taskfd, int *spoolfd, char *why, size_t);
+int	lpad_stage_in(const struct lpad_spec *, int taskfd, int spoolfd,
+	    char *what, size_t);
+int	lpad_stage_out(const struct lpad_spec *, int wfd, int taskfd, uid_t,
+	    gid_t, int root, char *why, size_t);
+/* The spec's staging keys. */
+int	lpad_spec_check_stage(const struct lpad_spec *, char *, size_t);
+void	lpad_spec_put_stage(const struct lpad_spec *,
+	    void (*)(void *, const char *, const char *), void *);
+int	lpad_spec_stage_value(struct lpad_spec *, const char *key,
+	    const char *v);
 
 /*
  * The spec as text, in a malloc'ed buffer of *lenp bytes (not
@@ -278,6 +319,7 @@ enum lpad_stream {
 	LPAD_STREAM_UNDEF = 0,
 	LPAD_STREAM_OUT,
 	LPAD_STREAM_ERR,
+	LPAD_STREAM_STAGE,	/* stage.out, once the worker has exited */
 	LPAD_STREAM_MAX
 };
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "msg.h"
+#include "stage.h"
 #include "wire.h"
 
 enum proto_handler {
@@ -61,6 +62,8 @@ enum proto_handler {
 	/* CilkPs -j: a job's task table (proto_tasks.h). */
 	PROTO_H_TASKS_REQ = 56,			/* tool -> jobmgr, user */
 	PROTO_H_TASKS = 57,			/* jobmgr -> tool, user */
+	PROTO_H_STAGE_REQ = 60,			/* node -> jobmgr, user */
+	PROTO_H_STAGE = 61,			/* jobmgr -> node, user */
 	PROTO_H_MAX
 };
 
@@ -272,6 +275,7 @@ struct proto_desc {
 	char		*de_argv[PROTO_ARGS_MAX];
 	uint16_t	 de_envc;
 	char		*de_env[PROTO_ARGS_MAX];
+	struct stage_list de_stage;	/* proto_stage.h */
 };
 
 /* OUTPUT: worker output, in order by byte offset, acknowledged. */
@@ -280,6 +284,7 @@ enum proto_stream {
 	PROTO_STREAM_OUT,
 	PROTO_STREAM_ERR,
 	PROTO_STREAM_EXIT,	/* offset = the exit status record */
+	PROTO_STREAM_STAGE,	/* stage-out records (stage.h) */
 	PROTO_STREAM_MAX
 };
 

@@ -188,6 +188,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	case TT_TAKE_NEW:
 		jobmgr_out_begin(j, task, r.dr_node);
 		jmacct_task_start(j, task);
+		jobmgr_stage_restart(j, task);
 		j->j_last_activity = now_mono();
 		break;
 	case TT_TAKE_AGAIN:
@@ -304,6 +305,7 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 	enum tt_end end;
 
 	j->j_last_activity = now_mono();
+	jobmgr_stage_task_end(j, task);
 	if (status >= 0)
 		snprintf(how, sizeof(how), "exited %d", status);
 	else
@@ -375,6 +377,10 @@ on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
 			t->t_off[o.ou_stream] = 1;
 			task_exit(j, o.ou_task, o.ou_node, &o);
 		}
+	} else if (o.ou_offset == t->t_off[o.ou_stream] &&
+	    o.ou_stream == PROTO_STREAM_STAGE) {
+		jobmgr_stage_output(j, o.ou_task, o.ou_data, o.ou_len);
+		t->t_off[o.ou_stream] += o.ou_len;
 	} else if (o.ou_offset == t->t_off[o.ou_stream]) {
 		/* A chunk of no bytes is a node saying the worker lives. */
 		if (o.ou_len > 0)
@@ -455,6 +461,10 @@ jobmgr_end(struct jobmgr *j, int status, const char *why)
 {
 	if (j->j_ending)
 		return;
+	if (status == 0 && jobmgr_stage_failures(j) > 0) {
+		status = 1;	/* the results are not all here */
+		why = "all tasks done, some stage-out files not copied back";
+	}
 	log_info("job %u ends: %s (%u done, %u failed, %u stopped by "
 	    "their nodes)", j->j_job, why, j->j_tt.tt_done,
 	    j->j_tt.tt_failures, j->j_tt.tt_stopped);
@@ -496,6 +506,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    jobmgr_on_tasks_req },
 	[PROTO_H_ACCT_ACK] = { "acct-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    jmacct_on_ack },
+	[PROTO_H_STAGE_REQ] = { "stage-req",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), jobmgr_on_stage_req },
 };
 
 const struct msg_handler *

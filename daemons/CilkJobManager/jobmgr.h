@@ -58,6 +58,7 @@ struct jobmgr {
 	struct jmacct	*j_acct;	/* acct.c: history records */
 	char		 j_line[64];	/* -W: a line being read */
 	size_t		 j_linelen;
+	struct jstage	*j_stage;	/* stage.c; NULL: nothing staged */
 	uint8_t		 j_buf[MSG_PAYLOAD_MAX];
 	/* output.c: --output, --error, --detach. */
 	const char	*j_pattern[PROTO_STREAM_MAX];	/* or NULL */
@@ -78,6 +79,15 @@ void	jobmgr_end(struct jobmgr *, int status, const char *why);
 /* Leaving before the broker answered: withdraw what it may hold. */
 void	jobmgr_withdraw(struct jobmgr *, int status);
 const struct msg_handler *jobmgr_table(void);
+/* stage.c: --stage-in (-I) and --stage-out (-O). */
+int	jobmgr_stage_opt(struct jobmgr *, int ch, const char *);
+int	jobmgr_stage_prepare(struct jobmgr *);
+void	jobmgr_on_stage_req(struct msg_ep *, const struct msg_in *, void *);
+void	jobmgr_stage_output(struct jobmgr *, uint32_t task, const uint8_t *,
+	    size_t);
+void	jobmgr_stage_restart(struct jobmgr *, uint32_t task);
+void	jobmgr_stage_task_end(struct jobmgr *, uint32_t task);
+unsigned jobmgr_stage_failures(const struct jobmgr *);
 
 /* output.c: where the workers' output goes. */
 /* 0, or an exit code with why: a bad pattern (2), no folder for it (1). */

@@ -36,7 +36,9 @@ usage(int status)
 	    "(%%j %%t %%n %%%%)\n"
 	    "  -E pattern  each task's stderr into a file\n"
 	    "  -D          print the job id once registered and stay in the "
-	    "background\n");
+	    "background\n"
+	    "  -I file     --stage-in: copy file to each task's folder\n"
+	    "  -G glob     --stage-out: copy matching files back\n");
 	exit(status);
 }
 
@@ -74,6 +76,9 @@ opt(int ch, const char *arg, void *p)
 			return -1;
 		j->j_after = (uint32_t)v;
 		return 0;
+	case 'I':
+	case 'G':
+		return jobmgr_stage_opt(j, ch, arg);
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
 			return -1;
@@ -239,7 +244,7 @@ main(int argc, char *argv[])
 	j.j_retries = TT_RETRIES_DEFAULT;
 	j.j_detach_fd = -1;
 	daemon_getopt(&da, argc, argv, "CilkJobManager",
-	    "A:b:DE:m:O:p:R:T:t:W", opt, &j, usage);
+	    "A:b:DE:G:I:m:O:p:R:T:t:W", opt, &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
 	require_conf(&da);
@@ -258,6 +263,10 @@ main(int argc, char *argv[])
 		daemon_fail(why);
 		errx(1, "broker %s: bad or unknown address",
 		    conf_get(j.j_dc.dc_conf, "broker"));
+	}
+	if (jobmgr_stage_prepare(&j) == -1) {
+		daemon_fail("stage-in refused");
+		exit(1);
 	}
 	if (describe(&j, argc - optind, argv + optind, desc_why,
 	    sizeof(desc_why)) == -1) {

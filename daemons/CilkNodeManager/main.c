@@ -43,6 +43,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    node_on_desc },
 	[PROTO_H_OUTPUT_ACK] = { "output-ack",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), node_on_output_ack },
+	[PROTO_H_STAGE] = { "stage", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    node_on_stage },
 	[PROTO_H_PAIR_REQ] = { "pair-req",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), node_on_pair_req },
 	[PROTO_H_PAIR] = { "pair", MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER),

@@ -67,6 +67,7 @@ struct worker {
 	struct relay_stream w_out[PROTO_STREAM_MAX];
 	double		 w_stop_at;
 	double		 w_seen;	/* its job manager last answered */
+	struct stagein	*w_stagein;	/* STARTING: fetching its files */
 };
 
 TAILQ_HEAD(worker_list, worker);
@@ -187,6 +188,20 @@ struct node {
 	struct proto_hist_ring n_hist;
 	uint8_t		 n_buf[MSG_PAYLOAD_MAX];
 };
+
+struct lpad_spec;
+/* stagein.c: a task's --stage-in files, fetched before it starts. */
+int	node_stagein_begin(struct node *, struct worker *, const uint8_t *,
+	    size_t, const struct stage_list *, char *why, size_t);
+void	node_stagein_free(struct node *, struct worker *);
+void	node_on_stage(struct msg_ep *, const struct msg_in *, void *);
+int	node_stagein_on_desc(struct node *, const struct msg_in *);
+/* worker.c: a worker that could not start; its job manager hears why. */
+void	node_start_failed(struct node *, struct worker *, const char *why);
+/* parent.c's part of staging (pstage.c): the spec's staging keys. */
+int	node_stage_spec(struct node *, struct lpad_spec *,
+	    const struct proto_desc *, const char *spool, const char *worker,
+	    char *why, size_t);
 
 /* endall.c: -k, every worker and launch pad ended; the exit status. */
 int	node_end_workers(const char *run_dir, double grace);

@@ -445,6 +445,9 @@ do_spawn(const struct nmpriv_msg *req)
 		snprintf(why, sizeof(why), "argv or environment refused");
 		goto refuse_cg;
 	}
+	if (node_stage_spec(pn, &sp, &d, req->nm_kind == NMPRIV_KIND_WORKER ?
+	    req->nm_tag : "", p->p_worker, why, sizeof(why)) == -1)
+		goto refuse_cg;
 	memset(&pp, 0, sizeof(pp));
 	pp.lpp_run_dir = pn->n_run_dir;
 	pp.lpp_state_dir = pn->n_state_dir;

@@ -48,7 +48,8 @@ relay_stream(struct node *n, struct worker *w, uint8_t stream, double now)
 	if (rs->rs_sent > rs->rs_acked && now - rs->rs_sent_at < RELAY_WAIT)
 		return 1;		/* in flight */
 	got = lpad_read_log(n->n_state_dir, w->w_id, stream ==
-	    PROTO_STREAM_OUT ? LPAD_STREAM_OUT : LPAD_STREAM_ERR,
+	    PROTO_STREAM_OUT ? LPAD_STREAM_OUT : stream == PROTO_STREAM_ERR ?
+	    LPAD_STREAM_ERR : LPAD_STREAM_STAGE,
 	    rs->rs_acked - rs->rs_base, buf, sizeof(buf));
 	if (got == -1 && errno == ERANGE) {
 		/*
@@ -77,6 +78,7 @@ node_worker_free(struct node *n, struct worker *w)
 {
 	char path[PATH_MAX + 64];
 
+	node_stagein_free(n, w);
 	/* The launch pad may go now, and take the worker's folder along. */
 	if (w->w_id[0] != '\0') {
 		node_chan_forget(n, w->w_id);
@@ -117,6 +119,9 @@ node_relay(struct node *n, struct worker *w)
 	}
 	busy = relay_stream(n, w, PROTO_STREAM_OUT, now);
 	busy |= relay_stream(n, w, PROTO_STREAM_ERR, now);
+	/* Stage-out records (stage.h): written once the worker exited. */
+	if (w->w_state == WORKER_EXITED)
+		busy |= relay_stream(n, w, PROTO_STREAM_STAGE, now);
 	if (w->w_state != WORKER_EXITED || busy)
 		return;
 	if (w->w_exit_acked) {

@@ -296,6 +296,9 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	uint16_t i;
 
 	(void)ep;
+	/* A fresh one for a task whose files took long (stagein.c). */
+	if (node_stagein_on_desc(n, in))
+		return;
 	/* Only from a job manager one of our processors is waiting for. */
 	for (i = 0; i < n->n_total && s == NULL; i++)
 		if (n->n_slots[i].s_want_job != 0 &&
@@ -347,11 +350,19 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	w->w_state = WORKER_STARTING;
 	w->w_suspend = proto_owner_return(&d);
 	proto_desc_free(&d);
+	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
+	s->s_current = w;
+	/* Its files first (stagein.c), then the worker. */
+	if (d.de_stage.sl_nin > 0) {
+		if (node_stagein_begin(n, w, in->mi_data, in->mi_len,
+		    &d.de_stage, why, sizeof(why)) == -1)
+			node_start_failed(n, w, why);
+		workers_tick(n);
+		return;
+	}
 	/* The parent checks the user's signature again, itself. */
 	w->w_req = node_chan_spawn(n, NMPRIV_KIND_WORKER, "", in->mi_data,
 	    in->mi_len);
-	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
-	s->s_current = w;
 	workers_tick(n);
 	return;
  refuse_free:
@@ -363,6 +374,26 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    "far)", s->s_want_job, why,
 		    (unsigned long long)n->n_refused);
 	forget_assignment(n, s);
+}
+
+/*
+ * Its job manager hears why, as an exit that never ran, or it would
+ * count the task as running for ever.  May free w.
+ */
+void
+node_start_failed(struct node *n, struct worker *w, const char *why)
+{
+	struct slot *s = w->w_slot;
+
+	s->s_current = NULL;
+	w->w_state = WORKER_EXITED;
+	w->w_status = LPAD_EXIT_SETUP;
+	snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
+	    why[0] != '\0' ? why : "no reason given");
+	w->w_seen = now_mono();
+	n->n_refused++;
+	forget_assignment(n, s);
+	node_relay(n, w);	/* may free w */
 }
 
 /* The parent's answer to our SPAWN: the worker runs, or it does not. */
@@ -377,22 +408,11 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 			break;
 	if (w == NULL || (s = w->w_slot)->s_current != w)
 		return;
+	node_stagein_free(n, w);	/* the launch pad has the spool */
 	if (!m->nm_flag) {
 		log_warnx("job %u task %u: not started: %s", w->w_job,
 		    w->w_task, m->nm_why);
-		/*
-		 * Its job manager hears why, as an exit that never ran, or
-		 * it would count the task as running for ever.
-		 */
-		s->s_current = NULL;
-		w->w_state = WORKER_EXITED;
-		w->w_status = LPAD_EXIT_SETUP;
-		snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
-		    m->nm_why[0] != '\0' ? m->nm_why : "no reason given");
-		w->w_seen = now_mono();
-		n->n_refused++;
-		forget_assignment(n, s);
-		node_relay(n, w);	/* may free w */
+		node_start_failed(n, w, m->nm_why);	/* may free w */
 		return;
 	}
 	strlcpy(w->w_id, m->nm_worker, sizeof(w->w_id));

@@ -369,13 +369,14 @@ lpad_read_log(const char *state_dir, const char *worker,
 	ssize_t n;
 	int fd, saved_errno;
 
-	if ((stream != LPAD_STREAM_OUT && stream != LPAD_STREAM_ERR) ||
-	    offset > INT64_MAX) {
+	if ((stream != LPAD_STREAM_OUT && stream != LPAD_STREAM_ERR &&
+	    stream != LPAD_STREAM_STAGE) || offset > INT64_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
 	if ((fd = client_open_worker_file(state_dir, worker,
-	    stream == LPAD_STREAM_OUT ? "out.log" : "err.log")) == -1)
+	    stream == LPAD_STREAM_OUT ? "out.log" : stream ==
+	    LPAD_STREAM_ERR ? "err.log" : STAGE_OUT_FILE)) == -1)
 		return -1;
 	while ((n = pread(fd, buf, len, (off_t)offset)) == -1 &&
 	    errno == EINTR)
@@ -660,7 +661,7 @@ lpad_remove_folder(const char *state_dir, const char *worker)
 {
 	static const char *const files[] = { "spec", "pid", "status",
 	    "out.log", "err.log", "lpad.pid", ".spec.tmp", ".pid.tmp",
-	    ".status.tmp", ".lpad.pid.tmp" };
+	    ".status.tmp", ".lpad.pid.tmp", STAGE_OUT_FILE };
 	char path[LPAD_PATH_MAX + 16];
 	size_t i;
 	int wsfd, wfd, rc = 0, saved;
@@ -683,6 +684,9 @@ lpad_remove_folder(const char *state_dir, const char *worker)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (unlinkat(wfd, files[i], 0) == -1 && errno != ENOENT)
 			rc = -1;
+	/* A staged task's folder: never through a link (stage.h). */
+	if (stage_rmtree(wfd, STAGE_TASK_DIR) == -1)
+		rc = -1;
 	close(wfd);
 	if (unlinkat(wsfd, worker, AT_REMOVEDIR) == -1)
 		rc = -1;

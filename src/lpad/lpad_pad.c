@@ -69,6 +69,8 @@ struct lpad_pad {
 	double			 pd_linger;
 
 	int			 pd_wfd;	/* STATEDIR/workers/W */
+	int			 pd_taskfd;	/* W/task (lpad_stage.c) */
+	int			 pd_spoolfd;	/* the stage-in bytes */
 	int			 pd_outfd;
 	int			 pd_errfd;
 	int			 pd_nullfd;
@@ -165,6 +167,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	}
 	pd->pd_wfd = pd->pd_outfd = pd->pd_errfd = pd->pd_nullfd = -1;
 	pd->pd_lfd = -1;
+	pd->pd_taskfd = pd->pd_spoolfd = -1;
 	pd->pd_pid = -1;
 	pd->pd_stop_grace = pa->pa_stop_grace;
 	pd->pd_linger = pa->pa_linger;
@@ -263,6 +266,10 @@ lpad_pad_free(struct lpad_pad *pd)
 		close(pd->pd_lfd);
 	if (pd->pd_wfd != -1)
 		close(pd->pd_wfd);
+	if (pd->pd_taskfd != -1)
+		close(pd->pd_taskfd);
+	if (pd->pd_spoolfd != -1)
+		close(pd->pd_spoolfd);
 	if (pd->pd_outfd != -1)
 		close(pd->pd_outfd);
 	if (pd->pd_errfd != -1)
@@ -550,7 +557,9 @@ lpad_pad_setup(struct lpad_pad *pd, char *why, size_t whysz)
 	if (pad_sock_dir(pd, why, whysz) == -1 ||
 	    pad_socket(pd, why, whysz) == -1 ||
 	    pad_worker_dir(pd, why, whysz) == -1 ||
-	    pad_files(pd, why, whysz) == -1) {
+	    pad_files(pd, why, whysz) == -1 ||
+	    lpad_stage_setup(&pd->pd_spec, pd->pd_wfd, pd->pd_uid, pd->pd_gid,
+	    pd->pd_root, &pd->pd_taskfd, &pd->pd_spoolfd, why, whysz) == -1) {
 		saved_errno = errno;
 		lpad_pad_cleanup(pd);
 		errno = saved_errno;
@@ -631,11 +640,16 @@ pad_child(struct lpad_pad *pd, int epfd)
 	gid_t rg, eg, sg;
 	char num[16], what[LPAD_ARG_MAX + 8];
 	size_t i;
-	int sig, saved_errno;
+	int sig, saved_errno, tfd = -1, sfd = -1;
 
 	/* Into its cgroup before anything else: all it starts is in it. */
 	if (sp->ls_cgroup[0] != '\0' && contain_enter(sp->ls_cgroup) == -1)
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, sp->ls_cgroup);
+	/* The task folder and the spool, out of the way of 0 to 3. */
+	if ((pd->pd_taskfd != -1 && (tfd = fcntl(pd->pd_taskfd,
+	    F_DUPFD_CLOEXEC, 64)) == -1) || (pd->pd_spoolfd != -1 &&
+	    (sfd = fcntl(pd->pd_spoolfd, F_DUPFD_CLOEXEC, 64)) == -1))
+		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "task folder");
 	if (setsid() == -1)
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "setsid");
 	memset(&sa, 0, sizeof(sa));
@@ -654,7 +668,10 @@ pad_child(struct lpad_pad *pd, int epfd)
 			pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "dup3");
 		epfd = 3;
 	}
-	closefrom(4);
+	if ((tfd != -1 && dup3(tfd, 4, O_CLOEXEC) == -1) ||
+	    (sfd != -1 && dup3(sfd, 5, O_CLOEXEC) == -1))
+		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "task folder");
+	closefrom(tfd == -1 ? 4 : sfd == -1 ? 5 : 6);
 	umask(022);
 
 	/* What needs root comes before dropping it. */
@@ -705,7 +722,20 @@ pad_child(struct lpad_pad *pd, int epfd)
 		errno = EPERM;
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "could regain root");
 	}
-	if (chdir(sp->ls_cwd) == -1)
+	/*
+	 * A staged task runs in its own folder, whose files it gets here,
+	 * as the user: lpad_stage.c.
+	 */
+	if (tfd != -1) {
+		if (fchdir(4) == -1)
+			pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, sp->ls_cwd);
+		if (sfd != -1 && lpad_stage_in(sp, 4, 5, what,
+		    sizeof(what)) == -1)
+			pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, what);
+		close(4);
+		if (sfd != -1)
+			close(5);
+	} else if (chdir(sp->ls_cwd) == -1)
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, sp->ls_cwd);
 
 	if (clearenv() != 0)
@@ -722,7 +752,8 @@ pad_child(struct lpad_pad *pd, int epfd)
 	    setenv("CILKNOW_WORKER", sp->ls_worker, 1) == -1 ||
 	    setenv("HOME", pd->pd_home, 0) == -1 ||
 	    setenv("USER", sp->ls_user, 0) == -1 ||
-	    setenv("LOGNAME", sp->ls_user, 0) == -1)
+	    setenv("LOGNAME", sp->ls_user, 0) == -1 ||
+	    (tfd != -1 && setenv("PWD", sp->ls_cwd, 1) == -1))
 		pad_child_fail(pd, epfd, LPAD_EXIT_SETUP, "setenv");
 
 	execvp(sp->ls_argv[0], sp->ls_argv);
@@ -992,6 +1023,15 @@ pad_exited(struct lpad_pad *pd, int status)
 	}
 	pd->pd_state = LPAD_STATE_EXITED;
 	pad_reap_rest(pd);
+	/*
+	 * Before the status: whoever reads it finds stage.out whole.  Only
+	 * from a worker that exited 0: a failed attempt's files would
+	 * collide with those of the retry (CilkLaunchPad(8), STAGING).
+	 */
+	if (pd->pd_how == LPAD_HOW_EXITED && pd->pd_code == 0 &&
+	    lpad_stage_out(&pd->pd_spec, pd->pd_wfd, pd->pd_taskfd,
+	    pd->pd_uid, pd->pd_gid, pd->pd_root, text, sizeof(text)) == -1)
+		log_warnx("worker %s: %s", pd->pd_spec.ls_worker, text);
 	pad_fill_status(pd, &st);
 	lpad_status_str(&st, how, sizeof(how));
 	n = snprintf(text, sizeof(text), "%s\nstart_ms %llu\nend_ms %llu\n",

@@ -39,7 +39,14 @@ enum spec_key {
 	SPEC_K_RLIMIT_CPU,
 	SPEC_K_RLIMIT_NOFILE,
 	SPEC_K_SCHED,
+	SPEC_K_STAGE_IN,
+	SPEC_K_STAGE_MAX,
+	SPEC_K_STAGE_MAX_TASK,
+	SPEC_K_STAGE_OUT,
+	SPEC_K_STAGE_SPOOL,
+	SPEC_K_STAGE_UID,
 	SPEC_K_TASK,
+	SPEC_K_TASKDIR,
 	SPEC_K_USER,
 	SPEC_K_WORKER,
 	SPEC_K_MAX
@@ -68,7 +75,14 @@ static const struct spec_keyword spec_keywords[] = {
 	{ "rlimit_cpu",		SPEC_K_RLIMIT_CPU,	0 },
 	{ "rlimit_nofile",	SPEC_K_RLIMIT_NOFILE,	0 },
 	{ "sched",		SPEC_K_SCHED,		0 },
+	{ "stage_in",		SPEC_K_STAGE_IN,	1 },
+	{ "stage_max",		SPEC_K_STAGE_MAX,	0 },
+	{ "stage_max_task",	SPEC_K_STAGE_MAX_TASK,	0 },
+	{ "stage_out",		SPEC_K_STAGE_OUT,	1 },
+	{ "stage_spool",	SPEC_K_STAGE_SPOOL,	0 },
+	{ "stage_uid",		SPEC_K_STAGE_UID,	0 },
 	{ "task",		SPEC_K_TASK,		0 },
+	{ "taskdir",		SPEC_K_TASKDIR,		0 },
 	{ "user",		SPEC_K_USER,		0 },
 	{ "worker",		SPEC_K_WORKER,		0 },
 };
@@ -89,6 +103,7 @@ static int	spec_value(struct lpad_spec *, enum spec_key, const char *,
 		    char *, size_t);
 static int	spec_add(char **, size_t *, const char *);
 static void	spec_put(struct spec_buf *, const char *, const char *);
+static void	spec_put_cb(void *, const char *, const char *);
 static void	spec_putu(struct spec_buf *, const char *,
 		    unsigned long long);
 
@@ -111,6 +126,7 @@ lpad_spec_init(struct lpad_spec *sp)
 	sp->ls_nice = 19;
 	sp->ls_sched = LPAD_SCHED_NICE;
 	sp->ls_log_gid = -1;
+	sp->ls_stage_uid = -1;
 }
 
 void
@@ -267,6 +283,8 @@ lpad_spec_check(const struct lpad_spec *sp, char *why, size_t whysz)
 		spec_reason(why, whysz, "allow_root is not 0 or 1");
 		return -1;
 	}
+	if (lpad_spec_check_stage(sp, why, whysz) == -1)
+		return -1;
 	if (sp->ls_argc == 0 || sp->ls_argv[0] == NULL ||
 	    sp->ls_argv[0][0] == '\0') {
 		spec_reason(why, whysz, "no argv (or an empty argv[0])");
@@ -418,6 +436,7 @@ lpad_spec_encode(const struct lpad_spec *sp, size_t *lenp)
 		spec_put(&sb, "cgroup", sp->ls_cgroup);
 	if (sp->ls_log_gid >= 0)
 		spec_putu(&sb, "log_gid", (unsigned long long)sp->ls_log_gid);
+	lpad_spec_put_stage(sp, spec_put_cb, &sb);
 	for (i = 0; i < sp->ls_envc; i++)
 		spec_put_text(&sb, "env", sp->ls_env[i]);
 	for (i = 0; i < sp->ls_argc; i++)
@@ -430,6 +449,12 @@ lpad_spec_encode(const struct lpad_spec *sp, size_t *lenp)
 	}
 	*lenp = sb.sb_len;
 	return sb.sb_buf;
+}
+
+static void
+spec_put_cb(void *arg, const char *key, const char *val)
+{
+	spec_put(arg, key, val);
 }
 
 static int
@@ -558,6 +583,21 @@ spec_value(struct lpad_spec *sp, enum spec_key key, const char *v,
 			return -1;
 		}
 		return 0;
+	case SPEC_K_STAGE_IN:
+	case SPEC_K_STAGE_MAX:
+	case SPEC_K_STAGE_MAX_TASK:
+	case SPEC_K_STAGE_OUT:
+	case SPEC_K_STAGE_SPOOL:
+	case SPEC_K_STAGE_UID:
+	case SPEC_K_TASKDIR:
+		if (lpad_spec_stage_value(sp, key == SPEC_K_STAGE_IN ?
+		    "stage_in" : key == SPEC_K_STAGE_MAX ? "stage_max" :
+		    key == SPEC_K_STAGE_MAX_TASK ? "stage_max_task" :
+		    key == SPEC_K_STAGE_OUT ? "stage_out" :
+		    key == SPEC_K_STAGE_SPOOL ? "stage_spool" :
+		    key == SPEC_K_STAGE_UID ? "stage_uid" : "taskdir", v) == 0)
+			return 0;
+		break;
 	default:
 		break;
 	}

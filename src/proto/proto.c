@@ -1,5 +1,6 @@
 /* proto — payload codecs of the macroscheduler's messages. */
 #include "proto.h"
+#include "proto_stage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,6 +566,7 @@ proto_desc_enc(const struct proto_desc *m, uint8_t *buf, size_t cap)
 	wire_put_u16(&w, m->de_envc);
 	for (i = 0; i < m->de_envc; i++)
 		wire_put_str(&w, m->de_env[i]);
+	proto_stage_put(&w, &m->de_stage);
 	return finish(&w);
 }
 
@@ -612,6 +614,7 @@ proto_desc_dec(struct proto_desc *m, const uint8_t *buf, size_t len)
 	    get_strings(&r, &m->de_argc, m->de_argv, 0) == -1 ||
 	    m->de_argc == 0 || m->de_argv[0][0] == '\0' ||
 	    get_strings(&r, &m->de_envc, m->de_env, 1) == -1 ||
+	    proto_stage_get(&r, &m->de_stage) == -1 ||
 	    wire_get_end(&r) == -1) {
 		proto_desc_free(m);
 		return -1;

@@ -220,6 +220,8 @@ main(void)
 		{ "service_user",	"cilknow" },
 		{ "slots",		"auto" },
 		{ "slots_by_load",	"yes" },
+		{ "stage_max",		"64M" },
+		{ "stage_max_task",	"256M" },
 		{ "state_dir",		"/var/lib/cilknow" },
 		{ "stop_grace",		"60" },
 		{ "suspend_max",	"600" },

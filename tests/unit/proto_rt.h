@@ -24,6 +24,7 @@
 #include "proto_proc.h"
 #include "proto_hist.h"
 #include "proto_acct.h"
+#include "proto_stage.h"
 
 /* Room for any re-encoding of what the fuzzer feeds (-max_len 8192). */
 static uint8_t	rt_out[MSG_PAYLOAD_MAX + 1];
@@ -72,6 +73,8 @@ RT_SIMPLE(proto_acct, struct proto_acct)
 RT_SIMPLE(proto_acct_ack, struct proto_acct_ack)
 RT_SIMPLE(proto_acct_req, struct proto_acct_req)
 RT_SIMPLE(proto_acct_rows, struct proto_acct_rows)
+RT_SIMPLE(proto_stage_req, struct proto_stage_req)
+RT_SIMPLE(proto_stage, struct proto_stage)
 
 static int
 rt_proto_proc_ask(const uint8_t *b, size_t n)
@@ -184,6 +187,7 @@ static const struct proto_rt proto_rt[] __attribute__((unused)) = {
 	RT(proto_hist_req), RT(proto_hist),
 	RT(proto_acct), RT(proto_acct_ack), RT(proto_acct_req),
 	RT(proto_acct_rows),
+	RT(proto_stage_req), RT(proto_stage),
 };
 #undef RT
 #define PROTO_RT_N	(sizeof(proto_rt) / sizeof(proto_rt[0]))

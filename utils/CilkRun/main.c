@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stage.h"
 
 #define ARGS_MAX	64
 
@@ -23,8 +24,10 @@ usage(int status)
 	    "[-n max] [-p priority]\n"
 	    "               [--tasks N [--retries K]] [--owner-return policy] "
 	    "[-t seconds]\n"
-	    "               [--after JOB]\n"
-	    "               -- program [arg ...]\n"
+	    "               [--after JOB] [--output pattern] [--error "
+	    "pattern] [--detach]\n"
+	    "               [--stage-in file] [--stage-out glob] "
+	    "-- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
 	    "  --tasks N    run tasks 0 to N-1 ($CILKNOW_TASK), each until "
@@ -35,6 +38,11 @@ usage(int status)
 	    "(default), or\n"
 	    "               freeze it and go on if the node is idle again "
 	    "in time\n"
+	    "  --stage-in FILE   copy FILE (relative to here) to each task's "
+	    "own folder\n"
+	    "  --stage-out GLOB  copy the task folder's files matching GLOB "
+	    "back,\n"
+	    "                    into jJOB.tTASK/ here\n"
 	    "  -t seconds   end after this long\n"
 	    "  --output pattern  each task's stdout (and stderr, without "
 	    "--error) in its\n"
@@ -57,7 +65,7 @@ main(int argc, char *argv[])
 {
 	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN,
 	    OPT_OUTPUT = CLI_OPT_JSON + 40, OPT_ERROR, OPT_DETACH,
-	    OPT_AFTER };
+	    OPT_AFTER, OPT_STAGE_IN, OPT_STAGE_OUT };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
@@ -66,12 +74,14 @@ main(int argc, char *argv[])
 		{ "error", required_argument, NULL, OPT_ERROR },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "after", required_argument, NULL, OPT_AFTER },
+		{ "stage-in", required_argument, NULL, OPT_STAGE_IN },
+		{ "stage-out", required_argument, NULL, OPT_STAGE_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *args[ARGS_MAX + 2 * CLI_OVERRIDES_MAX + 1024];
 	const char *errstr;
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], why[128];
 	int ch, n = 0, i;
 
 	(void)cli_find_program("CilkJobManager", path, sizeof(path));
@@ -113,6 +123,17 @@ main(int argc, char *argv[])
 				errx(CLI_EXIT_USAGE, "--after %s: job number "
 				    "is %s", optarg, errstr);
 			args[n++] = "-A";
+			args[n++] = optarg;
+			break;
+		case OPT_STAGE_IN:
+		case OPT_STAGE_OUT:
+			/* CilkJobManager(8) opens them: STAGING. */
+			if (stage_name_ok(optarg, ch == OPT_STAGE_OUT, why,
+			    sizeof(why)) == -1)
+				errx(CLI_EXIT_USAGE, "--stage-%s %s: %s",
+				    ch == OPT_STAGE_IN ? "in" : "out", optarg,
+				    why);
+			args[n++] = ch == OPT_STAGE_IN ? "-I" : "-G";
 			args[n++] = optarg;
 			break;
 		case OPT_OWNER_RETURN:
