@@ -23,6 +23,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+
+/*
+ * Opens a path of the engine's as root: no symbolic link anywhere on
+ * the way (the engine could make one of its folders point at /dev, and
+ * opening some devices does something), no blocking on a FIFO.
+ */
+static int
+open_no_links(const char *path)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
 static int
 hexval(int c)
 {
@@ -216,8 +235,8 @@ lpad_stage_setup(const struct lpad_spec *sp, int wfd, uid_t uid, gid_t gid,
 	 * against the user's hashes: a regular file of the engine's with
 	 * one link (not another file of someone's linked in).
 	 */
-	if ((*spoolfd = open(sp->ls_stage_spool, O_RDONLY | O_NOFOLLOW |
-	    O_NONBLOCK | O_CLOEXEC)) == -1 || fstat(*spoolfd, &st) == -1) {
+	if ((*spoolfd = open_no_links(sp->ls_stage_spool)) == -1 ||
+	    fstat(*spoolfd, &st) == -1) {
 		snprintf(why, whysz, "stage-in spool %s: %s",
 		    sp->ls_stage_spool, strerror(errno));
 		return -1;

@@ -550,6 +550,58 @@ test_spec(void)
 	lpad_spec_clear(&sp);
 }
 
+/*
+ * The launch pad opens the engine's spool as root: not through a
+ * symbolic link anywhere on its path (a folder of the engine's made a
+ * link to /dev would have root open a device).
+ */
+static void
+test_spool_open(const char *dir, int dfd)
+{
+	struct lpad_spec sp;
+	char why[256], real[512], link[512];
+	int wfd, taskfd, spoolfd, fd;
+
+	if (mkdirat(dfd, "sp", 0700) == -1 || mkdirat(dfd, "sp/eng", 0700) ==
+	    -1 || (fd = openat(dfd, "sp/eng/spool", O_WRONLY | O_CREAT |
+	    O_EXCL, 0600)) == -1 || write(fd, "abc", 3) != 3 || close(fd) ||
+	    symlinkat("eng", dfd, "sp/alias") == -1) {
+		ok(0, "spool fixture");
+		return;
+	}
+	lpad_spec_init(&sp);
+	sp.ls_taskdir = 1;
+	sp.ls_stage.sl_nin = 1;
+	strlcpy(sp.ls_stage.sl_in[0].sf_name, "in",
+	    sizeof(sp.ls_stage.sl_in[0].sf_name));
+	sp.ls_stage.sl_in[0].sf_size = 3;
+	sp.ls_stage_uid = getuid();
+	snprintf(real, sizeof(real), "%s/sp/eng/spool", dir);
+	snprintf(link, sizeof(link), "%s/sp/alias/spool", dir);
+	strlcpy(sp.ls_stage_spool, link, sizeof(sp.ls_stage_spool));
+	(void)mkdirat(dfd, "w1", 0700);
+	wfd = openat(dfd, "w1", O_RDONLY | O_DIRECTORY);
+	ok(wfd != -1 && lpad_stage_setup(&sp, wfd, getuid(), getgid(), 0,
+	    &taskfd, &spoolfd, why, sizeof(why)) == -1 &&
+	    strstr(why, "stage-in spool") != NULL,
+	    "a spool reached through a symbolic link is refused: %s", why);
+	if (wfd != -1)
+		close(wfd);
+	strlcpy(sp.ls_stage_spool, real, sizeof(sp.ls_stage_spool));
+	(void)mkdirat(dfd, "w2", 0700);
+	wfd = openat(dfd, "w2", O_RDONLY | O_DIRECTORY);
+	ok(wfd != -1 && lpad_stage_setup(&sp, wfd, getuid(), getgid(), 0,
+	    &taskfd, &spoolfd, why, sizeof(why)) == 0 && spoolfd != -1,
+	    "the same spool by its own path opens");
+	if (wfd != -1)
+		close(wfd);
+	if (taskfd != -1)
+		close(taskfd);
+	if (spoolfd != -1)
+		close(spoolfd);
+	lpad_spec_clear(&sp);
+}
+
 int
 main(void)
 {
@@ -566,6 +618,7 @@ main(void)
 	}
 	test_fs(dfd);
 	test_records(dfd);
+	test_spool_open(tmpl, dfd);
 	(void)stage_rmtree(AT_FDCWD, tmpl);
 	close(dfd);
 	test_codecs();
