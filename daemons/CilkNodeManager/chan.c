@@ -120,6 +120,10 @@ on_parent(struct evloop *loop, int fd, short revents, void *arg)
 	switch (m.nm_type) {
 	case NMPRIV_HELLO:
 		strlcpy(n->n_cg_base, m.nm_path, sizeof(n->n_cg_base));
+		if (!n->n_hello) {
+			n->n_hello = 1;
+			node_register_now(n);	/* held until now */
+		}
 		break;
 	case NMPRIV_SPAWNED:
 		if (node_roots_on_spawned(n, &m) == 0)

@@ -124,6 +124,8 @@ struct node {
 	int		 n_chan;
 	uint32_t	 n_chan_req;
 	char		 n_cg_base[PATH_MAX];	/* cgroup-relative; "": trees */
+	int		 n_hello;	/* the parent has told us every worker
+					   it adopted: we may register */
 	int		 n_root;	/* may run jobs as other users */
 	char		 n_self[MSG_NAME_MAX + 1];	/* our login */
 

@@ -715,13 +715,19 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGCHLD, on_child,
 	    NULL) == -1)
 		fatal("%s: event loop", __func__);
+	adopt(n);
+	TAILQ_FOREACH(p, &pads, p_entry)
+		tell_worker(p);
+	/*
+	 * After the adopted workers: the engine registers only then, so the
+	 * broker cannot give a processor a job before the engine knows the
+	 * worker already running there (it would start a second one and
+	 * retire the first).
+	 */
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_HELLO;
 	strlcpy(m.nm_path, n->n_cb.cb_cgpath, sizeof(m.nm_path));
 	tell(&m);
-	adopt(n);
-	TAILQ_FOREACH(p, &pads, p_entry)
-		tell_worker(p);
 	pad_arm();
 	if (evloop_run(n->n_dc.dc_loop) == -1)
 		log_warn("event loop");

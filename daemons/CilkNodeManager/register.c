@@ -70,6 +70,9 @@ ack_wait(const struct node *n)
 void
 node_register_now(struct node *n)
 {
+	/* Not before the parent has named the workers it adopted. */
+	if (!n->n_hello)
+		return;
 	send_register(n);
 	n->n_sent_at = now_mono();
 	n->n_waiting = 1;
