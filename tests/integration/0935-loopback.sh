@@ -13,14 +13,14 @@ W='warning: .*loopback address'
 "$SBIN/CilkJobBroker" -n -c "$C" -o broker=localhost:18220 >"$T/n1.out" 2>&1
 exit_is $? 0 "-n with broker = localhost:18220 still passes"
 contains "$T/n1.out" \
-    '^CilkJobBroker: warning: broker = localhost:18220: the name resolves to (127\.0\.0\.1|::1), a loopback address, where no other machine can reach this daemon; set listen = ADDRESS \(cilknow\.conf or -o\)' \
+    '^([0-9T:.Z-]+ )?CilkJobBroker: warning: broker = localhost:18220: the name resolves to (127\.0\.0\.1|::1), a loopback address, where no other machine can reach this daemon; set listen = ADDRESS \(cilknow\.conf or -o\)' \
     "and warns, naming the address and the key to set"
 "$SBIN/CilkJobBroker" -n -c "$C" >"$T/n2.out" 2>&1
-contains "$T/n2.out" '^CilkJobBroker: warning: broker = localhost:7410: the name resolves to (127\.0\.0\.1|::1)' \
+contains "$T/n2.out" '^([0-9T:.Z-]+ )?CilkJobBroker: warning: broker = localhost:7410: the name resolves to (127\.0\.0\.1|::1)' \
     "the default broker = localhost warns too"
 "$SBIN/CilkJobBroker" -n -c "$C" -o listen=localhost:18220 \
     -o broker=127.0.0.1:18220 >"$T/n3.out" 2>&1
-contains "$T/n3.out" '^CilkJobBroker: warning: listen = localhost:18220: the name resolves to (127\.0\.0\.1|::1)' \
+contains "$T/n3.out" '^([0-9T:.Z-]+ )?CilkJobBroker: warning: listen = localhost:18220: the name resolves to (127\.0\.0\.1|::1)' \
     "a listen key given by name is checked too"
 
 for a in 127.0.0.1:18220 127.0.0.1 '[::1]:18220'; do
@@ -46,7 +46,7 @@ ping_it() {
 wait_for 10 ping_it
 ok $? "the broker started with broker = localhost answers on loopback"
 contains "$T/broker.out" \
-    '^CilkJobBroker: warning: broker = localhost:18221: the name resolves to (127\.0\.0\.1|::1)' \
+    '^([0-9T:.Z-]+ )?CilkJobBroker: warning: broker = localhost:18221: the name resolves to (127\.0\.0\.1|::1)' \
     "its start-up warns"
 stop "$LAST_PID"
 
@@ -61,7 +61,7 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	    "$T/hosts" "$SBIN/CilkJobBroker" -n -c "$C" \
 	    -o broker=falcon.example.org >"$T/n7.out" 2>&1
 	contains "$T/n7.out" \
-	    '^CilkJobBroker: warning: broker = falcon\.example\.org: the name resolves to 127\.0\.1\.1, a loopback address' \
+	    '^([0-9T:.Z-]+ )?CilkJobBroker: warning: broker = falcon\.example\.org: the name resolves to 127\.0\.1\.1, a loopback address' \
 	    "with '127.0.1.1 falcon.example.org' in /etc/hosts -n warns"
 else
 	echo "ok $((TAP_N += 1)) # SKIP needs root and unshare(1) for a private /etc/hosts"
