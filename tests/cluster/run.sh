@@ -32,7 +32,7 @@ net=10.231.0
 nodes="falcon hawk vulture"
 declare -A addr=([falcon]=11 [hawk]=12 [vulture]=13)
 # The image's packages (udev: the group input, as on a desktop); a change of the list makes a new image.
-pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2,libmunge2,munge,libcairo2,libx11-6,libfontconfig1
+pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2,libmunge2,munge,libsqlite3-0,libcairo2,libx11-6,libfontconfig1
 image=$cache/bookworm-$(echo "$pkgs" | md5sum | cut -c1-8)
 
 TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 started=$(date +%s)
