@@ -118,12 +118,20 @@ if [ -n "$fuzzbuild" ]; then
 	done
 fi
 
+# Integration tests named *-beside.sh mostly wait, on loopback ports and
+# a munged of their own: they run beside the rest, from the start.
+for t in "$top"/tests/integration/[0-9]*-beside.sh; do
+	[ -f "$t" ] || continue
+	bg "integration/$(basename "$t")" 600 - bash "$t"
+done
+
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
 	run "unit/$(basename "$t")" 300 "$t"
 done
 for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
+	case $t in *-beside.sh) continue ;; esac
 	# CILKNOW_TEST_LOCK: a file to flock around each integration test,
 	# for suites that share this machine's loopback ports.
 	if [ -n "${CILKNOW_TEST_LOCK:-}" ]; then
