@@ -27,8 +27,17 @@ chmod 777 "$T/work"
 cd "$T/work" || exit 1
 as_nobody() {
 	setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
-	    env HOME="$T/work" "$@"
+	    env HOME="$T/work" CILKNOW_SBIN="$TSBIN" "$@"
 }
+# A build tree nobody cannot reach (a clone in /root is 0700 on a fresh
+# machine): nobody runs copies of the programs.
+TBIN=$BIN TSBIN=$SBIN
+if ! as_nobody test -x "$BIN/CilkRun" || ! as_nobody test -x "$SBIN/CilkJobManager"
+then
+	mkdir -p "$T/b" && cp -a "$BIN" "$SBIN" "$T/b/" &&
+	    chmod -R a+rX "$T/b" || exit 1
+	TBIN=$T/b/bin TSBIN=$T/b/sbin
+fi
 # The cluster's own: launch pads whose command line names its folder.
 pads() {
 	for p in /proc/[0-9]*; do
@@ -44,7 +53,7 @@ for i in $(seq 50); do
 	out=$T/j$i.out
 	case $((i % 25)) in
 	5|12|19) # a task still running when the job is ended
-		as_nobody timeout -k 2 60 "$BIN/CilkRun" --tasks 2 -- \
+		as_nobody timeout -k 2 60 "$TBIN/CilkRun" --tasks 2 -- \
 		    sleep 30 >"$out" 2>&1 &
 		P=$!
 		PIDS="$PIDS $P"
@@ -54,7 +63,7 @@ for i in $(seq 50); do
 		case $((i % 25)) in
 		5)	job=$(sed -n 's/.*job \([0-9]*\) registered.*/\1/p' \
 			    "$out" | head -1)
-			as_nobody "$BIN/CilkKill" "$job" >/dev/null 2>&1
+			as_nobody "$TBIN/CilkKill" "$job" >/dev/null 2>&1
 			wait "$P"
 			[ $? -eq 143 ] && killed=$((killed + 1)) ;;
 		12)	# CilkRun execs the job manager: it is timeout's child
@@ -65,7 +74,7 @@ for i in $(seq 50); do
 			wait "$P"
 			crashed=$((crashed + 1)) ;;
 		esac ;;
-	*)	as_nobody timeout -k 2 60 "$BIN/CilkRun" --tasks 2 -- true \
+	*)	as_nobody timeout -k 2 60 "$TBIN/CilkRun" --tasks 2 -- true \
 		    >"$out" 2>&1 && done_ok=$((done_ok + 1)) ;;
 	esac
 done
