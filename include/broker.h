@@ -39,6 +39,7 @@ struct broker_node {
 	double		 bn_seen;	/* now_mono() of last registration */
 	uint16_t	 bn_total;	/* processors */
 	uint16_t	 bn_lent;	/* of them lent */
+	uint32_t	 bn_mem_mb;	/* lendable memory */
 	uint16_t	 bn_nslots;	/* bn_slots in use ... */
 	uint16_t	 bn_cap;	/* ... and allocated */
 	struct broker_slot *bn_slots;
@@ -54,6 +55,8 @@ struct broker_job {
 	uint32_t	 bj_pri;
 	uint64_t	 bj_start_ms;
 	char		 bj_command[PROTO_COMMAND_MAX];
+	uint16_t	 bj_cpus;	/* processors one worker takes */
+	uint32_t	 bj_mem_mb;	/* memory one worker needs */
 	double		 bj_seen;
 	double		 bj_registered;	/* first registration here */
 	uint32_t	 bj_count;	/* processors running or assigned it */
@@ -86,9 +89,13 @@ struct broker {
 						   leaves: list places hold */
 };
 
-/* Called for every processor (node, slot) the scheduler gives a job. */
+/*
+ * Called for every processor (node, slot) the scheduler gives a job;
+ * room: the node is to stop other jobs' workers to make room for a
+ * worker that takes several processors.
+ */
 typedef void	broker_assign_fn(struct broker_node *, uint16_t slot,
-		    struct broker_job *, void *);
+		    struct broker_job *, int room, void *);
 
 void	broker_init(struct broker *, double register_interval);
 void	broker_fini(struct broker *);
@@ -144,6 +151,14 @@ int	broker_slot_available(const struct broker_slot *);
 /* The job a processor counts for: what we gave it, else what it runs. */
 uint32_t broker_slot_job(const struct broker_slot *, double now,
 	    double assign_timeout);
+/*
+ * 1 if a worker of j fits on n now: n lends the memory it needs and has
+ * as many free processors (lent, idle, given nothing) as it takes.
+ */
+/* Its max in processors (a worker may take several); 0: no limit. */
+uint32_t broker_job_cap(const struct broker_job *);
+int	broker_job_fits(const struct broker *, const struct broker_node *,
+	    const struct broker_job *, double now);
 /* 1 if a worker of the job runs (or was given) on a processor of n. */
 int	broker_node_runs(const struct broker_node *, uint32_t job);
 

@@ -61,6 +61,14 @@ int		 cli_find_program(const char *name, char *buf, size_t bufsz);
  */
 uint32_t	 cli_job_number(int opt, const char *arg);
 
+/*
+ * A memory size for --mem: a number of MiB, or with a suffix K, M, G or
+ * T (powers of 1024; "512M", "4G"), rounded up to whole MiB.  0 with
+ * the MiB in *mb (1 .. 2^30), or -1 with why.
+ */
+int		 cli_mem_mb(const char *text, uint32_t *mb, char *why,
+		    size_t whysz);
+
 /* Prints "prog cilknow VERSION" for -V. */
 void		 cli_version(const char *prog);
 

@@ -55,6 +55,7 @@ struct contain_limits {
 	uint64_t	cl_memory_max;		/* bytes: memory.max */
 	uint64_t	cl_pids_max;		/* pids.max */
 	uint32_t	cl_cpu_weight;		/* 1..10000: cpu.weight */
+	uint32_t	cl_cpu_max;		/* processors: cpu.max */
 	int		cl_cpu_idle;		/* 1, 0, or -1 unset */
 	uint32_t	cl_io_weight;		/* 1..10000: io.weight */
 };

@@ -78,6 +78,16 @@ enum proto_handler {
 #define PROTO_REASON_MAX	200
 #define PROTO_SLOTS_MAX		256	/* processors one node lends */
 #define PROTO_NODE_JOBS_MAX	8	/* jobs named in one node row */
+#define PROTO_MEM_MB_MAX	(1U << 30)	/* a MiB count: 1 PiB */
+
+/*
+ * A batch task's resource request (CilkRun --cpus, --mem), in the
+ * signed environment of its description: the node holds the worker to
+ * them, and the task reads how many processors it has.
+ */
+#define PROTO_CPUS_ENV		"CILKNOW_CPUS"
+#define PROTO_MEM_ENV		"CILKNOW_MEM_MB"
+
 
 enum proto_node_state {
 	PROTO_NS_UNDEF = 0,
@@ -118,6 +128,9 @@ struct proto_node_reg {
 	uint32_t	nr_switches;	/* jobs switched for fair share */
 	uint16_t	nr_total;
 	uint16_t	nr_lent;
+	uint32_t	nr_mem_mb;	/* lendable memory, MiB (DESIGN 11):
+					   free, less what running tasks
+					   were promised */
 	uint16_t	nr_nslots;
 	struct proto_slot nr_slots[PROTO_SLOTS_MAX];
 };
@@ -136,6 +149,8 @@ struct proto_job_reg {
 	uint32_t	jr_pri;		/* weight, >= 1 */
 	uint64_t	jr_start_ms;	/* realtime the job started */
 	char		jr_command[PROTO_COMMAND_MAX];
+	uint16_t	jr_cpus;	/* processors a worker takes; 0: 1 */
+	uint32_t	jr_mem_mb;	/* memory a worker needs, 0: any */
 };
 
 /* JOB_UNREGISTER */
@@ -195,6 +210,7 @@ struct proto_node_row {
 	uint16_t	nw_running;	/* workers running */
 	uint16_t	nw_lent;	/* processors lent */
 	uint16_t	nw_total;	/* processors */
+	uint32_t	nw_mem_mb;	/* lendable memory, MiB */
 	uint8_t		nw_njobs;	/* the jobs of its workers */
 	uint32_t	nw_jobs[PROTO_NODE_JOBS_MAX];
 };
@@ -206,6 +222,10 @@ struct proto_assign {
 	uint16_t	as_slot;
 	struct msg_addr	as_jobmgr;
 	char		as_user[MSG_NAME_MAX + 1];
+	uint16_t	as_cpus;	/* processors its worker takes; 0: 1 */
+	uint32_t	as_mem_mb;	/* memory it needs, 0: any */
+	uint8_t		as_room;	/* 1: stop other jobs' workers on the
+					   node to make room for it */
 };
 
 /* PUSH rows: every job's node count and every available node. */
@@ -214,6 +234,8 @@ struct proto_push_job {
 	uint32_t	pj_count;
 	uint32_t	pj_pri;
 	uint32_t	pj_max;
+	uint16_t	pj_cpus;	/* processors a worker takes; 0: 1 */
+	uint32_t	pj_mem_mb;	/* memory a worker needs */
 	struct msg_addr	pj_jobmgr;
 	char		pj_user[MSG_NAME_MAX + 1];
 };
@@ -246,6 +268,14 @@ struct proto_push {
 #define PROTO_OWNER_RETURN_ENV	"CILKNOW_OWNER_RETURN"
 struct proto_desc;
 double	proto_owner_return(const struct proto_desc *);
+/*
+ * Its --cpus (1 if none) and --mem in MiB (0 if none); returns which it
+ * asked for (PROTO_NEEDS_*), or -1 if either is malformed.
+ */
+#define PROTO_NEEDS_CPUS	1
+#define PROTO_NEEDS_MEM		2
+int	proto_desc_needs(const struct proto_desc *, uint16_t *cpus,
+	    uint32_t *mem_mb);
 
 /* DESC_REQ: the description of this job, for a worker on this node. */
 struct proto_desc_req {

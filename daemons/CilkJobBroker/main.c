@@ -49,7 +49,7 @@ usage(int status)
 
 static void
 on_assign(struct broker_node *n, uint16_t slot, struct broker_job *j,
-    void *arg)
+    int room, void *arg)
 {
 	struct bctx *b = arg;
 	struct proto_assign a;
@@ -60,8 +60,12 @@ on_assign(struct broker_node *n, uint16_t slot, struct broker_job *j,
 	a.as_slot = slot;
 	a.as_jobmgr = j->bj_addr;
 	strlcpy(a.as_user, j->bj_user, sizeof(a.as_user));
-	log_info("assign: job %u (%s) to node %u (%s) processor %u",
-	    j->bj_id, j->bj_command, n->bn_id, n->bn_host, slot);
+	a.as_cpus = j->bj_cpus;
+	a.as_mem_mb = j->bj_mem_mb;
+	a.as_room = (uint8_t)room;
+	log_info("assign: job %u (%s) to node %u (%s) processor %u%s",
+	    j->bj_id, j->bj_command, n->bn_id, n->bn_host, slot,
+	    room ? ", making room" : "");
 	if ((len = proto_assign_enc(&a, b->b_buf, sizeof(b->b_buf))) == 0 ||
 	    msg_ep_send(b->b_dc.dc_ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
 	    PROTO_H_ASSIGN, b->b_buf, len) == -1)

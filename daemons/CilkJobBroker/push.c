@@ -53,7 +53,9 @@ jobs_rows(struct bpush *bu)
 		pj->pj_job = j->bj_id;
 		pj->pj_count = j->bj_count;
 		pj->pj_pri = j->bj_pri;
-		pj->pj_max = j->bj_max;
+		pj->pj_max = broker_job_cap(j);	/* like the count: processors */
+		pj->pj_cpus = j->bj_cpus;
+		pj->pj_mem_mb = j->bj_mem_mb;
 		pj->pj_jobmgr = j->bj_addr;
 		strlcpy(pj->pj_user, j->bj_user, sizeof(pj->pj_user));
 	}

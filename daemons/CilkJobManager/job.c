@@ -35,6 +35,8 @@ jobmgr_register(struct jobmgr *j)
 			r.jr_max = left;
 	}
 	r.jr_pri = j->j_pri;
+	r.jr_cpus = j->j_cpus;
+	r.jr_mem_mb = j->j_mem_mb;
 	r.jr_start_ms = j->j_start_ms;
 	strlcpy(r.jr_command, j->j_command, sizeof(r.jr_command));
 	if ((len = proto_job_reg_enc(&r, j->j_buf, sizeof(j->j_buf))) == 0 ||

@@ -55,6 +55,9 @@ struct jobmgr {
 	int		 j_watch;	/* -W: ends when stdin closes */
 	uint32_t	 j_user_max;	/* -m, before the clearinghouse's */
 	uint32_t	 j_after;	/* -A: held until it succeeded */
+	uint16_t	 j_cpus;	/* -C: processors a worker takes, 0: 1 */
+	uint32_t	 j_mem_mb;	/* -M: memory it needs, 0: any */
+	char		 j_cpus_env[32], j_mem_env[32];	/* signed with it */
 	struct jmacct	*j_acct;	/* acct.c: history records */
 	char		 j_line[64];	/* -W: a line being read */
 	size_t		 j_linelen;

@@ -20,10 +20,12 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: CilkJobManager [-fnvV] [-c file] [-o key=value] "
 	    "[-b broker] [-m max]\n"
-	    "                      [-A job] [-p priority] [-T tasks] "
-	    "[-t seconds]\n"
+	    "                      [-A job] [-C cpus] [-M size] [-p priority] "
+	    "[-T tasks] [-t seconds]\n"
 	    "                      -- program [arg ...]\n"
 	    "  -A job      held until that job has ended successfully\n"
+	    "  -C cpus     processors each task takes on its node\n"
+	    "  -M size     memory each task needs (512M, 4G; MiB if no unit)\n"
 	    "  -m max      useful workers at most (default: no limit)\n"
 	    "  -p priority weight of the job's share (default 1)\n"
 	    "  -R retries  with -T, give a task up after this many failures "
@@ -56,7 +58,7 @@ opt(int ch, const char *arg, void *p)
 {
 	struct jobmgr *j = p;
 	long v;
-	char *end;
+	char *end, why[64];
 
 	switch (ch) {
 	case 'W':
@@ -79,6 +81,13 @@ opt(int ch, const char *arg, void *p)
 	case 'I':
 	case 'G':
 		return jobmgr_stage_opt(j, ch, arg);
+	case 'C':
+		if (number(arg, 1, PROTO_SLOTS_MAX, &v) == -1)
+			return -1;
+		j->j_cpus = (uint16_t)v;
+		return 0;
+	case 'M':
+		return cli_mem_mb(arg, &j->j_mem_mb, why, sizeof(why));
 	case 'm':
 		if (number(arg, 1, 1000000, &v) == -1)
 			return -1;
@@ -169,10 +178,10 @@ describe(struct jobmgr *j, int argc, char **argv, char *why, size_t whysz)
 		    strncmp(environ[i], PROTO_OWNER_RETURN_ENV "=",
 		    sizeof(PROTO_OWNER_RETURN_ENV)) != 0))
 			continue;
-		/* The last entry is each instance's CILKNOW_ATTEMPT. */
-		if (n == PROTO_ARGS_MAX - 1) {
+		/* Ours come last: --cpus, --mem, CILKNOW_ATTEMPT. */
+		if (n == PROTO_ARGS_MAX - 3) {
 			snprintf(why, whysz, "the environment has over %d "
-			    "entries", PROTO_ARGS_MAX - 1);
+			    "entries", PROTO_ARGS_MAX - 3);
 			return -1;
 		}
 		if ((len = strlen(environ[i])) >= PROTO_ARG_MAX) {
@@ -183,6 +192,17 @@ describe(struct jobmgr *j, int argc, char **argv, char *why, size_t whysz)
 			return -1;
 		}
 		d->de_env[n++] = environ[i];
+	}
+	/* What it asked for, signed: the node holds it to that. */
+	if (j->j_cpus > 0) {
+		snprintf(j->j_cpus_env, sizeof(j->j_cpus_env), "%s=%u",
+		    PROTO_CPUS_ENV, j->j_cpus);
+		d->de_env[n++] = j->j_cpus_env;
+	}
+	if (j->j_mem_mb > 0) {
+		snprintf(j->j_mem_env, sizeof(j->j_mem_env), "%s=%u",
+		    PROTO_MEM_ENV, j->j_mem_mb);
+		d->de_env[n++] = j->j_mem_env;
 	}
 	d->de_envc = (uint16_t)n;
 	j->j_envc = (uint16_t)n;
@@ -244,7 +264,7 @@ main(int argc, char *argv[])
 	j.j_retries = TT_RETRIES_DEFAULT;
 	j.j_detach_fd = -1;
 	daemon_getopt(&da, argc, argv, "CilkJobManager",
-	    "A:b:DE:G:I:m:O:p:R:T:t:W", opt, &j, usage);
+	    "A:b:C:DE:G:I:M:m:O:p:R:T:t:W", opt, &j, usage);
 	if (optind >= argc)
 		usage(CLI_EXIT_USAGE);
 	require_conf(&da);

@@ -103,6 +103,10 @@ node_sense(struct node *n)
 		if (rc == 0 && node_input_idle(n, &in) &&
 		    in < n->n_meas.pm_idle)
 			n->n_meas.pm_idle = in;
+		/* Free memory the file does not give, the system does. */
+		if (rc == 0 && n->n_meas.pm_mem < 0)
+			(void)sensors_read_meminfo("/proc/meminfo",
+			    &n->n_meas.pm_mem);
 	} else {
 		rc = sense_system(n, &n->n_meas);
 		snprintf(err, sizeof(err), "system sensors: %s",

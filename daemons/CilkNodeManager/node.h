@@ -53,6 +53,8 @@ struct worker {
 	enum worker_state w_state;
 	uint32_t	 w_job;
 	uint32_t	 w_task;
+	uint16_t	 w_cpus;	/* processors it holds (--cpus) */
+	uint32_t	 w_mem_mb;	/* memory it was promised (--mem) */
 	char		 w_user[MSG_NAME_MAX + 1];
 	struct msg_addr	 w_jobmgr;
 	pid_t		 w_lpad;
@@ -86,6 +88,11 @@ struct slot {
 	enum proto_node_state s_state;
 	struct worker	*s_current;	/* the one running, if any */
 	uint32_t	 s_want_job;	/* assigned, being fetched */
+	uint16_t	 s_want_cpus;	/* processors its worker takes */
+	uint32_t	 s_want_mem_mb;	/* memory it needs */
+	int		 s_want_room;	/* stop others' workers to hold them */
+	struct slot	*s_held;	/* held for that processor's worker,
+					   which takes more than one (needs.c) */
 	struct msg_addr	 s_want_jobmgr;
 	char		 s_want_user[MSG_NAME_MAX + 1];
 	int		 s_fetch_tries;
@@ -248,6 +255,14 @@ void	node_stop_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
 int	node_suspend_slot(struct node *, struct slot *);
 void	node_resume_slot(struct node *, struct slot *);
+/* needs.c: a task's --cpus and --mem on this node. */
+uint32_t node_mem_lendable(const struct node *, const struct slot *except);
+int	node_fits(const struct node *, const struct slot *, uint16_t cpus,
+	    uint32_t mem_mb, int room);
+int	node_hold(struct node *, struct slot *, uint16_t cpus,
+	    uint32_t mem_mb, int room, char *why, size_t);
+void	node_holds_settle(struct node *);
+void	node_held_taken(struct node *, struct slot *, const char *why);
 /* slots.c */
 void	node_slots_init(struct node *);
 /* Lends the processors the owner does not keep now; stops the rest. */
@@ -263,7 +278,8 @@ void	node_facts(const struct node *, const struct slot *,
 	    struct nc_facts *);
 void	node_update_state(struct node *);
 void	node_take_job(struct node *, struct slot *, uint32_t,
-	    const struct msg_addr *, const char *user, const char *why);
+	    const struct msg_addr *, const char *user, uint16_t cpus,
+	    uint32_t mem_mb, int room, const char *why);
 int	node_may_take(struct node *, const struct slot *, uint32_t job,
 	    const char *user);
 /* roots.c */
@@ -289,6 +305,7 @@ void	node_relay(struct node *, struct worker *);
 void	node_relay_alive(struct node *, struct worker *);
 void	node_worker_free(struct node *, struct worker *);
 void	node_next_task(struct node *, struct slot *, uint32_t job,
-	    const struct msg_addr *jobmgr, const char *user);
+	    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
+	    uint32_t mem_mb);
 
 #endif

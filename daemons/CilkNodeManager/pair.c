@@ -31,6 +31,17 @@ node_push_job(const struct node *n, uint32_t job)
 	return NULL;
 }
 
+/* Switches s to a job the push names, with what its workers take. */
+static void
+take(struct node *n, struct slot *s, uint32_t job,
+    const struct msg_addr *jobmgr, const char *user, const char *why)
+{
+	const struct proto_push_job *pj = node_push_job(n, job);
+
+	node_take_job(n, s, job, jobmgr, user, pj != NULL ? pj->pj_cpus : 1,
+	    pj != NULL ? pj->pj_mem_mb : 0, 0, why);
+}
+
 static int
 running(const struct slot *s)
 {
@@ -123,7 +134,7 @@ targeted(struct node *n, struct slot *s)
 	snprintf(why, sizeof(why), "fair share: job %u has %u over its "
 	    "target, job %u %u under", p->pu_jobs[mine].pj_job, counts[mine],
 	    p->pu_jobs[to].pj_job, counts[to]);
-	node_take_job(n, s, p->pu_jobs[to].pj_job, &p->pu_jobs[to].pj_jobmgr,
+	take(n, s, p->pu_jobs[to].pj_job, &p->pu_jobs[to].pj_jobmgr,
 	    p->pu_jobs[to].pj_user, why);
 }
 
@@ -156,7 +167,7 @@ decide(struct node *n, struct slot *s, const struct proto_pair *p)
 	n->n_pair_switches++;
 	snprintf(why, sizeof(why), "fair share: job %u has %u, job %u %u",
 	    s->s_current->w_job, mine.sj_count, p->pa_job, p->pa_count);
-	node_take_job(n, s, p->pa_job, &p->pa_jobmgr, p->pa_user, why);
+	take(n, s, p->pa_job, &p->pa_jobmgr, p->pa_user, why);
 }
 
 /* One processor's pairing this quantum. */
@@ -294,10 +305,10 @@ node_on_pair(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!running(s)) {
 		/* No broker to give us work: a peer's job will do. */
 		if (n->n_silent && s->s_current == NULL &&
-		    s->s_want_job == 0) {
+		    s->s_want_job == 0 && s->s_held == NULL) {
 			log_info("broker silent: joining job %u of a peer "
 			    "(processor %u)", p.pa_job, s->s_index);
-			node_take_job(n, s, p.pa_job, &p.pa_jobmgr, p.pa_user,
+			take(n, s, p.pa_job, &p.pa_jobmgr, p.pa_user,
 			    "joining a peer's job");
 		}
 		return;

@@ -406,6 +406,37 @@ check_desc(const struct nmpriv_msg *req, struct proto_desc *d, char *why,
 	return 0;
 }
 
+/*
+ * The configured limits, and what the task asked for (CilkRun --cpus,
+ * --mem): it is held to that many processors and that much memory,
+ * never more than the node's own limit.
+ */
+static int
+worker_limits(const struct proto_desc *d, struct contain_limits *lim,
+    char *why, size_t whylen)
+{
+	uint64_t mem;
+	uint32_t mem_mb;
+	uint16_t cpus;
+	int asked;
+
+	*lim = pn->n_limits;
+	if ((asked = proto_desc_needs(d, &cpus, &mem_mb)) == -1) {
+		snprintf(why, whylen, "malformed %s or %s", PROTO_CPUS_ENV,
+		    PROTO_MEM_ENV);
+		return -1;
+	}
+	mem = (uint64_t)mem_mb << 20;
+	if (mem != 0 && (lim->cl_memory_max == 0 || mem < lim->cl_memory_max))
+		lim->cl_memory_max = mem;
+	if (lim->cl_memory_high > lim->cl_memory_max &&
+	    lim->cl_memory_max != 0)
+		lim->cl_memory_high = 0;
+	if (asked & PROTO_NEEDS_CPUS)
+		lim->cl_cpu_max = cpus;
+	return 0;
+}
+
 static void
 do_spawn(const struct nmpriv_msg *req)
 {
@@ -413,6 +444,7 @@ do_spawn(const struct nmpriv_msg *req)
 	struct lpad_spec sp;
 	struct lpad_paths pp;
 	struct proto_desc d;
+	struct contain_limits lim;
 	struct pad *p = NULL;
 	char why[512], skipped[64];
 
@@ -435,7 +467,9 @@ do_spawn(const struct nmpriv_msg *req)
 	strlcpy(p->p_user, d.de_user, sizeof(p->p_user));
 	new_worker_id(req, &d, p->p_worker, sizeof(p->p_worker));
 	skipped[0] = '\0';
-	if (contain_worker_create(&pn->n_cb, p->p_worker, &pn->n_limits,
+	if (worker_limits(&d, &lim, why, sizeof(why)) == -1)
+		goto refuse_desc;
+	if (contain_worker_create(&pn->n_cb, p->p_worker, &lim,
 	    p->p_cg, sizeof(p->p_cg), skipped, sizeof(skipped)) == -1) {
 		snprintf(why, sizeof(why), "cgroup for worker %s: %s",
 		    p->p_worker, strerror(errno));

@@ -24,10 +24,13 @@ send_register(struct node *n)
 	r.nr_state = n->n_state;
 	r.nr_total = n->n_total;
 	r.nr_lent = n->n_lent;
+	r.nr_mem_mb = node_mem_lendable(n, NULL);
 	r.nr_nslots = n->n_total;
 	for (i = 0; i < n->n_total; i++) {
 		s = &n->n_slots[i];
 		r.nr_slots[i].ps_state = s->s_state;
+		if (s->s_held != NULL && s->s_current == NULL)
+			s = s->s_held;	/* it says what it is held for */
 		r.nr_slots[i].ps_job = s->s_current != NULL ?
 		    s->s_current->w_job : s->s_state == PROTO_NS_SWITCHING ?
 		    s->s_want_job : 0;

@@ -201,13 +201,16 @@ node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		struct slot *s = w->w_slot;
 		uint32_t job = w->w_job;
 		struct msg_addr jobmgr = w->w_jobmgr;
+		uint16_t cpus = w->w_cpus;
+		uint32_t mem_mb = w->w_mem_mb;
 		char user[sizeof(w->w_user)];
 
 		strlcpy(user, w->w_user, sizeof(user));
 		w->w_exit_acked = 1;
 		node_relay(n, w);	/* frees it */
 		if (a.oa_offset == PROTO_EXIT_ACK_MORE)
-			node_next_task(n, s, job, &jobmgr, user);
+			node_next_task(n, s, job, &jobmgr, user, cpus,
+			    mem_mb);
 		return;
 	}
 	/* The job manager says where it is: it may be ahead of us. */

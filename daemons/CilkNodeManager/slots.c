@@ -87,6 +87,8 @@ node_slots_running(const struct node *n)
 static int
 cost(const struct slot *s)
 {
+	if (s->s_held != NULL)
+		return 3;	/* its worker stops */
 	if (s->s_current == NULL)
 		return s->s_want_job != 0;
 	return s->s_current->w_state == WORKER_STARTING ? 2 : 3;
@@ -135,6 +137,9 @@ node_slots_lend(struct node *n)
 		if (pick->s_current != NULL && n->n_owner_away)
 			node_stop_slot(n, pick,
 			    "the owner's load needs its processor");
+		if (pick->s_held != NULL && n->n_owner_away)
+			node_held_taken(n, pick,
+			    "the owner's load needs a processor it holds");
 	}
 	/* Lent again: processors without a worker first. */
 	for (i = 0; lent < want && i < n->n_total; i++)

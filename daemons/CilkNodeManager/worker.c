@@ -34,6 +34,12 @@ node_facts(const struct node *n, const struct slot *s, struct nc_facts *f)
 {
 	const struct worker *w = s->s_current;
 
+	/* A processor held for another's worker is what that one is. */
+	if (s->s_held != NULL && w == NULL) {
+		node_facts(n, s->s_held, f);
+		f->nf_owner_away = f->nf_owner_away && s->s_lent;
+		return;
+	}
 	f->nf_owner_away = n->n_owner_away && s->s_lent;
 	f->nf_want_job = s->s_want_job != 0;
 	f->nf_stop_pending = w != NULL && w->w_stop_pending;
@@ -69,6 +75,7 @@ node_update_state(struct node *n)
 	uint16_t i;
 	int changed = 0;
 
+	node_holds_settle(n);
 	for (i = 0; i < n->n_total; i++) {
 		node_facts(n, &n->n_slots[i], &f);
 		states[i] = nc_node_state(&f);
@@ -152,6 +159,15 @@ fetch(struct node *n, struct slot *s)
 static void
 start_switch(struct node *n, struct slot *s)
 {
+	char why[160];
+
+	/* The processors and memory it needs, held before it is fetched. */
+	if (node_hold(n, s, s->s_want_cpus, s->s_want_mem_mb, s->s_want_room,
+	    why, sizeof(why)) == -1) {
+		log_info("job %u: not here: %s", s->s_want_job, why);
+		forget_assignment(n, s);
+		return;
+	}
 	s->s_fetch_tries = 0;
 	/* Its retries repeat it; a restarted node asks with another. */
 	do
@@ -178,8 +194,18 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	}
 	if ((s->s_current != NULL && s->s_current->w_job == a.as_job) ||
-	    s->s_want_job == a.as_job)
+	    s->s_want_job == a.as_job ||
+	    (s->s_held != NULL && s->s_held->s_current != NULL &&
+	    s->s_held->s_current->w_job == a.as_job))
 		return;
+	/* It has us wrong (what we lend or hold changed): correct it. */
+	if (!node_fits(n, s, a.as_cpus, a.as_mem_mb, a.as_room)) {
+		log_info("job %u does not fit on processor %u now (%u "
+		    "processors, %u MiB)", a.as_job, a.as_slot, a.as_cpus,
+		    a.as_mem_mb);
+		node_register_now(n);
+		return;
+	}
 	if ((a.as_job == n->n_failed_job &&
 	    now_mono() - n->n_failed_at < FAILED_PAUSE) ||
 	    job_draining(n, s, a.as_job))
@@ -194,16 +220,21 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	log_info("assigned job %u of %s to processor %u", a.as_job, a.as_user,
 	    a.as_slot);
-	node_take_job(n, s, a.as_job, &a.as_jobmgr, a.as_user,
-	    "the broker assigned another job");
+	node_take_job(n, s, a.as_job, &a.as_jobmgr, a.as_user, a.as_cpus,
+	    a.as_mem_mb, a.as_room, "the broker assigned another job");
 }
 
 /* Switches a processor to a job: stop what runs there, then fetch it. */
 void
 node_take_job(struct node *n, struct slot *s, uint32_t job,
-    const struct msg_addr *jobmgr, const char *user, const char *why)
+    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
+    uint32_t mem_mb, int room, const char *why)
 {
+	node_held_taken(n, s, why);
 	s->s_want_job = job;
+	s->s_want_cpus = cpus > 0 ? cpus : 1;
+	s->s_want_mem_mb = mem_mb;
+	s->s_want_room = room;
 	s->s_want_jobmgr = *jobmgr;
 	strlcpy(s->s_want_user, user, sizeof(s->s_want_user));
 	if (s->s_current != NULL)
@@ -234,7 +265,11 @@ int
 node_may_take(struct node *n, const struct slot *s, uint32_t job,
     const char *user)
 {
+	const struct proto_push_job *pj = node_push_job(n, job);
+
 	if (!n->n_root && strcmp(user, n->n_self) != 0)
+		return 0;
+	if (pj != NULL && !node_fits(n, s, pj->pj_cpus, pj->pj_mem_mb, 0))
 		return 0;
 	if (job_draining(n, s, job))
 		return 0;
@@ -250,7 +285,8 @@ node_may_take(struct node *n, const struct slot *s, uint32_t job,
  */
 void
 node_next_task(struct node *n, struct slot *s, uint32_t job,
-    const struct msg_addr *jobmgr, const char *user)
+    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
+    uint32_t mem_mb)
 {
 	if (s == NULL || !n->n_owner_away || !s->s_lent ||
 	    s->s_current != NULL || s->s_want_job != 0 ||
@@ -258,7 +294,8 @@ node_next_task(struct node *n, struct slot *s, uint32_t job,
 		return;
 	log_debug("job %u: processor %u asks its job manager for the next "
 	    "task", job, s->s_index);
-	node_take_job(n, s, job, jobmgr, user, "its task ended");
+	node_take_job(n, s, job, jobmgr, user, cpus, mem_mb, 0,
+	    "its task ended");
 }
 
 /* Our own record of a worker, for re-adoption after a restart. */
@@ -277,7 +314,8 @@ record(struct node *n, const struct worker *w)
 		log_warn("%s: %s", __func__, path);
 		return;
 	}
-	fprintf(f, "%s\n%u\n", text, w->w_slot->s_index);
+	fprintf(f, "%s\n%u\n%u\n%u\n", text, w->w_slot->s_index, w->w_cpus,
+	    w->w_mem_mb);
 	if (fclose(f) == EOF)
 		log_warn("%s: %s", __func__, path);
 }
@@ -293,7 +331,8 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct worker *w;
 	struct slot *s = NULL;
 	char why[256];
-	uint16_t i;
+	uint32_t mem_mb;
+	uint16_t i, cpus;
 
 	(void)ep;
 	/* A fresh one for a task whose files took long (stagein.c). */
@@ -336,6 +375,18 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    s->s_want_user);
 		goto refuse_free;
 	}
+	if (proto_desc_needs(&d, &cpus, &mem_mb) == -1) {
+		snprintf(why, sizeof(why), "malformed %s or %s",
+		    PROTO_CPUS_ENV, PROTO_MEM_ENV);
+		goto refuse_free;
+	}
+	/*
+	 * What it says it takes, signed, is what it holds (a hold lost
+	 * since the switch began is taken again, or it does not start).
+	 */
+	if (node_hold(n, s, cpus, 0, s->s_want_room, why, sizeof(why)) == -1)
+		goto refuse_free;
+	s->s_want_cpus = cpus;
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		proto_desc_free(&d);
 		forget_assignment(n, s);
@@ -345,6 +396,8 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	strlcpy(w->w_name, s->s_name, sizeof(w->w_name));
 	w->w_job = d.de_job;
 	w->w_task = d.de_task;
+	w->w_cpus = cpus;
+	w->w_mem_mb = mem_mb;
 	strlcpy(w->w_user, d.de_user, sizeof(w->w_user));
 	w->w_jobmgr = s->s_want_jobmgr;
 	w->w_state = WORKER_STARTING;
@@ -694,7 +747,7 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 {
 	struct worker *w;
 	struct slot *s;
-	char path[PATH_MAX + 64], text[80], slot[16];
+	char path[PATH_MAX + 64], text[80], slot[16], cpus[16], mem[16];
 	FILE *f;
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
@@ -731,6 +784,13 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	/* Its processor: recorded after the job manager (0 if not). */
 	s = node_slot_at(n, fgets(slot, sizeof(slot), f) != NULL ?
 	    (uint32_t)strtoul(slot, NULL, 10) : 0);
+	/* What it takes: recorded after its processor (1 and 0 if not). */
+	w->w_cpus = fgets(cpus, sizeof(cpus), f) != NULL ?
+	    (uint16_t)strtoul(cpus, NULL, 10) : 1;
+	if (w->w_cpus < 1 || w->w_cpus > NC_SLOTS_MAX)
+		w->w_cpus = 1;
+	w->w_mem_mb = fgets(mem, sizeof(mem), f) != NULL ?
+	    (uint32_t)strtoul(mem, NULL, 10) : 0;
 	fclose(f);
 	if (s == NULL)
 		s = &n->n_slots[0];	/* fewer processors now */
@@ -743,7 +803,12 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	    s->s_name, m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
 	if (m->nm_state != NMPRIV_W_EXITED && s->s_current == NULL) {
 		w->w_state = WORKER_RUNNING;
+		/* A processor adopted as held for another is its own again. */
+		s->s_held = NULL;
 		s->s_current = w;
+		if (n->n_owner_away && node_hold(n, s, w->w_cpus, 0, 0, text,
+		    sizeof(text)) == -1)
+			log_warnx("adopt %s: %s", w->w_id, text);
 		s->s_jobmgr_seen = now_mono();
 		/* Frozen when we went down: it goes on, or is stopped. */
 		if (m->nm_state == NMPRIV_W_FROZEN && n->n_owner_away)

@@ -192,6 +192,7 @@ slots_update(struct broker *br, struct broker_node *n,
 
 	n->bn_total = r->nr_total;
 	n->bn_lent = r->nr_lent;
+	n->bn_mem_mb = r->nr_mem_mb;
 	if (r->nr_total == 0) {
 		one.ps_state = r->nr_state;
 		one.ps_job = r->nr_job;
@@ -350,6 +351,8 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 	j->bj_pri = r->jr_pri;
 	j->bj_start_ms = r->jr_start_ms;
 	strlcpy(j->bj_command, r->jr_command, sizeof(j->bj_command));
+	j->bj_cpus = r->jr_cpus > 0 ? r->jr_cpus : 1;
+	j->bj_mem_mb = r->jr_mem_mb;
 	j->bj_seen = now;
 	return j;
 }
@@ -459,11 +462,53 @@ struct at {
 	uint16_t		 i;
 };
 
-static void
-assign(struct broker *br, const struct at *a, struct broker_job *j,
-    double now, broker_assign_fn *fn, void *arg)
+static int
+slot_free(const struct broker *br, const struct broker_slot *s, double now)
 {
-	struct broker_slot *s = &a->n->bn_slots[a->i];
+	return s->bs_state == PROTO_NS_IDLE &&
+	    broker_slot_job(s, now, br->br_assign_timeout) == 0;
+}
+
+int
+broker_job_fits(const struct broker *br, const struct broker_node *n,
+    const struct broker_job *j, double now)
+{
+	uint16_t i, k = 0;
+
+	if (n->bn_mem_mb < j->bj_mem_mb)
+		return 0;
+	for (i = 0; i < n->bn_nslots && k < j->bj_cpus; i++)
+		k += slot_free(br, &n->bn_slots[i], now);
+	return k >= j->bj_cpus;
+}
+
+/*
+ * A processor that may be taken to make room for a worker of j: a free
+ * one, or one running a worker of one processor of a job that keeps
+ * another processor.
+ */
+static int
+slot_takeable(struct broker *br, const struct broker_slot *s,
+    const struct broker_job *j, double now)
+{
+	const struct broker_job *o;
+	uint32_t id;
+
+	if (slot_free(br, s, now))
+		return 1;
+	if (s->bs_state != PROTO_NS_RUNNING)
+		return 0;
+	id = broker_slot_job(s, now, br->br_assign_timeout);
+	return id != 0 && id != j->bj_id &&
+	    (o = broker_job_find(br, id)) != NULL && o->bj_cpus <= 1 &&
+	    o->bj_count > 1;
+}
+
+/* That processor counts for j now, no longer for the job it had. */
+static void
+give(struct broker *br, struct broker_slot *s, struct broker_job *j,
+    double now)
+{
 	struct broker_job *old;
 	uint32_t was = broker_slot_job(s, now, br->br_assign_timeout);
 
@@ -473,8 +518,103 @@ assign(struct broker *br, const struct at *a, struct broker_job *j,
 	s->bs_assigned = j->bj_id;
 	s->bs_assigned_at = now;
 	j->bj_count++;
+}
+
+/*
+ * The job gets that processor, and a worker taking more than one
+ * (--cpus) the node's next free ones as well (or, making room, ones it
+ * may take): they count for it until the node says they are held by its
+ * worker, or the assignment times out.  Only the first is told: the
+ * node holds the others itself.
+ */
+static void
+assign(struct broker *br, const struct at *a, struct broker_job *j,
+    int room, double now, broker_assign_fn *fn, void *arg)
+{
+	struct broker_slot *s;
+	uint16_t i, more = j->bj_cpus > 1 ? j->bj_cpus - 1 : 0;
+
+	give(br, &a->n->bn_slots[a->i], j, now);
+	for (i = 0; i < a->n->bn_nslots && more > 0; i++) {
+		s = &a->n->bn_slots[i];
+		if (i == a->i || !(room ? slot_takeable(br, s, j, now) :
+		    slot_free(br, s, now)))
+			continue;
+		give(br, s, j, now);
+		more--;
+	}
 	br->br_epoch++;
-	fn(a->n, a->i, j, arg);
+	fn(a->n, a->i, j, room, arg);
+}
+
+/*
+ * Room for a job's first worker that fits nowhere free: a node that
+ * lends the memory and has as many processors it may take; its first
+ * free one, else the first it may take.
+ */
+static int
+room_slot(struct broker *br, double now, const struct broker_job *j,
+    struct at *out)
+{
+	struct broker_node *n;
+	uint16_t i, k;
+	int first;
+
+	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
+		if (n->bn_mem_mb < j->bj_mem_mb)
+			continue;
+		first = -1;
+		for (i = 0, k = 0; i < n->bn_nslots; i++) {
+			if (!slot_takeable(br, &n->bn_slots[i], j, now))
+				continue;
+			k++;
+			if (first == -1 || (slot_free(br, &n->bn_slots[i],
+			    now) && !slot_free(br, &n->bn_slots[first], now)))
+				first = i;
+		}
+		if (k >= j->bj_cpus) {
+			out->n = n;
+			out->i = (uint16_t)first;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A free processor of a node where a worker of j fits (broker_job_fits). */
+static int
+fitting_slot(struct broker *br, double now, const struct broker_job *j,
+    struct at *out)
+{
+	struct broker_node *n;
+	uint16_t i;
+
+	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
+		if (!broker_job_fits(br, n, j, now))
+			continue;
+		for (i = 0; i < n->bn_nslots; i++)
+			if (slot_free(br, &n->bn_slots[i], now)) {
+				out->n = n;
+				out->i = i;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+uint32_t
+broker_job_cap(const struct broker_job *j)
+{
+	uint64_t cap = (uint64_t)j->bj_max * j->bj_cpus;
+
+	return cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+}
+
+/* 1 if the job asks for more than one processor or for memory. */
+static int
+job_needs(const struct broker_job *j)
+{
+	return j->bj_cpus > 1 || j->bj_mem_mb > 0;
 }
 
 /*
@@ -486,8 +626,6 @@ assign(struct broker *br, const struct at *a, struct broker_job *j,
 static int
 free_slot(struct broker *br, double now, struct at *from, struct at *out)
 {
-	struct broker_slot *s;
-
 	for (; from->n != NULL;
 	    from->n = TAILQ_NEXT(from->n, bn_entry), from->i = 0) {
 		/*
@@ -495,10 +633,7 @@ free_slot(struct broker *br, double now, struct at *from, struct at *out)
 		 * still has its idle processors to give.
 		 */
 		for (; from->i < from->n->bn_nslots; from->i++) {
-			s = &from->n->bn_slots[from->i];
-			if (s->bs_state == PROTO_NS_IDLE &&
-			    broker_slot_job(s, now,
-			    br->br_assign_timeout) == 0) {
+			if (slot_free(br, &from->n->bn_slots[from->i], now)) {
 				*out = *from;
 				from->i++;
 				return 1;
@@ -585,10 +720,21 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 		if (j->bj_count > 0)
 			continue;
+		/* One that asks for resources waits for a node that has them. */
+		if (job_needs(j)) {
+			if (fitting_slot(br, now, j, &f)) {
+				assign(br, &f, j, 0, now, fn, arg);
+				assigned++;
+			} else if (room_slot(br, now, j, &f)) {
+				assign(br, &f, j, 1, now, fn, arg);
+				assigned++;
+			}
+			continue;
+		}
 		if (!free_slot(br, now, &from, &f) &&
 		    !slot_to_share(br, now, &f))
 			break;
-		assign(br, &f, j, now, fn, arg);
+		assign(br, &f, j, 0, now, fn, arg);
 		assigned++;
 	}
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
@@ -598,7 +744,7 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 	i = 0;
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 		weights[i] = j->bj_pri;
-		caps[i++] = j->bj_max;
+		caps[i++] = broker_job_cap(j);
 	}
 	if (sched_fair_shares(avail, br->br_njobs, weights, caps,
 	    shares) == -1)
@@ -612,7 +758,10 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 		i = 0;
 		TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {
 			gap = shares[i++] - j->bj_count;
-			if ((j->bj_max == 0 || j->bj_count < j->bj_max) &&
+			if ((j->bj_max == 0 ||
+			    j->bj_count < broker_job_cap(j)) &&
+			    (!job_needs(j) ||
+			    broker_job_fits(br, f.n, j, now)) &&
 			    (best == NULL || gap > bestgap)) {
 				best = j;
 				bestgap = gap;
@@ -620,7 +769,7 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 		}
 		if (best == NULL)
 			break;		/* every job is at its cap */
-		assign(br, &f, best, now, fn, arg);
+		assign(br, &f, best, 0, now, fn, arg);
 		assigned++;
 	}
 	return assigned;

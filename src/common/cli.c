@@ -147,3 +147,45 @@ cli_find_program(const char *name, char *buf, size_t bufsz)
 	strlcpy(buf, name, bufsz);
 	return -1;
 }
+
+int
+cli_mem_mb(const char *text, uint32_t *mb, char *why, size_t whysz)
+{
+	unsigned long long x, kib;
+	char *end;
+	int shift;
+
+	errno = 0;
+	x = strtoull(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || errno != 0) {
+		snprintf(why, whysz, "not a size (512M, 4G, or MiB)");
+		return -1;
+	}
+	switch (end[0] == '\0' ? 'M' : end[0]) {
+	case 'K': case 'k': shift = 0; break;
+	case 'M': case 'm': shift = 10; break;
+	case 'G': case 'g': shift = 20; break;
+	case 'T': case 't': shift = 30; break;
+	default:
+		snprintf(why, whysz, "unknown unit %s (K, M, G or T)", end);
+		return -1;
+	}
+	if (end[0] != '\0' && end[1] != '\0' && strcmp(end + 1, "iB") != 0 &&
+	    strcmp(end + 1, "B") != 0) {
+		snprintf(why, whysz, "unknown unit %s (K, M, G or T)", end);
+		return -1;
+	}
+	if (x > (1ULL << 40) >> shift) {
+		snprintf(why, whysz, "over 1 PiB");
+		return -1;
+	}
+	kib = x << shift;
+	x = (kib + 1023) / 1024;
+	if (x == 0 || x > (1ULL << 30)) {
+		snprintf(why, whysz, x == 0 ? "must be more than 0" :
+		    "over 1 PiB");
+		return -1;
+	}
+	*mb = (uint32_t)x;
+	return 0;
+}

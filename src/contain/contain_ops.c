@@ -452,8 +452,8 @@ contain_worker_create(const struct contain_base *cb, const char *worker,
 	}
 	if (cl->cl_pids_max != 0 && !(ctl & CONTAIN_CTL_PIDS))
 		skip_add(skipped, skippedsz, "pids");
-	if ((cl->cl_cpu_weight != 0 || cl->cl_cpu_idle != -1) &&
-	    !(ctl & CONTAIN_CTL_CPU))
+	if ((cl->cl_cpu_weight != 0 || cl->cl_cpu_idle != -1 ||
+	    cl->cl_cpu_max != 0) && !(ctl & CONTAIN_CTL_CPU))
 		skip_add(skipped, skippedsz, "cpu");
 	if (cl->cl_io_weight != 0 && !(ctl & CONTAIN_CTL_IO))
 		skip_add(skipped, skippedsz, "io");
@@ -477,6 +477,11 @@ contain_worker_create(const struct contain_base *cb, const char *worker,
 	if ((ctl & CONTAIN_CTL_CPU) && cl->cl_cpu_weight != 0 &&
 	    limit_write(cg, "cpu.weight", "%" PRIu32,
 	    cl->cl_cpu_weight) == -1)
+		goto fail;
+	/* N processors: N periods of run time in every period. */
+	if ((ctl & CONTAIN_CTL_CPU) && cl->cl_cpu_max != 0 &&
+	    limit_write(cg, "cpu.max", "%" PRIu64 " 100000",
+	    (uint64_t)cl->cl_cpu_max * 100000) == -1)
 		goto fail;
 	if ((ctl & CONTAIN_CTL_CPU) && cl->cl_cpu_idle != -1 &&
 	    limit_write(cg, "cpu.idle", "%d", cl->cl_cpu_idle) == -1) {

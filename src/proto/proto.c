@@ -2,6 +2,7 @@
 #include "proto.h"
 #include "proto_stage.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ proto_node_reg_enc(const struct proto_node_reg *m, uint8_t *buf, size_t cap)
 	wire_put_u32(&w, m->nr_switches);
 	wire_put_u16(&w, m->nr_total);
 	wire_put_u16(&w, m->nr_lent);
+	wire_put_u32(&w, m->nr_mem_mb);
 	wire_put_u16(&w, m->nr_nslots);
 	for (i = 0; i < m->nr_nslots && i < PROTO_SLOTS_MAX; i++) {
 		wire_put_u8(&w, m->nr_slots[i].ps_state);
@@ -115,6 +117,8 @@ proto_node_reg_dec(struct proto_node_reg *m, const uint8_t *buf, size_t len)
 	    wire_get_u32(&r, &m->nr_switches) == -1 ||
 	    wire_get_u16(&r, &m->nr_total) == -1 ||
 	    wire_get_u16(&r, &m->nr_lent) == -1 ||
+	    wire_get_u32(&r, &m->nr_mem_mb) == -1 ||
+	    m->nr_mem_mb > PROTO_MEM_MB_MAX ||
 	    wire_get_u16(&r, &m->nr_nslots) == -1 ||
 	    m->nr_total > PROTO_SLOTS_MAX || m->nr_lent > m->nr_total ||
 	    m->nr_nslots > m->nr_total)
@@ -169,6 +173,8 @@ proto_job_reg_enc(const struct proto_job_reg *m, uint8_t *buf, size_t cap)
 	wire_put_u32(&w, m->jr_pri);
 	wire_put_u64(&w, m->jr_start_ms);
 	wire_put_str(&w, m->jr_command);
+	wire_put_u16(&w, m->jr_cpus);
+	wire_put_u32(&w, m->jr_mem_mb);
 	return finish(&w);
 }
 
@@ -185,6 +191,10 @@ proto_job_reg_dec(struct proto_job_reg *m, const uint8_t *buf, size_t len)
 	    wire_get_u32(&r, &m->jr_pri) == -1 ||
 	    wire_get_u64(&r, &m->jr_start_ms) == -1 ||
 	    wire_get_str(&r, m->jr_command, sizeof(m->jr_command)) == -1 ||
+	    wire_get_u16(&r, &m->jr_cpus) == -1 ||
+	    m->jr_cpus > PROTO_SLOTS_MAX ||
+	    wire_get_u32(&r, &m->jr_mem_mb) == -1 ||
+	    m->jr_mem_mb > PROTO_MEM_MB_MAX ||
 	    wire_get_end(&r) == -1 || m->jr_pri == 0)
 		return -1;
 	return 0;
@@ -353,6 +363,7 @@ proto_nodes_enc(const struct proto_node_row *rows, uint32_t n, uint8_t *buf,
 		wire_put_u16(&w, rows[i].nw_running);
 		wire_put_u16(&w, rows[i].nw_lent);
 		wire_put_u16(&w, rows[i].nw_total);
+		wire_put_u32(&w, rows[i].nw_mem_mb);
 		wire_put_u8(&w, rows[i].nw_njobs);
 		for (k = 0; k < rows[i].nw_njobs &&
 		    k < PROTO_NODE_JOBS_MAX; k++)
@@ -393,6 +404,7 @@ proto_nodes_dec(struct proto_node_row **out, uint32_t *n, const uint8_t *buf,
 		    wire_get_u16(&r, &x->nw_total) == -1 ||
 		    x->nw_total > PROTO_SLOTS_MAX ||
 		    x->nw_lent > x->nw_total || x->nw_running > x->nw_total ||
+		    wire_get_u32(&r, &x->nw_mem_mb) == -1 ||
 		    wire_get_u8(&r, &x->nw_njobs) == -1 ||
 		    x->nw_njobs > PROTO_NODE_JOBS_MAX)
 			goto bad;
@@ -419,6 +431,9 @@ proto_assign_enc(const struct proto_assign *m, uint8_t *buf, size_t cap)
 	wire_put_u16(&w, m->as_slot);
 	proto_put_addr(&w, &m->as_jobmgr);
 	wire_put_str(&w, m->as_user);
+	wire_put_u16(&w, m->as_cpus);
+	wire_put_u32(&w, m->as_mem_mb);
+	wire_put_u8(&w, m->as_room);
 	return finish(&w);
 }
 
@@ -434,7 +449,13 @@ proto_assign_dec(struct proto_assign *m, const uint8_t *buf, size_t len)
 	    m->as_slot >= PROTO_SLOTS_MAX ||
 	    proto_get_addr(&r, &m->as_jobmgr) == -1 ||
 	    wire_get_str(&r, m->as_user, sizeof(m->as_user)) == -1 ||
-	    !msg_user_name_ok(m->as_user) || wire_get_end(&r) == -1)
+	    !msg_user_name_ok(m->as_user) ||
+	    wire_get_u16(&r, &m->as_cpus) == -1 ||
+	    m->as_cpus > PROTO_SLOTS_MAX ||
+	    wire_get_u32(&r, &m->as_mem_mb) == -1 ||
+	    m->as_mem_mb > PROTO_MEM_MB_MAX ||
+	    wire_get_u8(&r, &m->as_room) == -1 || m->as_room > 1 ||
+	    wire_get_end(&r) == -1)
 		return -1;
 	return 0;
 }
@@ -456,6 +477,8 @@ proto_push_enc(const struct proto_push *m, uint8_t *buf, size_t cap)
 		wire_put_u32(&w, j->pj_count);
 		wire_put_u32(&w, j->pj_pri);
 		wire_put_u32(&w, j->pj_max);
+		wire_put_u16(&w, j->pj_cpus);
+		wire_put_u32(&w, j->pj_mem_mb);
 		proto_put_addr(&w, &j->pj_jobmgr);
 		wire_put_str(&w, j->pj_user);
 	}
@@ -488,6 +511,10 @@ proto_push_dec(struct proto_push *m, const uint8_t *buf, size_t len)
 		    wire_get_u32(&r, &j->pj_count) == -1 ||
 		    wire_get_u32(&r, &j->pj_pri) == -1 || j->pj_pri == 0 ||
 		    wire_get_u32(&r, &j->pj_max) == -1 ||
+		    wire_get_u16(&r, &j->pj_cpus) == -1 ||
+		    j->pj_cpus > PROTO_SLOTS_MAX ||
+		    wire_get_u32(&r, &j->pj_mem_mb) == -1 ||
+		    j->pj_mem_mb > PROTO_MEM_MB_MAX ||
 		    proto_get_addr(&r, &j->pj_jobmgr) == -1 ||
 		    wire_get_str(&r, j->pj_user, sizeof(j->pj_user)) == -1 ||
 		    !msg_user_name_ok(j->pj_user))
@@ -891,4 +918,50 @@ proto_owner_return(const struct proto_desc *d)
 		return *end == '\0' && s > 0 && s <= 86400 ? s : 0;
 	}
 	return 0;
+}
+
+/* The value of NAME=... in the description's environment, or NULL. */
+static const char *
+desc_env(const struct proto_desc *d, const char *name)
+{
+	size_t len = strlen(name);
+	uint16_t i;
+
+	for (i = 0; i < d->de_envc; i++)
+		if (strncmp(d->de_env[i], name, len) == 0 &&
+		    d->de_env[i][len] == '=')
+			return d->de_env[i] + len + 1;
+	return NULL;
+}
+
+int
+proto_desc_needs(const struct proto_desc *d, uint16_t *cpus,
+    uint32_t *mem_mb)
+{
+	const char *v;
+	unsigned long long x;
+	char *end;
+	int asked = 0;
+
+	*cpus = 1;
+	*mem_mb = 0;
+	if ((v = desc_env(d, PROTO_CPUS_ENV)) != NULL) {
+		errno = 0;
+		x = strtoull(v, &end, 10);
+		if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 ||
+		    x == 0 || x > PROTO_SLOTS_MAX)
+			return -1;
+		*cpus = (uint16_t)x;
+		asked |= PROTO_NEEDS_CPUS;
+	}
+	if ((v = desc_env(d, PROTO_MEM_ENV)) != NULL) {
+		errno = 0;
+		x = strtoull(v, &end, 10);
+		if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 ||
+		    x > PROTO_MEM_MB_MAX)
+			return -1;
+		*mem_mb = (uint32_t)x;
+		asked |= PROTO_NEEDS_MEM;
+	}
+	return asked;
 }

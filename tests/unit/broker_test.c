@@ -59,12 +59,14 @@ static int assigned[32];	/* job given to node id, by the callback */
 static int nassigned;
 
 static int slot_job[4][8];	/* job given to node id's processor */
+static int rooms;		/* assignments that make room */
 
 static void
 on_assign(struct broker_node *n, uint16_t slot, struct broker_job *j,
-    void *arg)
+    int room, void *arg)
 {
 	(void)arg;
+	rooms += room;
 	if (n->bn_id < 32)
 		assigned[n->bn_id] = (int)j->bj_id;
 	if (n->bn_id < 4 && slot < 8)
@@ -190,6 +192,123 @@ test_slots(void)
 	broker_fini(&br);
 }
 
+
+/* A node lending mem MiB, as multi() makes it. */
+static struct broker_node *
+multi_mem(struct broker *br, int host, uint32_t id, uint16_t total,
+    uint16_t lent, uint32_t mem, double now)
+{
+	struct broker_node *n = multi(br, host, id, total, lent, NULL, now);
+
+	if (n != NULL)
+		n->bn_mem_mb = mem;
+	return n;
+}
+
+static struct broker_job *
+job_needs(struct broker *br, const char *user, uint32_t max, uint16_t cpus,
+    uint32_t mem, double now)
+{
+	static uint64_t boots = 5000;
+	struct proto_job_reg r;
+	struct msg_addr a = addr(1, 41000 + (int)(boots % 1000));
+	const char *why;
+
+	memset(&r, 0, sizeof(r));
+	r.jr_boot = ++boots;
+	r.jr_max = max;
+	r.jr_pri = 1;
+	r.jr_cpus = cpus;
+	r.jr_mem_mb = mem;
+	strlcpy(r.jr_command, "needs", sizeof(r.jr_command));
+	return broker_job_register(br, &r, user, &a, now, &why);
+}
+
+/* --cpus and --mem: a job goes only where its workers fit, whole. */
+static void
+test_needs(void)
+{
+	struct broker br;
+	struct broker_node *a, *b, *c;
+	struct broker_job *j, *k;
+	int i;
+
+	broker_init(&br, 1.0);
+	memset(slot_job, 0, sizeof(slot_job));
+	a = multi_mem(&br, 2, 0, 4, 1, 64000, 0);	/* 1 lent, much memory */
+	b = multi_mem(&br, 3, 0, 4, 4, 1000, 0);	/* 4 lent, 1000 MiB */
+	c = multi_mem(&br, 4, 0, 4, 4, 8000, 0);	/* 4 lent, 8000 MiB */
+	j = job_needs(&br, "ann", 1, 3, 4096, 0);
+	ok(a != NULL && b != NULL && c != NULL && j != NULL &&
+	    j->bj_cpus == 3 && j->bj_mem_mb == 4096,
+	    "a job of one worker that takes 3 processors and 4096 MiB");
+	ok(!broker_job_fits(&br, a, j, 0) && !broker_job_fits(&br, b, j, 0) &&
+	    broker_job_fits(&br, c, j, 0),
+	    "it fits only the node that lends 3 processors and 4096 MiB");
+	nassigned = 0;
+	broker_schedule(&br, 0, on_assign, NULL);
+	ok(nassigned == 1 && slot_job[a->bn_id][0] == 0 &&
+	    slot_job[b->bn_id][0] == 0 && slot_job[c->bn_id][0] == (int)j->bj_id,
+	    "one assignment, to that node (%d)", nassigned);
+	for (i = 0; i < 4 && c->bn_slots[i].bs_assigned == j->bj_id; i++)
+		;
+	ok(i == 3 && j->bj_count == 3,
+	    "3 of its processors count for the job, held for one worker "
+	    "(%d, count %u)", i, j->bj_count);
+	ok(broker_job_cap(j) == 3, "its cap is in processors: 1 x 3");
+	ok(!broker_job_fits(&br, c, j, 0),
+	    "another worker of it no longer fits there (1 free)");
+	k = job_needs(&br, "bob", 0, 1, 0, 0.1);
+	nassigned = 0;
+	broker_schedule(&br, 0.1, on_assign, NULL);
+	ok(k != NULL && k->bj_count == 6 && j->bj_count == 3,
+	    "a plain job gets every other lent processor (%u)",
+	    k != NULL ? k->bj_count : 0);
+	broker_fini(&br);
+
+	broker_init(&br, 1.0);
+	memset(slot_job, 0, sizeof(slot_job));
+	b = multi_mem(&br, 3, 0, 4, 4, 1000, 0);
+	j = job_needs(&br, "ann", 0, 1, 2048, 0);
+	nassigned = 0;
+	broker_schedule(&br, 0, on_assign, NULL);
+	ok(j != NULL && nassigned == 0 && j->bj_count == 0,
+	    "a job that needs more memory than any node lends waits");
+	j = job_needs(&br, "ann", 0, 8, 0, 0);
+	nassigned = 0;
+	broker_schedule(&br, 0, on_assign, NULL);
+	ok(j != NULL && nassigned == 0,
+	    "and so does one that takes more processors than any node has");
+	broker_fini(&br);
+
+	/* A full cluster: room is made for a first worker of 3. */
+	broker_init(&br, 1.0);
+	{
+		uint32_t run[4] = { 1, 1, 1, 1 };
+
+		k = job_needs(&br, "bob", 0, 1, 0, 0);
+		a = multi(&br, 2, 0, 4, 4, run, 0);
+		b = multi(&br, 3, 0, 4, 4, run, 0);
+		a->bn_mem_mb = 1000;
+		b->bn_mem_mb = 8000;
+		ok(count(&br, k->bj_id, 0) == 8,
+		    "a plain job runs on all 8 processors of 2 nodes");
+		j = job_needs(&br, "ann", 0, 3, 4096, 0);
+		nassigned = rooms = 0;
+		broker_schedule(&br, 0, on_assign, NULL);
+		ok(nassigned == 1 && rooms == 1 && j->bj_count == 3 &&
+		    k->bj_count == 5,
+		    "a job of 3 processors and 4096 MiB is given 3 on the "
+		    "node with the memory, making room (%d, %d, %u, %u)",
+		    nassigned, rooms, j->bj_count, k->bj_count);
+		for (i = 0; i < 4; i++)
+			if (a->bn_slots[i].bs_assigned == j->bj_id)
+				break;
+		ok(i == 4, "none on the node without it");
+	}
+	broker_fini(&br);
+}
+
 int
 main(void)
 {
@@ -200,6 +319,7 @@ main(void)
 	int i;
 
 	test_slots();
+	test_needs();
 	broker_init(&br, 1.0);
 	n = node(&br, 2, 0, PROTO_NS_IDLE, 0, 0);
 	ok(n != NULL && n->bn_id == 1, "a new node gets id 1");

@@ -665,6 +665,7 @@ test_cgroup_live(const char *mnt)
 	cl.cl_memory_max = 512ULL << 20;
 	cl.cl_pids_max = 100;
 	cl.cl_cpu_weight = 50;
+	cl.cl_cpu_max = 3;
 	cl.cl_cpu_idle = -1;
 	want[0] = '\0';
 	if (!(cb.cb_controllers & CONTAIN_CTL_MEMORY))
@@ -684,6 +685,12 @@ test_cgroup_live(const char *mnt)
 		ok(contain_join(path, sizeof(path), cg, "memory.max") == 0 &&
 		    contain_read_buf(path, buf, sizeof(buf)) == 0 &&
 		    strcmp(buf, "536870912\n") == 0, "memory.max written");
+	}
+	if (cb.cb_controllers & CONTAIN_CTL_CPU) {
+		ok(contain_join(path, sizeof(path), cg, "cpu.max") == 0 &&
+		    contain_read_buf(path, buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, "300000 100000\n") == 0,
+		    "cpu.max holds it to 3 processors: %s", buf);
 	}
 	errno = 0;
 	ok(contain_worker_create(&cb, "w1", NULL, cg2, sizeof(cg2), NULL, 0) ==

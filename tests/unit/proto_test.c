@@ -164,6 +164,42 @@ test_small(void)
 	    "an error reason longer than the maximum refused");
 }
 
+
+/* --cpus and --mem as the signed environment carries them. */
+static void
+test_needs(void)
+{
+	static char e1[] = "CILKNOW_CPUS=4", e2[] = "CILKNOW_MEM_MB=4096",
+	    e3[] = "HOME=/x", bad[32];
+	static const char *const bads[] = { "CILKNOW_CPUS=0",
+	    "CILKNOW_CPUS=257", "CILKNOW_CPUS=4x", "CILKNOW_CPUS=",
+	    "CILKNOW_CPUS=-1", "CILKNOW_MEM_MB=1073741825",
+	    "CILKNOW_MEM_MB=12M", "CILKNOW_MEM_MB= 1" };
+	struct proto_desc d;
+	uint32_t mem;
+	uint16_t cpus;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	d.de_env[0] = e3;
+	d.de_envc = 1;
+	ok(proto_desc_needs(&d, &cpus, &mem) == 0 && cpus == 1 && mem == 0,
+	    "a description that asks nothing takes 1 processor, any memory");
+	d.de_env[1] = e1;
+	d.de_env[2] = e2;
+	d.de_envc = 3;
+	ok(proto_desc_needs(&d, &cpus, &mem) ==
+	    (PROTO_NEEDS_CPUS | PROTO_NEEDS_MEM) && cpus == 4 && mem == 4096,
+	    "CILKNOW_CPUS=4 and CILKNOW_MEM_MB=4096 read");
+	d.de_envc = 2;
+	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		strlcpy(bad, bads[i], sizeof(bad));
+		d.de_env[1] = bad;
+		ok(proto_desc_needs(&d, &cpus, &mem) == -1, "%s refused",
+		    bads[i]);
+	}
+}
+
 int
 main(void)
 {
@@ -191,6 +227,7 @@ main(void)
 	if (sodium_init() < 0)
 		return 1;
 	test_small();
+	test_needs();
 	memset(&nr, 0, sizeof(nr));
 	nr.nr_node = 7;
 	nr.nr_boot = 0x1122334455667788ULL;
@@ -257,6 +294,34 @@ main(void)
 	jr.jr_pri = 0;
 	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
 	ok(proto_job_reg_dec(&jr2, buf, n) == -1, "priority 0 is refused");
+	jr.jr_pri = 2;
+	jr.jr_cpus = 4;
+	jr.jr_mem_mb = 4096;
+	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
+	ok(n > 0 && proto_job_reg_dec(&jr2, buf, n) == 0 &&
+	    jr2.jr_cpus == 4 && jr2.jr_mem_mb == 4096,
+	    "job register with --cpus 4 --mem 4G round trip");
+	jr.jr_cpus = PROTO_SLOTS_MAX + 1;
+	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
+	ok(proto_job_reg_dec(&jr2, buf, n) == -1,
+	    "a job taking 257 processors is refused");
+	jr.jr_cpus = 1;
+	jr.jr_mem_mb = PROTO_MEM_MB_MAX + 1;
+	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
+	ok(proto_job_reg_dec(&jr2, buf, n) == -1,
+	    "a job needing over 1 PiB is refused");
+	jr.jr_mem_mb = 0;
+	nr.nr_total = nr.nr_nslots = 4;
+	nr.nr_mem_mb = 3000;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(n > 0 && proto_node_reg_dec(&nr2, buf, n) == 0 &&
+	    nr2.nr_mem_mb == 3000, "a node says what memory it lends");
+	nr.nr_mem_mb = PROTO_MEM_MB_MAX + 1;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
+	    "a node lending over 1 PiB is refused");
+	nr.nr_mem_mb = 0;
+	nr.nr_total = nr.nr_nslots = 0;
 
 	memset(&p, 0, sizeof(p));
 	memset(pj, 0, sizeof(pj));

@@ -152,7 +152,7 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		    r->nw_total);
 		for (k = 0; k < r->nw_njobs; k++)
 			printf("%s%u", k ? ", " : "", r->nw_jobs[k]);
-		printf("], \"load\": ");
+		printf("], \"mem_mb\": %u, \"load\": ", r->nw_mem_mb);
 		print_load(r->nw_load_milli);
 		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u, "
 		    "\"pairs\": %u, \"switches\": %u}", r->nw_idle,

@@ -27,7 +27,8 @@ usage(int status)
 	    "               [--after JOB] [--output pattern] [--error "
 	    "pattern] [--detach]\n"
 	    "               [--stage-in file] [--stage-out glob] "
-	    "-- program [arg ...]\n"
+	    "[--cpus N] [--mem size]\n"
+	    "               -- program [arg ...]\n"
 	    "  -n max       useful workers at most\n"
 	    "  -p priority  weight of the job's share (default 1)\n"
 	    "  --tasks N    run tasks 0 to N-1 ($CILKNOW_TASK), each until "
@@ -43,6 +44,11 @@ usage(int status)
 	    "  --stage-out GLOB  copy the task folder's files matching GLOB "
 	    "back,\n"
 	    "                    into jJOB.tTASK/ here\n"
+	    "  --cpus N     each task takes N of a node's lent processors "
+	    "($CILKNOW_CPUS)\n"
+	    "  --mem SIZE   each task needs SIZE of a node's lendable "
+	    "memory (512M, 4G;\n"
+	    "               MiB without a unit); it is held to both\n"
 	    "  -t seconds   end after this long\n"
 	    "  --output pattern  each task's stdout (and stderr, without "
 	    "--error) in its\n"
@@ -65,7 +71,7 @@ main(int argc, char *argv[])
 {
 	enum { OPT_TASKS = CLI_OPT_JSON + 1, OPT_RETRIES, OPT_OWNER_RETURN,
 	    OPT_OUTPUT = CLI_OPT_JSON + 40, OPT_ERROR, OPT_DETACH,
-	    OPT_AFTER, OPT_STAGE_IN, OPT_STAGE_OUT };
+	    OPT_AFTER, OPT_STAGE_IN, OPT_STAGE_OUT, OPT_CPUS, OPT_MEM };
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
@@ -76,12 +82,15 @@ main(int argc, char *argv[])
 		{ "after", required_argument, NULL, OPT_AFTER },
 		{ "stage-in", required_argument, NULL, OPT_STAGE_IN },
 		{ "stage-out", required_argument, NULL, OPT_STAGE_OUT },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "mem", required_argument, NULL, OPT_MEM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *args[ARGS_MAX + 2 * CLI_OVERRIDES_MAX + 1024];
 	const char *errstr;
-	char path[PATH_MAX + 32], why[128];
+	char path[PATH_MAX + 32], why[128], mem[16];
+	uint32_t mb;
 	int ch, n = 0, i;
 
 	(void)cli_find_program("CilkJobManager", path, sizeof(path));
@@ -124,6 +133,22 @@ main(int argc, char *argv[])
 				    "is %s", optarg, errstr);
 			args[n++] = "-A";
 			args[n++] = optarg;
+			break;
+		case OPT_CPUS:
+			(void)strtonum(optarg, 1, 256, &errstr);
+			if (errstr != NULL)
+				errx(CLI_EXIT_USAGE, "--cpus %s: processors "
+				    "are %s (1 to 256)", optarg, errstr);
+			args[n++] = "-C";
+			args[n++] = optarg;
+			break;
+		case OPT_MEM:
+			if (cli_mem_mb(optarg, &mb, why, sizeof(why)) == -1)
+				errx(CLI_EXIT_USAGE, "--mem %s: %s", optarg,
+				    why);
+			snprintf(mem, sizeof(mem), "%u", mb);
+			args[n++] = "-M";
+			args[n++] = mem;
 			break;
 		case OPT_STAGE_IN:
 		case OPT_STAGE_OUT:
