@@ -60,6 +60,8 @@ struct broker_job {
 	double		 bj_seen;
 	double		 bj_registered;	/* first registration here */
 	uint32_t	 bj_count;	/* processors running or assigned it */
+	uint8_t		 bj_pending;	/* enum proto_pending, as last
+					   scheduled */
 };
 
 TAILQ_HEAD(broker_node_list, broker_node);

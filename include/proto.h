@@ -193,6 +193,17 @@ struct proto_job_row {
 	uint32_t	jw_pri;
 	uint32_t	jw_age;		/* seconds */
 	char		jw_command[PROTO_COMMAND_MAX];
+	uint16_t	jw_cpus;	/* processors a worker takes; 0: 1 */
+	uint32_t	jw_mem_mb;	/* memory a worker needs */
+	uint8_t		jw_pending;	/* enum proto_pending */
+};
+
+/* Why a job has no processor (CilkPs REASON). */
+enum proto_pending {
+	PROTO_PENDING_NONE = 0,	/* it has some, or has not been looked at */
+	PROTO_PENDING_WAITING,	/* every processor that fits is in use */
+	PROTO_PENDING_NOFIT,	/* no node lends what one worker takes */
+	PROTO_PENDING_MAX
 };
 
 struct proto_node_row {

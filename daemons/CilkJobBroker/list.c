@@ -27,6 +27,9 @@ job_row(const struct broker_job *j, uint64_t wall, struct proto_job_row *r)
 	r->jw_age = j->bj_start_ms && wall > j->bj_start_ms ?
 	    (uint32_t)((wall - j->bj_start_ms) / 1000) : 0;
 	strlcpy(r->jw_command, j->bj_command, sizeof(r->jw_command));
+	r->jw_cpus = j->bj_cpus;
+	r->jw_mem_mb = j->bj_mem_mb;
+	r->jw_pending = j->bj_count > 0 ? PROTO_PENDING_NONE : j->bj_pending;
 }
 
 static void

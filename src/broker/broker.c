@@ -694,9 +694,45 @@ slot_to_share(struct broker *br, double now, struct at *out)
 	return 0;
 }
 
+/* 1 if some node that can take work lends what one worker of j takes. */
+static int
+fits_somewhere(const struct broker *br, const struct broker_job *j)
+{
+	const struct broker_node *n;
+
+	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
+		if (broker_node_available(n) && n->bn_lent >= j->bj_cpus &&
+		    n->bn_mem_mb >= j->bj_mem_mb)
+			return 1;
+	return 0;
+}
+
+/* Why each job left without a processor has none (CilkPs REASON). */
+static void
+pending_reasons(struct broker *br)
+{
+	struct broker_job *j;
+
+	TAILQ_FOREACH(j, &br->br_jobs, bj_entry)
+		j->bj_pending = j->bj_count > 0 ? PROTO_PENDING_NONE :
+		    job_needs(j) && !fits_somewhere(br, j) ?
+		    PROTO_PENDING_NOFIT : PROTO_PENDING_WAITING;
+}
+
+static int	schedule(struct broker *, double, broker_assign_fn *, void *);
+
 int
 broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
     void *arg)
+{
+	int assigned = schedule(br, now, fn, arg);
+
+	pending_reasons(br);
+	return assigned;
+}
+
+static int
+schedule(struct broker *br, double now, broker_assign_fn *fn, void *arg)
 {
 	struct broker_node *n;
 	struct broker_job *j, *best;

@@ -292,6 +292,9 @@ proto_jobs_enc(const struct proto_job_row *rows, uint32_t n, uint8_t *buf,
 		wire_put_u32(&w, rows[i].jw_pri);
 		wire_put_u32(&w, rows[i].jw_age);
 		wire_put_str(&w, rows[i].jw_command);
+		wire_put_u16(&w, rows[i].jw_cpus);
+		wire_put_u32(&w, rows[i].jw_mem_mb);
+		wire_put_u8(&w, rows[i].jw_pending);
 	}
 	return finish(&w);
 }
@@ -327,7 +330,13 @@ proto_jobs_dec(struct proto_job_row **out, uint32_t *n, const uint8_t *buf,
 		    wire_get_u32(&r, &j->jw_pri) == -1 ||
 		    wire_get_u32(&r, &j->jw_age) == -1 ||
 		    wire_get_str(&r, j->jw_command,
-		    sizeof(j->jw_command)) == -1)
+		    sizeof(j->jw_command)) == -1 ||
+		    wire_get_u16(&r, &j->jw_cpus) == -1 ||
+		    j->jw_cpus > PROTO_SLOTS_MAX ||
+		    wire_get_u32(&r, &j->jw_mem_mb) == -1 ||
+		    j->jw_mem_mb > PROTO_MEM_MB_MAX ||
+		    wire_get_u8(&r, &j->jw_pending) == -1 ||
+		    j->jw_pending >= PROTO_PENDING_MAX)
 			goto bad;
 	}
 	if (wire_get_end(&r) == -1)

@@ -71,8 +71,8 @@ ok $? "the broker answers pings within 10 s"
 exit_is $? 0 "CilkPs, no jobs"
 [ "$(wc -l <"$T/ps0.out")" -eq 1 ]
 ok $? "no jobs: just the header"
-contains "$T/ps0.out" '^ +JOB +USER +HOST +NODES +MAX +PRI +AGE +COMMAND$' \
-    "CilkPs header: JOB USER HOST NODES MAX PRI AGE COMMAND"
+contains "$T/ps0.out" '^ +JOB +USER +HOST +NODES +MAX +PRI +AGE +REASON +COMMAND$' \
+    "CilkPs header: JOB USER HOST NODES MAX PRI AGE REASON COMMAND"
 "$NODES" -c "$C" -b $AT >"$T/n0.out" 2>&1
 exit_is $? 0 "CilkNodes, no nodes"
 [ "$(wc -l <"$T/n0.out")" -eq 1 ]
@@ -128,7 +128,7 @@ python3 - "$T/n.json" "$N1" "$J1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 2 and len(d["nodes"]) == 3, d
-keys = ["node", "host", "state", "slots", "jobs", "load", "idle", "users",
+keys = ["node", "host", "state", "slots", "jobs", "mem_mb", "load", "idle", "users",
     "seen", "pairs", "switches"]
 for n in d["nodes"]:
     assert list(n.keys()) == keys, n
@@ -157,9 +157,9 @@ exit_is $? 0 "CilkPs"
 ok $? "two jobs listed"
 IP='127\.0\.0\.1'
 contains "$T/ps.out" \
-    "^ +$J1 +ann +$IP +[0-9]+ +- +2 +1h0[12]m queens 12 \"x\" \\\\y$" \
-    "job 1: user, host, max -, pri 2, age 1h01m, command last with spaces"
-contains "$T/ps.out" "^ +$J2 +ann +$IP +[0-9]+ +4 +1 +[0-9]+s sleep 1$" \
+    "^ +$J1 +ann +$IP +[0-9]+ +- +2 +1h0[12]m +(-|waiting) +queens 12 \"x\" \\\\y$" \
+    "job 1: user, host, max -, pri 2, age 1h01m, reason, command last with spaces"
+contains "$T/ps.out" "^ +$J2 +ann +$IP +[0-9]+ +4 +1 +[0-9]+s +(-|waiting) +sleep 1$" \
     "job 2: max 4, pri 1, age in seconds"
 "$PS" -c "$C" -b $AT -u ann >"$T/pu.out" 2>&1
 [ "$(wc -l <"$T/pu.out")" -eq 3 ]
@@ -183,7 +183,8 @@ python3 - "$T/ps.json" "$J1" "$J2" "$CMD1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 1 and len(d["jobs"]) == 2, d
-keys = ["job", "user", "host", "nodes", "max", "pri", "age", "command"]
+keys = ["job", "user", "host", "nodes", "max", "pri", "age", "cpus",
+        "mem_mb", "reason", "command"]
 for j in d["jobs"]:
     assert list(j.keys()) == keys, j
 by = {j["job"]: j for j in d["jobs"]}
@@ -194,6 +195,8 @@ assert a["command"] == sys.argv[4], a
 assert isinstance(a["nodes"], int), a
 b = by[int(sys.argv[3])]
 assert b["max"] == 4 and b["pri"] == 1 and b["command"] == "sleep 1", b
+assert a["cpus"] == 1 and a["mem_mb"] == 0, a
+assert a["reason"] in (None, "waiting") and b["reason"] in (None, "waiting"), (a, b)
 PY
 ok $? "CilkPs --json: keys in order, max null, escaped command"
 "$PS" -c "$C" -b $AT --json -u bob >"$T/pb.json" 2>&1

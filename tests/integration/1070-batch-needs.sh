@@ -9,7 +9,8 @@
 #     time (3 of its 4 processors each), and the task sees CILKNOW_CPUS=3
 #     and CILKNOW_MEM_MB=4096; the node lends 4096 MiB less meanwhile,
 #     and all of it and its processors again after;
-#  4. a job that fits no node (--cpus 5, --mem 9000) runs nowhere;
+#  4. a job that fits no node (--cpus 5, --mem 9000) runs nowhere, and
+#     CilkPs shows REASON no-fit;
 #  5. on a cluster full of a plain job, room is made for --cpus 3: three
 #     of the plain job's workers on one node stop (their tasks run
 #     again), the big task runs and the plain job keeps the rest.
@@ -98,8 +99,15 @@ sed 's/^/#   | /' "$T/big.out" | head -8
 wait_for 10 lends 127.0.0.3 4 8000 && wait_for 10 is 127.0.0.3 running 0
 ok $? "after it, 127.0.0.3 lends its 4 processors and 8000 MiB again, none held"
 
-# 4. Fits nowhere: waits, never runs.
-"$BIN/CilkRun" -t 4 --cpus 5 -- sh -c "echo ran; : $MARK" >"$T/five.out" 2>&1
+# 4. Fits nowhere: waits, never runs, and CilkPs says why.
+start five "$BIN/CilkRun" -t 8 --cpus 5 -- sh -c "echo ran; : $MARK-five"
+FIVE=$LAST_PID
+nofit() { "$BIN/CilkPs" | grep -Eq " 0 +- +1 +[0-9]+s +no-fit +sh -c echo ran; : $MARK-five\$"; }
+wait_for 8 nofit
+ok $? "CilkPs: the job has no processor, REASON no-fit"
+"$BIN/CilkPs" --json | grep -q '"cpus": 5, "mem_mb": 0, "reason": "no-fit"'
+ok $? "CilkPs --json: cpus 5, mem_mb 0, reason no-fit"
+wait "$FIVE"
 rc=$?
 [ "$rc" -eq 124 ] && ! grep -q '^\[.*\] ran' "$T/five.out"
 ok $? "--cpus 5 on nodes of 4: runs nowhere, time limit (exit $rc)"

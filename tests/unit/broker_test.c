@@ -272,13 +272,37 @@ test_needs(void)
 	j = job_needs(&br, "ann", 0, 1, 2048, 0);
 	nassigned = 0;
 	broker_schedule(&br, 0, on_assign, NULL);
-	ok(j != NULL && nassigned == 0 && j->bj_count == 0,
-	    "a job that needs more memory than any node lends waits");
+	ok(j != NULL && nassigned == 0 && j->bj_count == 0 &&
+	    j->bj_pending == PROTO_PENDING_NOFIT,
+	    "a job that needs more memory than any node lends waits: no-fit");
 	j = job_needs(&br, "ann", 0, 8, 0, 0);
 	nassigned = 0;
 	broker_schedule(&br, 0, on_assign, NULL);
-	ok(j != NULL && nassigned == 0,
+	ok(j != NULL && nassigned == 0 && j->bj_pending == PROTO_PENDING_NOFIT,
 	    "and so does one that takes more processors than any node has");
+	k = job_needs(&br, "bob", 0, 2, 0, 0);
+	nassigned = 0;
+	broker_schedule(&br, 0, on_assign, NULL);
+	ok(k != NULL && k->bj_count == 4 && k->bj_pending == PROTO_PENDING_NONE,
+	    "one of 2 processors gets all 4 there, as two workers");
+	{
+		uint32_t run[4] = { 5, 5, 5, 5 };
+
+		b = multi(&br, 3, b->bn_id, 4, 4, run, 0.1);
+		b->bn_mem_mb = 1000;
+	}
+	j = job_needs(&br, "cy", 0, 1, 0, 0.1);
+	broker_schedule(&br, 0.1, on_assign, NULL);
+	ok(j != NULL && j->bj_count > 0 && j->bj_pending == PROTO_PENDING_NONE,
+	    "a plain job is given a processor shared from the largest job");
+	broker_fini(&br);
+
+	/* No node at all: a plain job waits for one. */
+	broker_init(&br, 1.0);
+	j = job_needs(&br, "ann", 0, 1, 0, 0);
+	broker_schedule(&br, 0, on_assign, NULL);
+	ok(j != NULL && j->bj_count == 0 && j->bj_pending == PROTO_PENDING_WAITING,
+	    "with no node, a plain job is waiting");
 	broker_fini(&br);
 
 	/* A full cluster: room is made for a first worker of 3. */

@@ -28,7 +28,7 @@ usage(int status)
 	    "  -j job   this job's tasks, from its job manager: TASK STATE "
 	    "NODE TRIES\n"
 	    "           EXIT SECONDS (its user and administrators only)\n"
-	    "columns: JOB USER HOST NODES MAX PRI AGE COMMAND\n");
+	    "columns: JOB USER HOST NODES MAX PRI AGE REASON COMMAND\n");
 	exit(status);
 }
 
@@ -46,6 +46,20 @@ age_text(uint32_t s, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "%ud%02uh", s / 86400, s % 86400 / 3600);
 }
 
+/* Why it has no processor: "-" (it has), waiting, no-fit. */
+static const char *
+reason(const struct proto_job_row *r)
+{
+	switch (r->jw_pending) {
+	case PROTO_PENDING_WAITING:
+		return "waiting";
+	case PROTO_PENDING_NOFIT:
+		return "no-fit";
+	default:
+		return NULL;
+	}
+}
+
 static int
 wanted(const struct ps_opts *o, const struct proto_job_row *r)
 {
@@ -61,8 +75,8 @@ print_text(const struct ps_opts *o, const struct brokerq_reply *rep)
 	char cmd[PROTO_COMMAND_MAX];
 	uint32_t i;
 
-	printf("%5s %-10s %-15s %5s %4s %3s %6s %s\n", "JOB", "USER", "HOST",
-	    "NODES", "MAX", "PRI", "AGE", "COMMAND");
+	printf("%5s %-10s %-15s %5s %4s %3s %6s %-7s %s\n", "JOB", "USER",
+	    "HOST", "NODES", "MAX", "PRI", "AGE", "REASON", "COMMAND");
 	for (i = 0; i < rep->bq_n; i++) {
 		r = &rep->bq_jobs[i];
 		if (!wanted(o, r))
@@ -75,8 +89,9 @@ print_text(const struct ps_opts *o, const struct brokerq_reply *rep)
 		age_text(r->jw_age, age, sizeof(age));
 		brokerq_safe(user, sizeof(user), r->jw_user);
 		brokerq_safe(cmd, sizeof(cmd), r->jw_command);
-		printf("%5u %-10s %-15s %5u %4s %3u %6s %s\n", r->jw_job, user,
-		    host, r->jw_nodes, max, r->jw_pri, age, cmd);
+		printf("%5u %-10s %-15s %5u %4s %3u %6s %-7s %s\n", r->jw_job,
+		    user, host, r->jw_nodes, max, r->jw_pri, age,
+		    reason(r) != NULL ? reason(r) : "-", cmd);
 	}
 }
 
@@ -104,8 +119,14 @@ print_json(const struct ps_opts *o, const struct brokerq_reply *rep)
 			printf("null");
 		else
 			printf("%u", r->jw_max);
-		printf(", \"pri\": %u, \"age\": %u, \"command\": ", r->jw_pri,
-		    r->jw_age);
+		printf(", \"pri\": %u, \"age\": %u, \"cpus\": %u, "
+		    "\"mem_mb\": %u, \"reason\": ", r->jw_pri, r->jw_age,
+		    r->jw_cpus > 0 ? r->jw_cpus : 1, r->jw_mem_mb);
+		if (reason(r) != NULL)
+			json_put_str(stdout, reason(r));
+		else
+			printf("null");
+		printf(", \"command\": ");
 		json_put_str(stdout, r->jw_command);
 		printf("}");
 		first = 0;
