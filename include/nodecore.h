@@ -51,20 +51,17 @@ enum nc_action nc_owner_returns(const struct nc_facts *, double suspend,
 enum nc_action nc_owner_leaves(const struct nc_facts *);
 
 /*
- * Slots: the processors a node lends (DESIGN.md section 5).  The owner's
- * own 1-minute load (the node's workers excluded) keeps processors: as
- * many as ceil(load - NC_LOAD_SLACK), taken back at once when the load
- * rises past that, given back only when it falls NC_LEND_MARGIN further,
- * so a load wavering about a threshold does not start and stop a worker
- * at every look.  Load 2.3 on 8 processors lends 5; load 0.2, all of
- * them.  lent_now is what the node lends now (total when it starts
- * lending).  A load that cannot be read lends nothing.  (A node whose
- * predicates fail lends nothing either; that is the caller's.)
+ * Slots: the processors a node lends (DESIGN.md sections 5 and 6).  The
+ * owner's load keeps keep_stay of the processors lent now (measured by
+ * the thresholds to stay idle), taken back at once, and keep_become of
+ * those not (the thresholds to become idle), so one is lent again only
+ * when the load has fallen below the lower threshold: a load wavering
+ * about a threshold does not start and stop a worker at every look.
+ * lent_now is what the node lends now.  PRED_KEEP_ALL keeps them all.
  */
-#define NC_LOAD_SLACK	0.25	/* load under this keeps no processor */
-#define NC_LEND_MARGIN	0.2
 #define NC_SLOTS_MAX	256	/* processors one node may lend */
-uint32_t nc_slots_lent(uint32_t total, double owner_load, uint32_t lent_now);
+uint32_t nc_slots_lent(uint32_t total, uint32_t lent_now, uint32_t keep_become,
+	    uint32_t keep_stay);
 
 /*
  * A node's state (CilkNodes' STATE) from its slots' states, each from

@@ -323,6 +323,19 @@ int	pred_eval(const struct pred_set *set, const struct pred_ctx *ctx,
 	    struct pred_eval *out);
 void	pred_eval_fini(struct pred_eval *);
 
+/*
+ * On a node of several processors (DESIGN.md section 6) the load
+ * conditions say how many processors the owner keeps: the most, over
+ * every applicable load condition and its three averages, of
+ * ceil(L - A), L the load and A the threshold it was compared with (to
+ * become idle, or to stay idle), at least 0; PRED_KEEP_ALL if a load
+ * was not measured.  The other conditions hold for the node as a whole:
+ * *others is 1 if every one of them passed.  With one processor this is
+ * the load condition itself.
+ */
+#define PRED_KEEP_ALL	UINT32_MAX
+uint32_t pred_eval_keep(const struct pred_eval *, int *others);
+
 /* Lines of text for "CilkPred node=H check".  -1 on a write error. */
 int	pred_eval_print_text(const struct pred_eval *, FILE *);
 /*

@@ -89,7 +89,8 @@ node_sense(struct node *n)
 {
 	struct pred_eval ev;
 	char err[256];
-	int rc;
+	uint32_t keep;
+	int rc, others;
 
 	if (n->n_sensor_path[0] != '\0') {
 		double in;
@@ -117,11 +118,34 @@ node_sense(struct node *n)
 		return 0;
 	}
 	node_pred_report_users(n);
-	if (node_pred_eval(n, &ev) == -1) {
+	/*
+	 * By load, the owner's load keeps processors and the node is idle
+	 * while the rest of the predicates hold and one is left to lend;
+	 * what it keeps is measured by both sets of thresholds, for the
+	 * processors lent (to stay) and those not (to become).
+	 */
+	if (node_pred_eval(n, &ev, !n->n_owner_away) == -1) {
 		log_warn("%s: predicates", __func__);
 		return 0;
 	}
-	rc = ev.pv_idle;
+	keep = pred_eval_keep(&ev, &others);
+	pred_eval_fini(&ev);
+	if (node_pred_eval(n, &ev, n->n_owner_away) == -1) {
+		log_warn("%s: predicates", __func__);
+		return 0;
+	}
+	if (n->n_owner_away) {
+		n->n_keep_become = keep;
+		n->n_keep_stay = pred_eval_keep(&ev, &others);
+	} else {
+		n->n_keep_stay = keep;
+		n->n_keep_become = pred_eval_keep(&ev, &others);
+	}
+	if (strcmp(conf_get(n->n_dc.dc_conf, "slots_by_load"), "no") == 0)
+		rc = ev.pv_idle;
+	else
+		rc = others && (n->n_owner_away ? n->n_keep_stay :
+		    n->n_keep_become) < n->n_total;
 	pred_eval_fini(&ev);
 	return rc;
 }

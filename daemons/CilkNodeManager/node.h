@@ -178,7 +178,10 @@ struct node {
 	struct worker_list n_workers;	/* running and draining */
 	uint16_t	 n_total;	/* processors (slots) */
 	uint16_t	 n_lent;	/* of them lent */
-	uint16_t	 n_rule_lent;	/* what the load rule lent last */
+	uint32_t	 n_keep_become;	/* processors the owner's load keeps
+					   (pred_eval_keep), as last sensed,
+					   by the thresholds to become ... */
+	uint32_t	 n_keep_stay;	/* ... and to stay idle */
 	struct slot	 n_slots[NC_SLOTS_MAX];
 	uint32_t	 n_failed_job;	/* could not start it here ... */
 	double		 n_failed_at;	/* ... at this time */
@@ -242,7 +245,8 @@ int	node_input_idle(const struct node *, double *idle);
 /* npred.c */
 int	node_pred_init(struct node *, char *err, size_t errlen);
 void	node_pred_fini(struct node *);
-int	node_pred_eval(struct node *, struct pred_eval *);
+/* stay: compare with the thresholds to stay idle, else to become idle. */
+int	node_pred_eval(struct node *, struct pred_eval *, int stay);
 void	node_pred_report_users(struct node *);
 void	node_on_pred_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);

@@ -178,7 +178,7 @@ cluster_now(const struct node *n, struct pred_user *out)
 }
 
 int
-node_pred_eval(struct node *n, struct pred_eval *ev)
+node_pred_eval(struct node *n, struct pred_eval *ev, int stay)
 {
 	static struct pred_user cl[PRED_MEAS_USERS_MAX];
 	struct pred_ctx ctx;
@@ -188,7 +188,7 @@ node_pred_eval(struct node *n, struct pred_eval *ev)
 	ctx.px_meas = &n->n_meas;
 	ctx.px_cluster = cl;
 	ctx.px_ncluster = cluster_now(n, cl);
-	ctx.px_idle = n->n_owner_away;
+	ctx.px_idle = stay;
 	return pred_eval(n->n_pred_all, &ctx, ev);
 }
 

@@ -38,7 +38,6 @@ node_slots_init(struct node *n)
 	if (total > NC_SLOTS_MAX)
 		total = NC_SLOTS_MAX;
 	n->n_total = (uint16_t)total;
-	n->n_rule_lent = n->n_total;
 	for (i = 0; i < n->n_total; i++) {
 		s = &n->n_slots[i];
 		s->s_node = n;
@@ -95,9 +94,9 @@ cost(const struct slot *s)
 }
 
 /*
- * Lends what the owner does not keep: with the predicates holding, the
- * rule of nodecore (or every processor with slots_by_load = no); else
- * none.  The owner takes back the cheapest first: idle processors, then
+ * Lends what the owner does not keep: with the predicates holding, all
+ * but those the owner's load keeps (DESIGN.md section 6, measured by
+ * node_sense; every processor with slots_by_load = no); else none.  The owner takes back the cheapest first: idle processors, then
  * those fetching a job, then starting workers, then running ones.
  */
 void
@@ -109,14 +108,12 @@ node_slots_lend(struct node *n)
 	int by_load = strcmp(conf_get(n->n_dc.dc_conf, "slots_by_load"),
 	    "no") != 0;
 
-	if (!n->n_owner_away) {
-		n->n_rule_lent = n->n_total;	/* starts from all again */
+	if (!n->n_owner_away)
 		want = 0;
-	} else if (by_load) {
-		n->n_rule_lent = (uint16_t)nc_slots_lent(n->n_total,
-		    n->n_meas.pm_load[0], n->n_rule_lent);
-		want = n->n_rule_lent;
-	} else
+	else if (by_load)
+		want = nc_slots_lent(n->n_total, n->n_lent, n->n_keep_become,
+		    n->n_keep_stay);
+	else
 		want = n->n_total;
 	for (i = 0; i < n->n_total; i++)
 		lent += n->n_slots[i].s_lent;

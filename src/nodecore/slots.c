@@ -1,38 +1,22 @@
 /*
- * nodecore — how many processors a node lends, and its state as the sum
- * of its slots' states.
+ * nodecore — a node's state as the sum of its slots' states.
  */
-#include <math.h>
-
 #include "nodecore.h"
 
-static uint32_t
-owner_cpus(double load, double slack)
-{
-	double c = ceil(load - slack);
-
-	return c > 0 ? (uint32_t)c : 0;
-}
-
 uint32_t
-nc_slots_lent(uint32_t total, double owner_load, uint32_t lent_now)
+nc_slots_lent(uint32_t total, uint32_t lent_now, uint32_t keep_become,
+    uint32_t keep_stay)
 {
-	uint32_t owner, take, give;
+	uint32_t most = keep_stay >= total ? 0 : total - keep_stay;
+	uint32_t least = keep_become >= total ? 0 : total - keep_become;
 
-	/* A load we cannot read is a load we cannot lend around. */
-	if (isnan(owner_load))
-		return 0;
 	if (lent_now > total)
 		lent_now = total;
-	owner = total - lent_now;
-	take = owner_cpus(owner_load, NC_LOAD_SLACK);
-	give = owner_cpus(owner_load, NC_LOAD_SLACK - NC_LEND_MARGIN);
-	/* The owner takes back at once; is given back with a margin. */
-	if (take > owner)
-		owner = take;
-	else if (give < owner)
-		owner = give;
-	return owner >= total ? 0 : total - owner;
+	if (lent_now > most)
+		return most;		/* the owner takes back at once */
+	if (lent_now < least)
+		return least;		/* lower thresholds met: lend more */
+	return lent_now;
 }
 
 /* The most telling first: a node with any worker running is running. */

@@ -254,6 +254,37 @@ pred_eval(const struct pred_set *set, const struct pred_ctx *ctx,
 	return 0;
 }
 
+uint32_t
+pred_eval_keep(const struct pred_eval *ev, int *others)
+{
+	const struct pred_rcond *c;
+	uint32_t keep = 0;
+	int64_t over;
+	size_t i, k;
+	int a;
+
+	*others = 1;
+	for (i = 0; i < ev->pv_nres; i++)
+		for (k = 0; k < ev->pv_res[i].rs_ncond; k++) {
+			c = &ev->pv_res[i].rs_cond[k];
+			if (c->rc_type != PRED_C_LOAD) {
+				if (!c->rc_pass)
+					*others = 0;
+				continue;
+			}
+			if (!c->rc_known)
+				return PRED_KEEP_ALL;
+			for (a = 0; a < 3; a++) {
+				over = c->rc_value[a] - c->rc_thresh[a];
+				/* thousandths, rounded up to processors */
+				if (over > 0 && (uint32_t)((over + 999) /
+				    1000) > keep)
+					keep = (uint32_t)((over + 999) / 1000);
+			}
+		}
+	return keep;
+}
+
 void
 pred_eval_fini(struct pred_eval *ev)
 {

@@ -13,9 +13,8 @@ export CILKNOW_SBIN=$SBIN
 exit_is $? 0 "CilkLocal start -n 4 -s 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
-# The owner's load, not the predicates, decides how many are lent.
-"$BIN/CilkPred" always add idletime=900,load=100,100,100 >"$T/pred.out" 2>&1
-exit_is $? 0 "CilkPred always add idletime=900,load=100,100,100"
+# The default predicate (load .35 to become idle, .80 to stay): on 4
+# processors the owner's load keeps ceil(L - A) of them (DESIGN §6).
 
 json_is() {	# json_is FILE EXPR: EXPR (of d, the document) holds
 	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
@@ -88,7 +87,7 @@ sed 's/^/#   | /' "$T/n2.out"
 # 3. The owner's load on 127.0.0.3 takes 2 of its processors back.
 printf 'idletime=1000000\nload=2,2,2\n' >"$D/nodes/127.0.0.3/sensors"
 wait_for 20 slots_are 127.0.0.3 2/2/4
-ok $? "owner load 2 on 127.0.0.3: 2 of its 4 processors lent, 2 running ($(slots_of 127.0.0.3))"
+ok $? "owner load 2 on 127.0.0.3, default predicate: 2 of its 4 processors lent, 2 running ($(slots_of 127.0.0.3))"
 wait_for 20 workers_are 14
 ok $? "its 2 other workers stopped: 14 in all ($(workers))"
 grep -q "lending 2 of 4 processors (owner's load 2.00)" "$D/nodes/127.0.0.3/log"

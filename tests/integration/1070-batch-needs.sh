@@ -24,9 +24,7 @@ exit_is $? 0 "CilkLocal start -n 3 -s 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
 cd "$T" || exit 1
-# The owner's load, not the predicates, decides how many are lent.
-"$BIN/CilkPred" always add idletime=900,load=100,100,100 >"$T/pred.out" 2>&1
-exit_is $? 0 "CilkPred always add idletime=900,load=100,100,100"
+# The default predicate: an owner's load of 2 keeps 2 of 4 (DESIGN §6).
 printf 'idletime=1000000\nmem=1000\n' >"$D/nodes/127.0.0.2/sensors"
 printf 'idletime=1000000\nmem=8000\n' >"$D/nodes/127.0.0.3/sensors"
 printf 'idletime=1000000\nload=2,2,2\nmem=8000\n' >"$D/nodes/127.0.0.4/sensors"

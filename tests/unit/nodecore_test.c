@@ -1,8 +1,8 @@
 /* nodecore_test — every combination of the node's facts. */
-#include <math.h>
 
 #include "tap.h"
 #include "nodecore.h"
+#include "pred.h"
 
 static const char *
 wname(enum nc_worker w)
@@ -89,33 +89,27 @@ test_slots(void)
 	uint32_t lent;
 	int i;
 
-	ok(nc_slots_lent(8, 2.3, 8) == 5, "load 2.3 on 8 processors lends 5");
-	ok(nc_slots_lent(8, 2.3, 0) == 5,
-	    "and 5 after it lent none (the owner gives back at once)");
-	ok(nc_slots_lent(8, 0, 8) == 8 && nc_slots_lent(8, 0, 0) == 8,
-	    "no owner load: every processor");
-	ok(nc_slots_lent(8, 0.2, 8) == 8,
-	    "a load under a quarter keeps no processor");
-	ok(nc_slots_lent(4, 2, 4) == 2, "load 2 on 4 lends 2");
-	ok(nc_slots_lent(4, 9, 4) == 0, "a load over the processors: none");
-	ok(nc_slots_lent(1, 0.3, 1) == 0 && nc_slots_lent(1, 0, 0) == 1,
-	    "one processor: the owner's 0.3 keeps it, 0 gives it back");
-	ok(nc_slots_lent(4, 1.9, 2) == 2,
-	    "load falls 2 -> 1.9: still 2 (hysteresis)");
-	ok(nc_slots_lent(4, 1.1, 2) == 2 && nc_slots_lent(4, 1.05, 2) == 3,
-	    "one more only when the load is 0.2 under the threshold");
-	ok(nc_slots_lent(4, 1.26, 3) == 2 && nc_slots_lent(4, 1.25, 3) == 3,
-	    "a rising load takes back at once past the threshold");
-	ok(nc_slots_lent(4, 3.5, 4) == 0,
-	    "as many as it needs, all of them at once");
-	ok(nc_slots_lent(4, NAN, 4) == 0, "an unknown load lends none");
-	ok(nc_slots_lent(4, -1, 2) == 4, "a negative load counts as none");
-	ok(nc_slots_lent(4, 0, 9) == 4, "never more than the processors");
-	/* A load wavering about 2.25: no worker starts and stops each look. */
+	/* The default predicate: load .35 to become idle, .80 to stay. */
+	ok(nc_slots_lent(4, 0, 2, 2) == 2,
+	    "owner's load 2 on 4 processors (keeps 2 either way): lends 2");
+	ok(nc_slots_lent(8, 0, 0, 0) == 8, "no owner load: every processor");
+	ok(nc_slots_lent(4, 4, 3, 3) == 1,
+	    "a rising load takes back at once, as many as it keeps");
+	ok(nc_slots_lent(4, 2, 2, 1) == 2,
+	    "a load that keeps 2 to become idle but 1 to stay: still 2");
+	ok(nc_slots_lent(4, 2, 1, 1) == 3,
+	    "one more once it keeps only 1 by the lower thresholds too");
+	ok(nc_slots_lent(4, 4, PRED_KEEP_ALL, PRED_KEEP_ALL) == 0,
+	    "an unknown load lends none");
+	ok(nc_slots_lent(4, 9, 0, 0) == 4, "never more than the processors");
+	ok(nc_slots_lent(1, 1, 1, 0) == 1 && nc_slots_lent(1, 1, 1, 1) == 0 &&
+	    nc_slots_lent(1, 0, 1, 0) == 0 && nc_slots_lent(1, 0, 0, 0) == 1,
+	    "one processor: Cilk-NOW's rule, with its two thresholds");
+	/* Load wavering 1.75 .. 1.85: keeps 2 to become, 1 or 2 to stay. */
 	lent = 4;
 	for (i = 0; i < 100; i++)
-		lent = nc_slots_lent(4, i % 2 ? 2.15 : 2.35, lent);
-	ok(lent == 1, "a load wavering 2.15..2.35 settles at 1 and stays");
+		lent = nc_slots_lent(4, lent, 2, i % 2 ? 1 : 2);
+	ok(lent == 2, "a load wavering about a threshold settles and stays");
 }
 
 static void

@@ -672,6 +672,73 @@ test_eval_default(void)
 	    "no context: EINVAL");
 }
 
+
+/* keep_on: pred_eval_keep of an evaluation; *others its other answer. */
+static uint32_t
+keep_on(const struct pred_set *set, const struct pred_meas *m, int cur,
+    int *others)
+{
+	struct pred_ctx x;
+	struct pred_eval ev;
+	uint32_t k;
+
+	memset(&x, 0, sizeof(x));
+	x.px_node = "hawk";
+	x.px_meas = m;
+	x.px_idle = cur;
+	if (pred_eval(set, &x, &ev) == -1)
+		return 12345;
+	k = pred_eval_keep(&ev, others);
+	pred_eval_fini(&ev);
+	return k;
+}
+
+/* DESIGN 6: on several processors the load says how many the owner keeps. */
+static void
+test_eval_keep(void)
+{
+	struct pred_meas m;
+	struct pred_set *set;
+	struct pred p;
+	int others = -1;
+
+	quiet(&m);
+	ok(keep_on(NULL, &m, 0, &others) == 0 && others == 1,
+	    "default, a quiet node: the owner keeps none, the rest holds");
+	m.pm_load[0] = m.pm_load[1] = m.pm_load[2] = 2;
+	ok(keep_on(NULL, &m, 0, &others) == 2 && others == 1,
+	    "load 2,2,2: ceil(2 - .35) = 2 kept to become idle");
+	ok(keep_on(NULL, &m, 1, &others) == 2,
+	    "and ceil(2 - .80) = 2 to stay idle");
+	m.pm_load[0] = 1.7;
+	m.pm_load[1] = m.pm_load[2] = 0;
+	ok(keep_on(NULL, &m, 0, &others) == 2 &&
+	    keep_on(NULL, &m, 1, &others) == 1,
+	    "load 1.7: 2 kept to become idle, 1 to stay");
+	m.pm_load[0] = 0.2;
+	m.pm_load[2] = 0.26;
+	ok(keep_on(NULL, &m, 0, &others) == 1,
+	    "the most over the three averages: .26 over .25 keeps one");
+	m.pm_load[2] = NAN;
+	ok(keep_on(NULL, &m, 0, &others) == PRED_KEEP_ALL,
+	    "an unknown load keeps them all");
+	quiet(&m);
+	m.pm_idle = 10;
+	m.pm_load[0] = 3;
+	ok(keep_on(NULL, &m, 0, &others) == 3 && others == 0,
+	    "input 10 s ago: the other conditions fail, whatever the load");
+	set = pred_set_new();
+	ok(set != NULL && pred_parse("always add load=1,1,1", &p, NULL, 0) == 0 &&
+	    pred_set_add(set, &p, NULL, 0) == 0 &&
+	    pred_parse("always node=hawk add load=2.5,9,9", &p, NULL, 0) == 0 &&
+	    pred_set_add(set, &p, NULL, 0) == 0, "two load predicates");
+	quiet(&m);
+	m.pm_load[0] = m.pm_load[1] = m.pm_load[2] = 3;
+	ok(keep_on(set, &m, 0, &others) == 2 && others == 1,
+	    "the most over every applicable load condition: ceil(3 - 1) = 2");
+	pred_set_free(set);
+}
+
 static void
 test_eval_scopes(void)
 {
@@ -979,6 +1046,7 @@ main(void)
 	test_set();
 	test_store();
 	test_eval_default();
+	test_eval_keep();
 	test_eval_scopes();
 	test_eval_conds();
 	test_explain();
