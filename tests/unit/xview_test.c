@@ -257,8 +257,8 @@ test_thousand(void)
 	printf("# bench: xview draw 3 tiles %.2f ms\n", draw_ms(&c));
 	c.xc_n = 1000;
 	per = draw_ms(&c);
+	/* Times are make bench's (tests/bench/xview.sh), never asserted. */
 	printf("# bench: xview draw 1000 tiles %.2f ms\n", per);
-	ok(per < 200, "1000 tiles drawn at 1280x960 in %.1f ms", per);
 	t0 = now_mono();
 	for (k = 0; k < 5; k++)
 		if (xn_png_write(getenv("XVIEW_PNG_A") != NULL ?
@@ -266,8 +266,8 @@ test_thousand(void)
 		    now_mono(), err, sizeof(err)) == -1)
 			break;
 	per = (now_mono() - t0) / 5;
-	ok(k == 5 && per < 1.0, "1000 tiles at 1280x960 into a PNG: %.0f ms "
-	    "a picture (under a second, the refresh)", per * 1000);
+	ok(k == 5, "1000 tiles at 1280x960 into a PNG, 5 times (%.0f ms "
+	    "a picture)", per * 1000);
 	printf("# bench: xview png 1000 tiles %.1f ms\n", per * 1000);
 	ok(xn_png_write("/nonexistent/x.png", 400, 300, &c, NULL, now_mono(),
 	    err, sizeof(err)) == -1 && strstr(err, "/nonexistent") != NULL,
