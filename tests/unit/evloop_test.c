@@ -286,7 +286,7 @@ main(void)
 	start = now_mono();
 	is_int(evloop_run_once(el, 0.1), 0, "run_once with nothing ready");
 	elapsed = now_mono() - start;
-	ok(elapsed >= 0.099 && elapsed < 0.5, "run_once(0.1) waits about "
+	ok(elapsed >= 0.099 && elapsed < 3, "run_once(0.1) waits about "
 	    "0.1 s (%.3f)", elapsed);
 
 	/* Bounded by the earliest timer, not the longer max_wait. */
@@ -295,7 +295,7 @@ main(void)
 	start = now_mono();
 	evloop_run_once(el, 5);
 	elapsed = now_mono() - start;
-	ok(rec.r_n == 1 && elapsed >= 0.049 && elapsed < 1,
+	ok(rec.r_n == 1 && elapsed >= 0.049 && elapsed < 4,
 	    "run_once(5) returns when the timer is due (%.3f)", elapsed);
 
 	/* No spin: a sub-millisecond remainder is rounded up. */
@@ -385,7 +385,7 @@ main(void)
 	start = now_mono();
 	is_int(evloop_run(el), 0, "evloop_run returns 0 after break");
 	elapsed = now_mono() - start;
-	ok(n == 1 && elapsed < 1, "evloop_break stops the loop (%.3f s)",
+	ok(n == 1 && elapsed < 3, "evloop_break stops the loop (%.3f s)",
 	    elapsed);
 
 	/* evloop_break from a signal callback. */
