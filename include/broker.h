@@ -137,8 +137,14 @@ struct broker_node *broker_node_by_addr(struct broker *,
 	    const struct msg_addr *);
 struct broker_node *broker_node_find(struct broker *, uint32_t);
 
-/* Forgets nodes and jobs silent for 3 intervals; count forgotten. */
-int	broker_expire(struct broker *, double now);
+/*
+ * Forgets nodes and jobs silent for 3 intervals; count forgotten.  fn
+ * (may be NULL) hears of each first, node or job, and its silence.
+ */
+typedef void	broker_gone_fn(const struct broker_node *,
+		    const struct broker_job *, double silent, void *);
+int	broker_expire(struct broker *, double now, broker_gone_fn *fn,
+	    void *arg);
 
 /* Counts the processors running or assigned each job (bj_count). */
 void	broker_recount(struct broker *, double now);

@@ -92,18 +92,44 @@ schedule_soon(struct bctx *b)
 		    schedule_now, b);
 }
 
+#define GONE_NAMED	10	/* nodes and jobs named per tick; then a sum */
+
+/* Says which node or job it forgets, the first GONE_NAMED of a tick. */
+static void
+on_gone(const struct broker_node *n, const struct broker_job *j,
+    double silent, void *arg)
+{
+	int *k = arg;
+	char addr[64];
+
+	if ((*k)++ >= GONE_NAMED)
+		return;
+	if (n != NULL) {
+		msg_addr_text(&n->bn_addr, addr, sizeof(addr));
+		log_warnx("node %u (%s at %s) silent for %.0f s: forgotten, "
+		    "its work goes elsewhere", n->bn_id, n->bn_host, addr,
+		    silent);
+	} else {
+		msg_addr_text(&j->bj_addr, addr, sizeof(addr));
+		log_info("job %u of %s (job manager %s) silent for %.0f s: "
+		    "forgotten", j->bj_id, j->bj_user, addr, silent);
+	}
+}
+
 static void
 on_tick(struct evloop *loop, void *arg)
 {
 	struct bctx *b = arg;
 	double interval = b->b_br.br_interval;
+	int gone = 0;
 
 	bpred_expire(&b->b_pred, now_mono());
 	bkill_expire(&b->b_kill, now_mono());
 	bacct_expire(&b->b_acct, now_mono());
-	if (broker_expire(&b->b_br, now_mono()) > 0)
-		log_info("expired nodes or jobs silent for %g s",
-		    3 * interval);
+
+	if (broker_expire(&b->b_br, now_mono(), on_gone, &gone) > GONE_NAMED)
+		log_warnx("and %d more nodes or jobs silent for %g s: "
+		    "forgotten", gone - GONE_NAMED, 3 * interval);
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
 	bpush_changed(&b->b_push);
 	evloop_timer_add(loop, interval / 2, on_tick, b);

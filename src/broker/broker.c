@@ -410,7 +410,7 @@ broker_job_withdraw(struct broker *br, const char *user,
 }
 
 int
-broker_expire(struct broker *br, double now)
+broker_expire(struct broker *br, double now, broker_gone_fn *fn, void *arg)
 {
 	struct broker_node *n, *nn;
 	struct broker_job *j, *jn;
@@ -419,11 +419,15 @@ broker_expire(struct broker *br, double now)
 
 	TAILQ_FOREACH_SAFE(n, &br->br_nodes, bn_entry, nn)
 		if (now - n->bn_seen > limit) {
+			if (fn != NULL)
+				fn(n, NULL, now - n->bn_seen, arg);
 			node_remove(br, n);
 			gone++;
 		}
 	TAILQ_FOREACH_SAFE(j, &br->br_jobs, bj_entry, jn)
 		if (now - j->bj_seen > limit) {
+			if (fn != NULL)
+				fn(NULL, j, now - j->bj_seen, arg);
 			job_remove(br, j);
 			gone++;
 		}

@@ -407,8 +407,8 @@ main(void)
 		is_int(broker_job_withdraw(&br, "bob", &a), 1,
 		    "bob's is his to withdraw");
 	}
-	is_int(broker_expire(&br, 2.9), 0, "nothing expires within 3 intervals");
-	is_int(broker_expire(&br, 3.6), 3, "silent nodes and jobs expire");
+	is_int(broker_expire(&br, 2.9, NULL, NULL), 0, "nothing expires within 3 intervals");
+	is_int(broker_expire(&br, 3.6, NULL, NULL), 3, "silent nodes and jobs expire");
 	broker_fini(&br);
 
 	/* Scheduling: four idle nodes, one job: it gets every node. */
@@ -566,7 +566,7 @@ main(void)
 			r.nr_node = broker_node_by_addr(&br, &a)->bn_id;
 			(void)broker_node_register(&br, &r, &a, 150);
 		}
-		is_int(broker_expire(&br, 200), 1500,
+		is_int(broker_expire(&br, 200, NULL, NULL), 1500,
 		    "1500 silent nodes expired");
 		for (bad = 0, k = 0; k < 3000; k++) {
 			a.ma_addr[2] = (uint8_t)(k >> 8);
