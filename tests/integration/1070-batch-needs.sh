@@ -13,7 +13,9 @@
 #     CilkPs shows REASON no-fit;
 #  5. on a cluster full of a plain job, room is made for --cpus 3: three
 #     of the plain job's workers on one node stop (their tasks run
-#     again), the big task runs and the plain job keeps the rest.
+#     again), the big task runs and the plain job keeps the rest;
+#  6. a node manager that stops is named in the broker's log when it is
+#     forgotten.
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -136,4 +138,12 @@ kill -0 "$PLAIN" 2>/dev/null
 ok $? "and it never stopped"
 kill -INT "$PLAIN" 2>/dev/null
 wait "$PLAIN" 2>/dev/null
+
+# 6. A node that stops is named, at warning priority, when the broker
+# forgets it (three register intervals later).
+NPID=$(awk '$1 == "node" && $3 ~ /^127\.0\.0\.4:/ { print $2 }' "$D/pids")
+[ -n "$NPID" ] && kill -TERM "$NPID"
+ok $? "node manager 127.0.0.4 (pid ${NPID:-none}) stopped"
+wait_for 30 grep -Eq "node [0-9]+ \(127\.0\.0\.4 at 127\.0\.0\.4:[0-9]+\) silent for [0-9]+ s: forgotten, its work goes elsewhere" "$D/broker.log"
+ok $? "the broker's log names the node it forgets"
 finish
