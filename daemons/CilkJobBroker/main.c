@@ -144,9 +144,6 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		schedule_soon(b);
 }
 
-/* A peer can make this line repeat; see log_rate(). */
-static struct log_rate refused_log = LOG_RATE_DEFAULT;
-
 static void
 on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -178,8 +175,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	} else
 		j = NULL;
 	if (j == NULL) {
-		if (log_rate(&refused_log, now_mono(),
-		    "refused job registrations"))
+		if (breg_may_log(&b->b_reg, in->mi_name, now_mono()))
 			log_info("job register from %s refused: %s",
 			    in->mi_name, why);
 		proto_reply_error(ep, in, why);

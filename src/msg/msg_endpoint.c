@@ -227,6 +227,8 @@ ep_send(struct msg_ep *ep, const struct msg_addr *to, enum msg_scheme scheme,
 	    ep_now_ms(ep), payload, len, ep->ep_sealed, sizeof(ep->ep_sealed),
 	    &sealed_len) == -1)
 		goto fail;
+	/* Its answer is awaited: reassembled before strangers' messages. */
+	msg_frag_rank(ep->ep_frag, to, MSG_FRAG_USER);
 	count = msg_frag_count(sealed_len);
 	if (count == 1) {
 		if (ep_sendto(ep, to, ep->ep_sealed, sealed_len) == -1)
@@ -430,7 +432,9 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 		ep_drop(ep, d, from, hdr.mh_name);
 		return;
 	}
-	msg_frag_proven(ep->ep_frag, from);
+	/* Its reassemblies go last: cluster keys, then users (msg_frag.h). */
+	msg_frag_rank(ep->ep_frag, from, hdr.mh_scheme == MSG_SCHEME_CLUSTER ?
+	    MSG_FRAG_CLUSTER : MSG_FRAG_USER);
 	memset(&in, 0, sizeof(in));
 	in.mi_hdr = &hdr;
 	/* A munge credential speaks for a user as a signature does. */
