@@ -46,5 +46,7 @@ int	keyrate_take(struct keyrate *, const void *key, size_t klen,
 	    double now);
 /* The same for an entry keyrate_get gave. */
 int	keyrate_take_ent(struct keyrate *, struct keyrate_ent *, double now);
+/* 1 if the entry has a token now, taking none (charged afterwards). */
+int	keyrate_ready(struct keyrate *, struct keyrate_ent *, double now);
 
 #endif

@@ -53,8 +53,8 @@ keyrate_get(struct keyrate *kr, const void *key, size_t klen, double now)
 	return e;
 }
 
-int
-keyrate_take_ent(struct keyrate *kr, struct keyrate_ent *e, double now)
+static void
+refill(struct keyrate *kr, struct keyrate_ent *e, double now)
 {
 	if (now > e->ke_last) {
 		e->ke_tokens += (now - e->ke_last) * kr->kr_rate;
@@ -62,6 +62,19 @@ keyrate_take_ent(struct keyrate *kr, struct keyrate_ent *e, double now)
 			e->ke_tokens = kr->kr_burst;
 		e->ke_last = now;
 	}
+}
+
+int
+keyrate_ready(struct keyrate *kr, struct keyrate_ent *e, double now)
+{
+	refill(kr, e, now);
+	return e->ke_tokens >= 1;
+}
+
+int
+keyrate_take_ent(struct keyrate *kr, struct keyrate_ent *e, double now)
+{
+	refill(kr, e, now);
 	if (e->ke_tokens >= 1) {
 		e->ke_tokens -= 1;
 		return 1;

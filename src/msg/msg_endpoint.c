@@ -13,6 +13,7 @@
 #include "log.h"
 #include "mono.h"
 #include "msg_frag.h"
+#include "msg_gate.h"
 #include "msg_replay.h"
 #include "wire.h"
 
@@ -33,6 +34,7 @@ struct msg_ep {
 	int64_t			 ep_offset_ms;
 	struct msg_replay	*ep_replay;
 	struct msg_frag		*ep_frag;
+	struct msg_gate		*ep_gate;	/* made at the first munge */
 	struct evtimer		*ep_frag_timer;
 	struct msg_counters	 ep_count;
 	uint8_t			 ep_sealed[MSG_SEALED_MAX];
@@ -96,6 +98,7 @@ msg_ep_free(struct msg_ep *ep)
 		evloop_timer_cancel(ep->ep_loop, ep->ep_frag_timer);
 	msg_replay_free(ep->ep_replay);
 	msg_frag_free(ep->ep_frag);
+	msg_gate_free(ep->ep_gate);
 	sodium_memzero(ep->ep_payload, sizeof(ep->ep_payload));
 	free(ep);
 }
@@ -413,10 +416,36 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 	struct msg_hdr hdr;
 	struct msg_in in;
 	enum msg_drop d;
-	size_t plen;
+	size_t plen, hlen;
+	int munge;
 
+	/*
+	 * A munge credential costs munged a decode and, if bad, a line of
+	 * its log: what is cheap to check first (msg_gate.h).
+	 */
+	munge = msg_hdr_decode(buf, len, &hdr, &hlen) == MSG_DROP_NONE &&
+	    hdr.mh_scheme == MSG_SCHEME_MUNGE;
+	if (munge) {
+		uint64_t now = ep_now_ms(ep);
+
+		if (hdr.mh_time_ms + ep->ep_window_ms < now ||
+		    hdr.mh_time_ms > now + ep->ep_window_ms)
+			d = MSG_DROP_STALE;
+		else if (ep->ep_gate == NULL &&
+		    (ep->ep_gate = msg_gate_new()) == NULL)
+			d = MSG_DROP_RATE;	/* no memory: fail closed */
+		else
+			d = msg_gate_before(ep->ep_gate, from, buf, len,
+			    now_mono());
+		if (d != MSG_DROP_NONE) {
+			ep_drop(ep, d, from, NULL);
+			return;
+		}
+	}
 	d = msg_open(ep->ep_keys, now_mono(), buf, len, &hdr,
 	    ep->ep_payload, sizeof(ep->ep_payload), &plen);
+	if (munge)
+		msg_gate_after(ep->ep_gate, from, buf, len, d, now_mono());
 	if (d != MSG_DROP_NONE) {
 		ep_drop(ep, d, from, NULL);
 		return;
