@@ -167,6 +167,10 @@ msg_frag_rank(struct msg_frag *f, const struct msg_addr *from,
 	if (rank <= MSG_FRAG_UNKNOWN || rank >= MSG_FRAG_RANK_MAX)
 		return;
 	rg = &f->mf_rank[rank];
+	/* The same peer again, as most sends and receipts are: at once. */
+	if (rg->rg_n > 0 && msg_addr_eq(&rg->rg_addr[(rg->rg_next +
+	    FRAG_PROVEN_MAX - 1) % FRAG_PROVEN_MAX], from))
+		return;
 	if (in_ring(rg, from))
 		return;
 	rg->rg_addr[rg->rg_next] = *from;

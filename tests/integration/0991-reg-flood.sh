@@ -26,9 +26,9 @@ start flood "$TOOLS/reg_flood" "$C" 4000 8
 FLOOD=$LAST_PID
 wait_for 10 grep -q "registered by ann: flood xxx" "$T/broker.out"
 ok $? "the flood runs"
-"$BIN/CilkPs" -c "$C" >"$T/ps.out" 2>&1
+"$BIN/CilkPs" -c "$C" -o timeout=3 >"$T/ps.out" 2>&1
 exit_is $? 0 "CilkPs is answered during the flood"
-$F -o user_key="$T/bob.id" job 1 0 0 "bob's job" >/dev/null 2>"$T/bob.err"
+$F -o user_key="$T/bob.id" -W 3 job 1 0 0 "bob's job" >/dev/null 2>"$T/bob.err"
 exit_is $? 0 "bob registers a job during ann's flood"
 wait_for 20 grep -q "^sent" "$T/flood.out"
 ok $? "the flood ends ($(cat "$T/flood.out"))"
