@@ -60,6 +60,8 @@ enum msg_drop {
 	MSG_DROP_REASSEMBLY_TIMEOUT,
 	MSG_DROP_BAD_CRED,	/* munge: invalid credential, or not this
 				   message's, or a uid with no user name */
+	MSG_DROP_RATE,		/* munge: a source whose credentials failed
+				   too often, not decoded (msg_gate.h) */
 	MSG_DROP_MAX
 };
 

@@ -5,11 +5,14 @@
  * message (the thesis's layering).  Since fragments are not authenticated
  * on their own, reassembly memory is bounded per sender address and in
  * total, and incomplete reassemblies time out.  When it is full, a new
- * message displaces one of a sender that has never sent an authentic
- * message before one of a sender that has, and one of the host holding
- * the most reassemblies (ports do not count) before others; a newcomer
- * that ranks no better than what it would displace is refused, so a
- * flood from one host only displaces itself.
+ * message displaces one of a sender of the lowest rank first: unknown,
+ * then users (a sender that was authentic under the user scheme, or
+ * that we sent a message to: its answer is awaited), then the cluster
+ * (a sender authentic under the cluster key: the broker, nodes); among
+ * equals, one of the host holding the most reassemblies (ports do not
+ * count), then the oldest.  A newcomer of a lower rank than what it
+ * would displace is refused, and so is one of the same rank whose host
+ * would then hold more: a flood from one host only displaces itself.
  */
 #ifndef CILKNOW_MSG_FRAG_H
 #define CILKNOW_MSG_FRAG_H
@@ -28,6 +31,13 @@
 #define MSG_FRAG_TIMEOUT	5.0			/* seconds */
 
 struct msg_frag;
+
+enum msg_frag_rank {
+	MSG_FRAG_UNKNOWN = 0,
+	MSG_FRAG_USER,		/* authentic as a user, or asked by us */
+	MSG_FRAG_CLUSTER,	/* authentic under the cluster key */
+	MSG_FRAG_RANK_MAX
+};
 
 struct msg_frag	*msg_frag_new(size_t per_sender, size_t total, double timeout);
 void		 msg_frag_free(struct msg_frag *);
@@ -56,6 +66,14 @@ enum msg_drop	 msg_frag_input(struct msg_frag *, const struct msg_addr *from,
  * opening one): its reassemblies are displaced last.
  */
 void		 msg_frag_proven(struct msg_frag *, const struct msg_addr *from);
+/*
+ * The same with a rank: from is remembered among the last 256 of that
+ * rank (an address may be in more than one; its best counts).
+ */
+void		 msg_frag_rank(struct msg_frag *, const struct msg_addr *from,
+		    enum msg_frag_rank);
+enum msg_frag_rank msg_frag_rank_of(const struct msg_frag *,
+		    const struct msg_addr *);
 /* Discards reassemblies older than the timeout; returns how many. */
 size_t		 msg_frag_expire(struct msg_frag *, double now);
 /* Bytes held now (for tests and status). */

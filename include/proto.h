@@ -141,7 +141,14 @@ struct proto_ack {
 	uint32_t	ak_interval_ms;	/* register_interval */
 };
 
-/* JOB_REGISTER: a job manager announces (or re-announces) its job. */
+#define PROTO_COOKIE_LEN	16
+
+/*
+ * JOB_REGISTER: a job manager announces (or re-announces) its job.  The
+ * broker acts on it only with the cookie it sent to that address (else
+ * it answers PROTO_H_COOKIE), so that a forged source address cannot
+ * send the nodes' description requests to a victim.
+ */
 struct proto_job_reg {
 	uint32_t	jr_job;		/* 0: new job */
 	uint64_t	jr_boot;	/* random per job-manager start */
@@ -151,6 +158,8 @@ struct proto_job_reg {
 	char		jr_command[PROTO_COMMAND_MAX];
 	uint16_t	jr_cpus;	/* processors a worker takes; 0: 1 */
 	uint32_t	jr_mem_mb;	/* memory a worker needs, 0: any */
+	uint8_t		jr_has_cookie;	/* the broker's cookie (cookie.h) */
+	uint8_t		jr_cookie[PROTO_COOKIE_LEN];
 };
 
 /* JOB_UNREGISTER */
@@ -165,8 +174,6 @@ enum proto_list_what {
 	PROTO_LIST_NODES,
 	PROTO_LIST_MAX
 };
-
-#define PROTO_COOKIE_LEN	16
 
 /*
  * A list under the user scheme is answered in full only with the cookie

@@ -38,13 +38,18 @@ enum proto_kill_result {
 
 /*
  * KILL_REQ: jobs: 1 to PROTO_KILL_JOBS_MAX ids (not 0) and no user;
- * user: no ids and a valid user name.
+ * user: no ids and a valid user name.  Then has_cookie and the cookie:
+ * without the broker's cookie for the source address the answer is
+ * PROTO_H_COOKIE and nothing is ended (the user form's answer is many
+ * times the request).
  */
 struct proto_kill_req {
 	uint8_t		kq_what;	/* enum proto_kill_what */
 	uint16_t	kq_njobs;
 	uint32_t	kq_jobs[PROTO_KILL_JOBS_MAX];
 	char		kq_user[MSG_NAME_MAX + 1];
+	uint8_t		kq_has_cookie;	/* the broker's cookie (cookie.h) */
+	uint8_t		kq_cookie[PROTO_COOKIE_LEN];
 };
 
 struct proto_kill_row {

@@ -9,6 +9,7 @@
 
 #include "bacct.h"
 #include "broker_kill.h"
+#include "cookie.h"
 #include "dctx.h"
 
 struct bkill {
@@ -18,12 +19,18 @@ struct bkill {
 	void			(*bk_changed)(void *);	/* schedule, push */
 	void			*bk_arg;
 	struct bacct		*bk_acct;	/* NULL: no history */
+	const struct cookie_key	*bk_cookie;	/* the broker's (main.c) */
 	uint8_t			 bk_buf[MSG_PAYLOAD_MAX];
 };
 
 void	bkill_init(struct bkill *, struct dctx *, struct broker *,
 	    void (*changed)(void *), void *arg);
 void	bkill_fini(struct bkill *);
+/*
+ * Acts only with the cookie the broker sent to the asker's address
+ * (else answers COOKIE): the user form's answer is many times the
+ * request, and must not go to a forged address.
+ */
 void	bkill_on_req(struct bkill *, struct msg_ep *, const struct msg_in *);
 /*
  * A job manager registers a job that was ended: it is told again

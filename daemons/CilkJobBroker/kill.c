@@ -84,6 +84,9 @@ bkill_on_req(struct bkill *bk, struct msg_ep *ep, const struct msg_in *in)
 		log_debug("%s: malformed, from %s", __func__, in->mi_name);
 		return;
 	}
+	if (bk->bk_cookie == NULL || !cookie_proved(bk->bk_cookie, ep, in,
+	    now_mono(), q.kq_has_cookie, q.kq_cookie))
+		return;		/* a COOKIE went back; nothing is ended */
 	/* Only a user's own signature speaks for a user (not @cluster). */
 	admin = msg_user_name_ok(in->mi_name) &&
 	    pred_auth_listed(conf_get(bk->bk_dc->dc_conf, "admins"),

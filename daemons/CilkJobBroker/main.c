@@ -11,6 +11,7 @@
 #include "blist.h"
 #include "bpred.h"
 #include "bpush.h"
+#include "breg.h"
 #include "broker.h"
 #include "cookie.h"
 #include "dctx.h"
@@ -31,6 +32,7 @@ struct bctx {
 	struct bpush	 b_push;		/* push.c */
 	struct blist	 b_list;		/* list.c */
 	struct cookie_key b_cookie;	/* user-scheme lists, predicates */
+	struct breg	 b_reg;		/* reg.c: cookie and rate */
 	struct jobid	 b_jobid;		/* jobid.c */
 	struct bacct	 b_acct;		/* acct.c: CilkHist */
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
@@ -168,9 +170,6 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		schedule_soon(b);
 }
 
-/* A peer can make this line repeat; see log_rate(). */
-static struct log_rate refused_log = LOG_RATE_DEFAULT;
-
 static void
 on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -190,6 +189,10 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	/* Only a user may speak for a user's job. */
 	if (msg_user_name_ok(in->mi_name) &&
 	    proto_job_reg_dec(&r, in->mi_data, in->mi_len) == 0) {
+		/* Its address's cookie, its user's rate (reg.c). */
+		if (!breg_admit(&b->b_reg, b->b_dc.dc_conf, ep, in, &r,
+		    now_mono()))
+			return;
 		/* Ended by CilkKill: it stays ended. */
 		if (bkill_on_register(&b->b_kill, ep, in, &r))
 			return;
@@ -198,14 +201,14 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	} else
 		j = NULL;
 	if (j == NULL) {
-		if (log_rate(&refused_log, now_mono(),
-		    "refused job registrations"))
+		if (breg_may_log(&b->b_reg, in->mi_name, now_mono()))
 			log_info("job register from %s refused: %s",
 			    in->mi_name, why);
 		proto_reply_error(ep, in, why);
 		return;
 	}
-	if (r.jr_job != j->bj_id && b->b_br.br_epoch != epoch)
+	if (r.jr_job != j->bj_id && b->b_br.br_epoch != epoch &&
+	    breg_may_log(&b->b_reg, j->bj_user, now_mono()))
 		log_info("job %u registered by %s: %s", j->bj_id,
 		    j->bj_user, j->bj_command);
 	if (b->b_br.br_epoch != epoch)
@@ -248,7 +251,9 @@ on_job_unregister(struct msg_ep *ep, const struct msg_in *in, void *arg)
 			log_info("job of %s withdrawn by its job manager",
 			    in->mi_name);
 	} else {
-		log_info("job %u unregistered by %s", u.ju_job, in->mi_name);
+		if (breg_may_log(&b->b_reg, in->mi_name, now_mono()))
+			log_info("job %u unregistered by %s", u.ju_job,
+			    in->mi_name);
 		bacct_job_left(&b->b_acct, u.ju_job, ACCT_ST_ENDED);
 		broker_tell_gone(ep, &b->b_br, u.ju_job);
 	}
@@ -416,9 +421,12 @@ main(int argc, char *argv[])
 		b.b_br.br_next_job = bacct_max_job(&b.b_acct) + 1;
 	bpush_init(&b.b_push, &b.b_dc, &b.b_br);
 	cookie_init(&b.b_cookie);
+	if (breg_init(&b.b_reg, &b.b_cookie) == -1)
+		fatalx("out of memory");
 	blist_init(&b.b_list, &b.b_br, &b.b_cookie);
 	bkill_init(&b.b_kill, &b.b_dc, &b.b_br, kill_changed, &b);
 	b.b_kill.bk_acct = &b.b_acct;
+	b.b_kill.bk_cookie = &b.b_cookie;
 	bacct_start(&b.b_acct, &b.b_cookie);
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
@@ -429,6 +437,7 @@ main(int argc, char *argv[])
 	bkill_fini(&b.b_kill);
 	bacct_fini(&b.b_acct);
 	bpush_fini(&b.b_push);
+	breg_fini(&b.b_reg);
 	broker_fini(&b.b_br);
 	dctx_stop(&b.b_dc);
 	return 0;

@@ -39,6 +39,9 @@ jobmgr_register(struct jobmgr *j)
 	r.jr_mem_mb = j->j_mem_mb;
 	r.jr_start_ms = j->j_start_ms;
 	strlcpy(r.jr_command, j->j_command, sizeof(r.jr_command));
+	/* The broker acts only where it sent its cookie (on_cookie). */
+	r.jr_has_cookie = (uint8_t)j->j_has_bcookie;
+	memcpy(r.jr_cookie, j->j_bcookie, sizeof(r.jr_cookie));
 	if ((len = proto_job_reg_enc(&r, j->j_buf, sizeof(j->j_buf))) == 0 ||
 	    msg_ep_send(j->j_dc.dc_ep, &j->j_broker, MSG_SCHEME_USER,
 	    PROTO_H_JOB_REGISTER, j->j_buf, len) == -1)
@@ -108,8 +111,32 @@ on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	j->j_job = a.ak_id;
 	j->j_desc.de_job = a.ak_id;
+	j->j_bcookies = 0;
 	if (j->j_detach)
 		jobmgr_detached(j);
+}
+
+/*
+ * The broker registers us only with the cookie it sent to our address
+ * (a forged address cannot have it): register again with it at once.
+ * A few at once after each ACK; the register tick carries on otherwise.
+ */
+static void
+on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_cookie c;
+
+	(void)ep;
+	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
+	    !msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_cookie_dec(&c, in->mi_data, in->mi_len) == -1 ||
+	    j->j_ending)
+		return;
+	memcpy(j->j_bcookie, c.co_cookie, sizeof(j->j_bcookie));
+	j->j_has_bcookie = 1;
+	if (j->j_bcookies++ < 3)
+		jobmgr_register(j);
 }
 
 static void
@@ -498,6 +525,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    on_ack },
 	[PROTO_H_ERROR] = { "error", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_error },
+	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	    on_cookie },
 	[PROTO_H_JOB_ENDED] = { "job-ended", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_ended },
 	[PROTO_H_DESC_REQ] = { "desc-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),

@@ -48,6 +48,9 @@ struct jobmgr {
 	struct task	*j_tasks;
 	struct tasktab	 j_tt;
 	int		 j_reg_sent;	/* a registration went out */
+	int		 j_has_bcookie;	/* the broker's cookie for us */
+	uint8_t		 j_bcookie[PROTO_COOKIE_LEN];
+	int		 j_bcookies;	/* cookies taken at once since an ACK */
 	double		 j_last_activity;	/* a task started or ended */
 	int		 j_ending;	/* unregistering */
 	int		 j_exit;	/* how it ended */

@@ -105,6 +105,7 @@ static const struct conf_key conf_keys[] = {
 	{ "user_jobs",		CONF_T_COUNT,	0, "64" },
 	{ "user_key",		CONF_T_PATH,	0, "~/.cilknow/id" },
 	{ "user_keys",		CONF_T_PATH,	0, "/etc/cilknow/users" },
+	{ "user_register_rate",	CONF_T_COUNT,	0, "10" },	/* breg.h */
 	{ "worker_cpu_idle",	CONF_T_BOOL,	0, "yes" },
 	{ "worker_cpu_weight",	CONF_T_PATH,	0, "1" },
 	{ "worker_io_weight",	CONF_T_PATH,	0, "1" },

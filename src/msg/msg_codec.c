@@ -29,6 +29,7 @@ static const char *const drop_names[MSG_DROP_MAX] = {
 	[MSG_DROP_REASSEMBLY] = "reassembly_overflow",
 	[MSG_DROP_REASSEMBLY_TIMEOUT] = "reassembly_timeout",
 	[MSG_DROP_BAD_CRED] = "bad_credential",
+	[MSG_DROP_RATE] = "rate_limited",
 };
 
 static const char *const scheme_names[MSG_SCHEME_MAX] = {

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "mono.h"
 #include "msg_frag.h"
+#include "msg_gate.h"
 #include "msg_replay.h"
 #include "wire.h"
 
@@ -33,6 +34,7 @@ struct msg_ep {
 	int64_t			 ep_offset_ms;
 	struct msg_replay	*ep_replay;
 	struct msg_frag		*ep_frag;
+	struct msg_gate		*ep_gate;	/* made at the first munge */
 	struct evtimer		*ep_frag_timer;
 	struct msg_counters	 ep_count;
 	uint8_t			 ep_sealed[MSG_SEALED_MAX];
@@ -96,6 +98,7 @@ msg_ep_free(struct msg_ep *ep)
 		evloop_timer_cancel(ep->ep_loop, ep->ep_frag_timer);
 	msg_replay_free(ep->ep_replay);
 	msg_frag_free(ep->ep_frag);
+	msg_gate_free(ep->ep_gate);
 	sodium_memzero(ep->ep_payload, sizeof(ep->ep_payload));
 	free(ep);
 }
@@ -227,6 +230,8 @@ ep_send(struct msg_ep *ep, const struct msg_addr *to, enum msg_scheme scheme,
 	    ep_now_ms(ep), payload, len, ep->ep_sealed, sizeof(ep->ep_sealed),
 	    &sealed_len) == -1)
 		goto fail;
+	/* Its answer is awaited: reassembled before strangers' messages. */
+	msg_frag_rank(ep->ep_frag, to, MSG_FRAG_USER);
 	count = msg_frag_count(sealed_len);
 	if (count == 1) {
 		if (ep_sendto(ep, to, ep->ep_sealed, sealed_len) == -1)
@@ -411,10 +416,36 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 	struct msg_hdr hdr;
 	struct msg_in in;
 	enum msg_drop d;
-	size_t plen;
+	size_t plen, hlen;
+	int munge;
 
+	/*
+	 * A munge credential costs munged a decode and, if bad, a line of
+	 * its log: what is cheap to check first (msg_gate.h).
+	 */
+	munge = msg_hdr_decode(buf, len, &hdr, &hlen) == MSG_DROP_NONE &&
+	    hdr.mh_scheme == MSG_SCHEME_MUNGE;
+	if (munge) {
+		uint64_t now = ep_now_ms(ep);
+
+		if (hdr.mh_time_ms + ep->ep_window_ms < now ||
+		    hdr.mh_time_ms > now + ep->ep_window_ms)
+			d = MSG_DROP_STALE;
+		else if (ep->ep_gate == NULL &&
+		    (ep->ep_gate = msg_gate_new()) == NULL)
+			d = MSG_DROP_RATE;	/* no memory: fail closed */
+		else
+			d = msg_gate_before(ep->ep_gate, from, buf, len,
+			    now_mono());
+		if (d != MSG_DROP_NONE) {
+			ep_drop(ep, d, from, NULL);
+			return;
+		}
+	}
 	d = msg_open(ep->ep_keys, now_mono(), buf, len, &hdr,
 	    ep->ep_payload, sizeof(ep->ep_payload), &plen);
+	if (munge)
+		msg_gate_after(ep->ep_gate, from, buf, len, d, now_mono());
 	if (d != MSG_DROP_NONE) {
 		ep_drop(ep, d, from, NULL);
 		return;
@@ -430,7 +461,9 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 		ep_drop(ep, d, from, hdr.mh_name);
 		return;
 	}
-	msg_frag_proven(ep->ep_frag, from);
+	/* Its reassemblies go last: cluster keys, then users (msg_frag.h). */
+	msg_frag_rank(ep->ep_frag, from, hdr.mh_scheme == MSG_SCHEME_CLUSTER ?
+	    MSG_FRAG_CLUSTER : MSG_FRAG_USER);
 	memset(&in, 0, sizeof(in));
 	in.mi_hdr = &hdr;
 	/* A munge credential speaks for a user as a signature does. */

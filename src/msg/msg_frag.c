@@ -9,7 +9,7 @@
 #include "wire.h"
 
 #define FRAG_ACTIVE_MAX	256	/* reassemblies at once, all senders */
-#define FRAG_PROVEN_MAX	256	/* addresses that sent authentic messages */
+#define FRAG_PROVEN_MAX	256	/* addresses of each rank remembered */
 
 _Static_assert(MSG_FRAG_COUNT_MAX <= 64, "fragment bitmap is a uint64_t");
 
@@ -21,18 +21,27 @@ struct reasm {
 	uint32_t	 ra_total;
 	uint64_t	 ra_have;	/* bitmap of fragments received */
 	uint16_t	 ra_nhave;
-	int		 ra_proven;	/* its sender had been authentic */
+	int		 ra_rank;	/* its sender's, when it began */
 	double		 ra_started;
 	uint8_t		*ra_buf;
 };
 
 TAILQ_HEAD(reasm_list, reasm);
 
+/* Addresses of one rank, a ring: the oldest is forgotten first. */
+struct ring {
+	struct msg_addr	 rg_addr[FRAG_PROVEN_MAX];
+	size_t		 rg_n, rg_next;
+};
+
 struct msg_frag {
 	struct reasm_list mf_list;
-	/* Recently authenticated senders, a ring: their reassemblies go last. */
-	struct msg_addr	 mf_proven[FRAG_PROVEN_MAX];
-	size_t		 mf_nproven, mf_proven_next;
+	/*
+	 * Senders that were authentic, by rank (msg_frag.h): their
+	 * reassemblies go last.  A user's many ports can flush the ring of
+	 * users, never the cluster's.
+	 */
+	struct ring	 mf_rank[MSG_FRAG_RANK_MAX];
 	size_t		 mf_nactive;
 	size_t		 mf_bytes;
 	size_t		 mf_per_sender, mf_total;
@@ -138,29 +147,53 @@ msg_frag_next_deadline(const struct msg_frag *f, double now)
 	return left > 0 ? left : 0;
 }
 
+static int
+in_ring(const struct ring *rg, const struct msg_addr *a)
+{
+	size_t i;
+
+	for (i = 0; i < rg->rg_n; i++)
+		if (msg_addr_eq(&rg->rg_addr[i], a))
+			return 1;
+	return 0;
+}
+
+void
+msg_frag_rank(struct msg_frag *f, const struct msg_addr *from,
+    enum msg_frag_rank rank)
+{
+	struct ring *rg;
+
+	if (rank <= MSG_FRAG_UNKNOWN || rank >= MSG_FRAG_RANK_MAX)
+		return;
+	rg = &f->mf_rank[rank];
+	/* The same peer again, as most sends and receipts are: at once. */
+	if (rg->rg_n > 0 && msg_addr_eq(&rg->rg_addr[(rg->rg_next +
+	    FRAG_PROVEN_MAX - 1) % FRAG_PROVEN_MAX], from))
+		return;
+	if (in_ring(rg, from))
+		return;
+	rg->rg_addr[rg->rg_next] = *from;
+	rg->rg_next = (rg->rg_next + 1) % FRAG_PROVEN_MAX;
+	if (rg->rg_n < FRAG_PROVEN_MAX)
+		rg->rg_n++;
+}
+
 void
 msg_frag_proven(struct msg_frag *f, const struct msg_addr *from)
 {
-	size_t i;
-
-	for (i = 0; i < f->mf_nproven; i++)
-		if (msg_addr_eq(&f->mf_proven[i], from))
-			return;
-	f->mf_proven[f->mf_proven_next] = *from;
-	f->mf_proven_next = (f->mf_proven_next + 1) % FRAG_PROVEN_MAX;
-	if (f->mf_nproven < FRAG_PROVEN_MAX)
-		f->mf_nproven++;
+	msg_frag_rank(f, from, MSG_FRAG_USER);
 }
 
-static int
-proven(const struct msg_frag *f, const struct msg_addr *a)
+enum msg_frag_rank
+msg_frag_rank_of(const struct msg_frag *f, const struct msg_addr *a)
 {
-	size_t i;
+	int r;
 
-	for (i = 0; i < f->mf_nproven; i++)
-		if (msg_addr_eq(&f->mf_proven[i], a))
-			return 1;
-	return 0;
+	for (r = MSG_FRAG_RANK_MAX - 1; r > MSG_FRAG_UNKNOWN; r--)
+		if (in_ring(&f->mf_rank[r], a))
+			return (enum msg_frag_rank)r;
+	return MSG_FRAG_UNKNOWN;
 }
 
 /* One host, whatever the port: a user has as many ports as she likes. */
@@ -171,55 +204,71 @@ same_host(const struct msg_addr *a, const struct msg_addr *b)
 	    memcmp(a->ma_addr, b->ma_addr, sizeof(a->ma_addr)) == 0;
 }
 
-/* Reassemblies held per host, counted when room is needed. */
+/*
+ * Reassemblies held per host, counted when room is needed: an open
+ * hash of twice the slots, so that a flood from as many hosts as there
+ * are slots costs each datagram a pass over the slots, not their square.
+ */
+#define TALLY_SIZE	(2 * FRAG_ACTIVE_MAX)
+
 struct host_tally {
 	struct msg_addr	 ht_host;
-	size_t		 ht_n;
+	size_t		 ht_n;		/* 0: empty */
 };
 
 static size_t
-tally_find(const struct host_tally *t, size_t n, const struct msg_addr *a)
+tally_slot(const struct host_tally *t, const struct msg_addr *a)
 {
+	uint32_t h = 2166136261u;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (same_host(&t[i].ht_host, a))
-			return i;
-	return n;
+	h = (h ^ a->ma_family) * 16777619u;
+	for (i = 0; i < sizeof(a->ma_addr); i++)
+		h = (h ^ a->ma_addr[i]) * 16777619u;
+	for (i = h % TALLY_SIZE; t[i].ht_n != 0 && !same_host(&t[i].ht_host,
+	    a); i = (i + 1) % TALLY_SIZE)
+		;
+	return i;
+}
+
+static size_t
+tally_count(const struct host_tally *t, const struct msg_addr *a)
+{
+	return t[tally_slot(t, a)].ht_n;
 }
 
 /*
- * Who goes when reassembly is full: an unproven sender's before a proven
- * one's, then one of the host holding the most, then the oldest.  The
- * newcomer itself is refused when it ranks no better than that victim,
- * so a flood from one host only ever displaces itself.  Linear in the
- * reassemblies times the hosts holding them.
+ * Who goes when reassembly is full: one of the lowest rank, then one of
+ * the host holding the most, then the oldest.  The newcomer is refused
+ * when its rank is lower than that victim's, or when it is the same and
+ * its host would then hold more than the victim's does: so a flood from
+ * one host only ever displaces itself, and a flood from many hosts that
+ * hold one each displaces its own oldest, leaving a newcomer of the same
+ * rank the time the flood takes to go round all the slots.  Linear in
+ * the reassemblies times the hosts holding them.
  */
 static int
 make_room(struct msg_frag *f, const struct msg_addr *from, size_t total)
 {
-	struct host_tally t[FRAG_ACTIVE_MAX];
+	struct host_tally t[TALLY_SIZE];
 	struct reasm *ra, *victim;
-	size_t nt, i, vcount, count, mine;
-	int me = proven(f, from);
+	size_t i, vcount, count, mine;
+	int me = (int)msg_frag_rank_of(f, from);
 
 	while (f->mf_nactive >= FRAG_ACTIVE_MAX ||
 	    f->mf_bytes + total > f->mf_total) {
-		nt = 0;
+		memset(t, 0, sizeof(t));
 		TAILQ_FOREACH(ra, &f->mf_list, ra_entry) {
-			if ((i = tally_find(t, nt, &ra->ra_from)) == nt) {
-				t[nt].ht_host = ra->ra_from;
-				t[nt++].ht_n = 0;
-			}
+			i = tally_slot(t, &ra->ra_from);
+			t[i].ht_host = ra->ra_from;
 			t[i].ht_n++;
 		}
 		victim = NULL;
 		vcount = 0;
 		TAILQ_FOREACH(ra, &f->mf_list, ra_entry) {
-			count = t[tally_find(t, nt, &ra->ra_from)].ht_n;
-			if (victim == NULL ||
-			    (!ra->ra_proven && victim->ra_proven) ||
-			    (ra->ra_proven == victim->ra_proven &&
+			count = tally_count(t, &ra->ra_from);
+			if (victim == NULL || ra->ra_rank < victim->ra_rank ||
+			    (ra->ra_rank == victim->ra_rank &&
 			    count > vcount)) {
 				victim = ra;
 				vcount = count;
@@ -227,9 +276,9 @@ make_room(struct msg_frag *f, const struct msg_addr *from, size_t total)
 		}
 		if (victim == NULL)
 			return -1;
-		i = tally_find(t, nt, from);
-		mine = (i < nt ? t[i].ht_n : 0) + 1;
-		if (me != victim->ra_proven ? !me : mine >= vcount)
+		mine = tally_count(t, from) + 1;
+		if (me != victim->ra_rank ? me < victim->ra_rank :
+		    mine > vcount)
 			return -1;	/* the newcomer is no better */
 		reasm_drop(f, victim);
 	}
@@ -295,7 +344,7 @@ msg_frag_input(struct msg_frag *f, const struct msg_addr *from,
 			return MSG_DROP_REASSEMBLY;
 		}
 		ra->ra_from = *from;
-		ra->ra_proven = proven(f, from);
+		ra->ra_rank = (int)msg_frag_rank_of(f, from);
 		ra->ra_msgid = msgid;
 		ra->ra_count = count;
 		ra->ra_total = total;

@@ -175,6 +175,9 @@ proto_job_reg_enc(const struct proto_job_reg *m, uint8_t *buf, size_t cap)
 	wire_put_str(&w, m->jr_command);
 	wire_put_u16(&w, m->jr_cpus);
 	wire_put_u32(&w, m->jr_mem_mb);
+	wire_put_u8(&w, m->jr_has_cookie ? 1 : 0);
+	if (m->jr_has_cookie)
+		wire_put_bytes(&w, m->jr_cookie, PROTO_COOKIE_LEN);
 	return finish(&w);
 }
 
@@ -195,6 +198,9 @@ proto_job_reg_dec(struct proto_job_reg *m, const uint8_t *buf, size_t len)
 	    m->jr_cpus > PROTO_SLOTS_MAX ||
 	    wire_get_u32(&r, &m->jr_mem_mb) == -1 ||
 	    m->jr_mem_mb > PROTO_MEM_MB_MAX ||
+	    wire_get_u8(&r, &m->jr_has_cookie) == -1 ||
+	    m->jr_has_cookie > 1 || (m->jr_has_cookie &&
+	    wire_get_bytes(&r, m->jr_cookie, PROTO_COOKIE_LEN) == -1) ||
 	    wire_get_end(&r) == -1 || m->jr_pri == 0)
 		return -1;
 	return 0;

@@ -53,6 +53,9 @@ proto_kill_req_enc(const struct proto_kill_req *m, uint8_t *buf, size_t cap)
 	for (i = 0; i < m->kq_njobs; i++)
 		wire_put_u32(&w, m->kq_jobs[i]);
 	wire_put_str(&w, m->kq_user);
+	wire_put_u8(&w, m->kq_has_cookie ? 1 : 0);
+	if (m->kq_has_cookie)
+		wire_put_bytes(&w, m->kq_cookie, PROTO_COOKIE_LEN);
 	return finish(&w);
 }
 
@@ -72,6 +75,9 @@ proto_kill_req_dec(struct proto_kill_req *m, const uint8_t *buf, size_t len)
 		if (wire_get_u32(&r, &m->kq_jobs[i]) == -1)
 			return -1;
 	if (wire_get_str(&r, m->kq_user, sizeof(m->kq_user)) == -1 ||
+	    wire_get_u8(&r, &m->kq_has_cookie) == -1 ||
+	    m->kq_has_cookie > 1 || (m->kq_has_cookie &&
+	    wire_get_bytes(&r, m->kq_cookie, PROTO_COOKIE_LEN) == -1) ||
 	    wire_get_end(&r) == -1 || !req_valid(m))
 		return -1;
 	return 0;

@@ -26,6 +26,8 @@ struct fake {
 	struct msg_addr		 f_broker;
 	const char		*f_mode;
 	uint32_t		 f_job;
+	int			 f_has_cookie;	/* the broker's, echoed */
+	uint8_t			 f_cookie[PROTO_COOKIE_LEN];
 	int			 f_forged;
 	uint8_t			 f_buf[MSG_PAYLOAD_MAX];
 };
@@ -85,10 +87,26 @@ on_tick(struct evloop *loop, void *arg)
 	r.jr_pri = 1;
 	r.jr_start_ms = now_real_ms();
 	strlcpy(r.jr_command, "forged", sizeof(r.jr_command));
+	r.jr_has_cookie = (uint8_t)f->f_has_cookie;
+	memcpy(r.jr_cookie, f->f_cookie, sizeof(r.jr_cookie));
 	n = proto_job_reg_enc(&r, f->f_buf, sizeof(f->f_buf));
 	(void)msg_ep_send(f->f_ep, &f->f_broker, MSG_SCHEME_USER,
 	    PROTO_H_JOB_REGISTER, f->f_buf, n);
 	evloop_timer_add(loop, 0.5, on_tick, f);
+}
+
+/* The broker registers us only with its cookie: the next tick has it. */
+static void
+on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct fake *f = arg;
+	struct proto_cookie c;
+
+	(void)ep;
+	if (proto_cookie_dec(&c, in->mi_data, in->mi_len) == 0) {
+		memcpy(f->f_cookie, c.co_cookie, sizeof(f->f_cookie));
+		f->f_has_cookie = 1;
+	}
 }
 
 static void
@@ -125,6 +143,8 @@ main(int argc, char *argv[])
 		errx(1, "bad broker");
 	table[PROTO_H_JOB_ACK].mh_schemes = MSG_SCHEMES_ALL;
 	table[PROTO_H_JOB_ACK].mh_fn = on_ack;
+	table[PROTO_H_COOKIE].mh_schemes = MSG_SCHEMES_ALL;
+	table[PROTO_H_COOKIE].mh_fn = on_cookie;
 	table[PROTO_H_DESC_REQ].mh_schemes = MSG_SCHEMES_ALL;
 	table[PROTO_H_DESC_REQ].mh_fn = on_desc_req;
 	memset(&any, 0, sizeof(any));

@@ -12,12 +12,19 @@
  *	    pred WORD...
  *	fake_node [-c file] [-o k=v] [-b node] [-a addr] [-W wait]
  *	    gone JOB
+ *	fake_node [-c file] [-o k=v] [-b broker] [-a addr] [-W wait]
+ *	    kill USER
  *
  * A node registers under the cluster scheme, a job under the user
  * scheme (the user_key's user).  LOAD is the 1-minute load (0.25), AGE
  * seconds since the job started.  Prints the id the broker gave and
  * exits 0 on its ACK, 1 on an ERROR, 2 on bad arguments, 3 when no
- * answer came within the wait (default: the timeout key).  list sends
+ * answer came within the wait (default: the timeout key).  A job
+ * registers again at once with the broker's cookie when it gets one,
+ * as a job manager does, unless -N: then it prints "request N answer
+ * cookie M" and exits 2, as list does.  kill sends one user-scheme
+ * KILL_REQ for every job of USER and prints "request N answer
+ * cookie|kill M".  list sends
  * one user-scheme list request and prints "request N answer cookie|list
  * M" (payload bytes) for the first answer: a forger's view.  pred
  * does the same with one user-scheme PRED_REQ (the words of a CilkPred
@@ -39,6 +46,7 @@
 #include "mono.h"
 #include "msg_keyring.h"
 #include "proto.h"
+#include "proto_kill.h"
 #include "proto_pred.h"
 
 struct fake {
@@ -51,6 +59,7 @@ struct fake {
 	uint8_t			 f_buf[PROTO_PRED_CMD_MAX + 64];
 	size_t			 f_len;
 	int			 f_rc;		/* -1 while waiting */
+	int			 f_nocookie;	/* -N: a forger's view */
 	uint32_t		 f_id;
 	char			 f_reason[PROTO_REASON_MAX];
 };
@@ -72,7 +81,10 @@ usage(void)
 	    "           pred WORD...\n"
 	    "       fake_node [-c file] [-o key=value] [-b node] [-a addr] "
 	    "[-W wait]\n"
-	    "           gone JOB\n");
+	    "           gone JOB\n"
+	    "       fake_node [-c file] [-o key=value] [-b broker] [-a addr] "
+	    "[-W wait] [-N]\n"
+	    "           kill USER\n");
 	exit(CLI_EXIT_USAGE);
 }
 
@@ -126,12 +138,33 @@ on_answer(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct fake *f = arg;
 
+	struct proto_cookie c;
+
 	(void)ep;
-	if (!msg_addr_eq(&in->mi_from, &f->f_broker) || f->f_ack != 0)
+	if (!msg_addr_eq(&in->mi_from, &f->f_broker))
+		return;
+	/* A registration: again at once with the cookie (it ends in 0). */
+	if (f->f_ack != 0 && !f->f_nocookie &&
+	    in->mi_hdr->mh_handler == PROTO_H_COOKIE &&
+	    f->f_handler == PROTO_H_JOB_REGISTER && f->f_len > 0 &&
+	    f->f_buf[f->f_len - 1] == 0 &&
+	    f->f_len + PROTO_COOKIE_LEN <= sizeof(f->f_buf) &&
+	    proto_cookie_dec(&c, in->mi_data, in->mi_len) == 0) {
+		f->f_buf[f->f_len - 1] = 1;
+		memcpy(f->f_buf + f->f_len, c.co_cookie, PROTO_COOKIE_LEN);
+		f->f_len += PROTO_COOKIE_LEN;
+		if (msg_ep_send(f->f_ep, &f->f_broker, f->f_scheme,
+		    f->f_handler, f->f_buf, f->f_len) == -1)
+			warn("send");
+		return;
+	}
+	if (f->f_ack != 0 && !(f->f_nocookie &&
+	    in->mi_hdr->mh_handler == PROTO_H_COOKIE))
 		return;
 	printf("request %zu answer %s %zu\n", f->f_len,
 	    in->mi_hdr->mh_handler == PROTO_H_COOKIE ? "cookie" :
-	    in->mi_hdr->mh_handler == PROTO_H_PRED_ANSWER ? "pred" : "list",
+	    in->mi_hdr->mh_handler == PROTO_H_PRED_ANSWER ? "pred" :
+	    in->mi_hdr->mh_handler == PROTO_H_KILL_ANSWER ? "kill" : "list",
 	    in->mi_len);
 	f->f_rc = 2;
 	evloop_break(f->f_loop);
@@ -145,6 +178,7 @@ static const struct msg_handler table[PROTO_H_MAX] = {
 	[PROTO_H_JOBS] = { "jobs", MSG_SCHEMES_ALL, on_answer },
 	[PROTO_H_NODES] = { "nodes", MSG_SCHEMES_ALL, on_answer },
 	[PROTO_H_PRED_ANSWER] = { "pred-answer", MSG_SCHEMES_ALL, on_answer },
+	[PROTO_H_KILL_ANSWER] = { "kill-answer", MSG_SCHEMES_ALL, on_answer },
 };
 
 static void
@@ -255,6 +289,23 @@ build_gone(struct fake *f, int argc, char **argv)
 	f->f_len = proto_job_unreg_enc(&m, f->f_buf, sizeof(f->f_buf));
 }
 
+/* One KILL_REQ of a user's jobs, never answering a cookie. */
+static void
+build_kill(struct fake *f, int argc, char **argv)
+{
+	struct proto_kill_req q;
+
+	if (argc != 2)
+		usage();
+	memset(&q, 0, sizeof(q));
+	q.kq_what = PROTO_KILL_USER;
+	strlcpy(q.kq_user, argv[1], sizeof(q.kq_user));
+	f->f_scheme = MSG_SCHEME_USER;
+	f->f_handler = PROTO_H_KILL_REQ;
+	f->f_ack = 0;
+	f->f_len = proto_kill_req_enc(&q, f->f_buf, sizeof(f->f_buf));
+}
+
 /* One predicate request, never answering a cookie: what a forger gets. */
 static void
 build_pred(struct fake *f, int argc, char **argv)
@@ -293,7 +344,7 @@ main(int argc, char *argv[])
 
 	memset(&cc, 0, sizeof(cc));
 	memset(&f, 0, sizeof(f));
-	while ((ch = getopt(argc, argv, "+a:b:c:H:o:vW:")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:b:c:H:No:vW:")) != -1) {
 		switch (cli_common_opt(&cc, ch, optarg)) {
 		case 1:
 			continue;
@@ -306,6 +357,9 @@ main(int argc, char *argv[])
 			break;
 		case 'H':
 			host = optarg;
+			break;
+		case 'N':
+			f.f_nocookie = 1;
 			break;
 		case 'W':
 			wait = atof(optarg);
@@ -333,6 +387,8 @@ main(int argc, char *argv[])
 		build_pred(&f, argc, argv);
 	else if (strcmp(argv[0], "gone") == 0)
 		build_gone(&f, argc, argv);
+	else if (strcmp(argv[0], "kill") == 0)
+		build_kill(&f, argc, argv);
 	else
 		usage();
 	if (f.f_len == 0)

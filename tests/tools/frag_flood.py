@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """frag_flood -- first fragments of messages that never complete, from
 many ports of one address, as any user could send them without a key:
-  frag_flood.py SRC-ADDR DST-ADDR:PORT MAX-DATAGRAMS MAX-SECONDS STOP-FILE
+  frag_flood.py SRC-ADDR DST-ADDR:PORT MAX-DATAGRAMS MAX-SECONDS STOP-FILE [N]
+With N, from N addresses counted up from SRC-ADDR (127.66.0.0, 127.66.0.1,
+...), one port each, in turn.
 Prints "flooding" once the first 1000 are out (about a second), then floods until
 STOP-FILE exists or either bound is reached, and prints the count."""
+import ipaddress
 import os
 import socket
 import struct
@@ -17,13 +20,15 @@ DATA = DGRAM_MAX - HDR
 
 def main():
     src, dst, most, secs, stop = sys.argv[1:6]
+    naddr = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     host, port = dst.rsplit(":", 1)
     total = 3 * DATA - 100          # three fragments; only the first sent
     count = (total + DATA - 1) // DATA
     socks = []
-    for _ in range(64):
+    for i in range(64 if naddr == 1 else naddr):
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind((src, 0))
+        a = src if naddr == 1 else str(ipaddress.IPv4Address(src) + i)
+        s.bind((a, 0))
         socks.append(s)
     end = time.monotonic() + float(secs)
     sent = 0

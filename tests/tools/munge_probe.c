@@ -11,7 +11,11 @@
  * byte says cluster); handler (a good credential for a handler that
  * wants the cluster scheme: node-to-node pairing); twice (the same
  * datagram to ADDR:PORT, then to ADDR2:PORT2: one munged, two
- * receivers).  Prints "answer yes|no", then "counters NAME=N ...".
+ * receivers); garbage=N (N copies, each with another credential of
+ * random base64 of the same length: what munged cannot decode, sent in
+ * bursts of 100 every 10 ms); replay=N (the same good datagram N times,
+ * so paced).  MUNGE_PROBE_BIND=ADDR sends from ADDR.  Prints "answer
+ * yes|no" (flood modes: "sent N in S s"), then "counters NAME=N ...".
  * Exits 0, or 2 on bad use, 77 if no munged answers.
  */
 #include <sys/socket.h>
@@ -133,6 +137,9 @@ main(int argc, char *argv[])
 	table[MSG_H_PONG].mh_fn = on_pong;
 	memset(&any, 0, sizeof(any));
 	any.ma_family = 4;
+	if (getenv("MUNGE_PROBE_BIND") != NULL &&
+	    msg_addr_parse(&any, getenv("MUNGE_PROBE_BIND"), 0) == -1)
+		errx(2, "MUNGE_PROBE_BIND: bad address");
 	if ((p.p_loop = evloop_new()) == NULL ||
 	    (p.p_ep = msg_ep_new(p.p_loop, &kr, table, MSG_H_USER, &p,
 	    NULL)) == NULL || msg_ep_bind(p.p_ep, &any) == -1)
@@ -162,8 +169,34 @@ main(int argc, char *argv[])
 		while (nanosleep(&ts, &ts) == -1)
 			;
 	}
-	send_raw(&p, &to, a, alen);
-	printf("answer %s\n", answered(&p) ? "yes" : "no");
+	if (strncmp(mode, "garbage=", 8) == 0 ||
+	    strncmp(mode, "replay=", 7) == 0) {
+		static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+		struct timespec pause = { 0, 10000000 };
+		long n = atol(strchr(mode, '=') + 1), k;
+		double t0 = now_mono();
+		size_t j;
+
+		ca = (size_t)a[alen - 2] << 8 | a[alen - 1];
+		for (k = 0; k < n; k++) {
+			if (mode[0] == 'g')
+				/* Keep munge's prefix and suffix ("MUNGE:", ":"). */
+				for (j = 6; j + 1 < ca; j++)
+					a[alen - 2 - ca + j] = (uint8_t)b64[
+					    randombytes_uniform(64)];
+			send_raw(&p, &to, a, alen);
+			if (k % 100 == 99)
+				(void)nanosleep(&pause, NULL);
+		}
+		printf("sent %ld in %.2f s\n", n, now_mono() - t0);
+		/* The first replayed ping was answered: not the counters. */
+		if (mode[0] == 'r')
+			(void)answered(&p);
+	} else {
+		send_raw(&p, &to, a, alen);
+		printf("answer %s\n", answered(&p) ? "yes" : "no");
+	}
 	if (strcmp(mode, "twice") == 0 && argc == 4) {
 		send_raw(&p, &to2, a, alen);
 		printf("answer2 %s\n", answered(&p) ? "yes" : "no");

@@ -231,6 +231,7 @@ main(void)
 		{ "user_jobs",		"64" },
 		{ "user_key",		"~/.cilknow/id" },
 		{ "user_keys",		"/etc/cilknow/users" },
+		{ "user_register_rate",	"10" },
 		{ "worker_cpu_idle",	"yes" },
 		{ "worker_cpu_weight",	"1" },
 		{ "worker_io_weight",	"1" },

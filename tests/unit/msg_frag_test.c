@@ -529,9 +529,11 @@ test_storm(void)
 	}
 	ok(max_bytes <= total, "500 senders: at most %zu bytes held (total "
 	    "%zu)", max_bytes, total);
-	is_int(started, 20, "20 reassemblies of 60000 fit in the total");
-	is_int(dropped, 480, "the other 480 dropped as reassembly");
-	is_int(other, 0, "no other reason");
+	is_int(msg_frag_bytes(f) / BLOB, 20,
+	    "20 reassemblies of 60000 fit in the total");
+	is_int(started, 500, "each of 500 hosts holding one displaces the "
+	    "oldest of the others");
+	is_int(other + dropped, 0, "none dropped, no other reason");
 	msg_frag_free(f);
 
 	/* Many small reassemblies: bounded in number too. */
@@ -550,13 +552,14 @@ test_storm(void)
 		else
 			other++;
 	}
-	ok(started > 0 && started < 1000 && dropped == 1000 - started &&
-	    other == 0, "1000 small reassemblies: %u held, %u dropped",
-	    started, dropped);
-	ok(msg_frag_bytes(f) == started * (size_t)(MSG_DGRAM_MAX + 1),
-	    "msg_frag_bytes counts them: %zu", msg_frag_bytes(f));
+	ok(started == 1000 && dropped == 0 && other == 0,
+	    "1000 small reassemblies from 1000 hosts: each displaces the "
+	    "oldest (%u started, %u dropped)", started, dropped);
+	ok(msg_frag_bytes(f) == 256 * (size_t)(MSG_DGRAM_MAX + 1),
+	    "256 held at once, msg_frag_bytes counts them: %zu",
+	    msg_frag_bytes(f));
 	/* A storm expires. */
-	is_int(msg_frag_expire(f, 1.0 + MSG_FRAG_TIMEOUT), started,
+	is_int(msg_frag_expire(f, 1.0 + MSG_FRAG_TIMEOUT), 256,
 	    "all of them expire after the timeout");
 	is_int(msg_frag_bytes(f), 0, "nothing held");
 	msg_frag_free(f);
@@ -701,6 +704,86 @@ test_fair(void)
 	msg_frag_free(f);
 }
 
+/*
+ * A flood of first fragments from 256 hosts or more, one each (issue
+ * 27): a sender of the same rank displaces the oldest and gets its
+ * message through if its fragments come before the flood has gone round
+ * every slot; a sender that was authentic, or that we asked, displaces
+ * the flood however many hosts it comes from; the cluster's rank
+ * survives a user's many authentic ports.
+ */
+static void
+test_many_hosts(void)
+{
+	struct msg_frag *f;
+	struct msg_addr a, stranger = host_port("\x0b\0\0\x01", 9000);
+	struct msg_addr asked = host_port("\x0b\0\0\x02", 9000);
+	struct msg_addr broker = host_port("\x0b\0\0\x03", 7410);
+	size_t i, refused = 0;
+	int done = 0, rounds;
+	uint8_t ip[4] = { 10, 1, 0, 0 };
+
+	f = msg_frag_new(MSG_FRAG_PER_SENDER, MSG_FRAG_TOTAL, 5.0);
+	(void)cut(1, blob, MSG_FRAG_DATA + 100);
+	for (i = 0; i < 300; i++) {
+		ip[2] = (uint8_t)(i >> 8);
+		ip[3] = (uint8_t)i;
+		a = host_port((const char *)ip, 20000);
+		if (feed(f, &a, frag[0], fraglen[0], 1.0, NULL) !=
+		    MSG_DROP_NONE)
+			refused++;
+	}
+	is_int(refused, 0, "300 hosts' first fragments: each displaces the "
+	    "oldest");
+	is_int(msg_frag_bytes(f), 256 * (MSG_FRAG_DATA + 100),
+	    "256 held");
+	(void)cut(50, blob, MSG_FRAG_DATA + 100);
+	is_int(feed(f, &stranger, frag[0], fraglen[0], 1.1, NULL),
+	    MSG_DROP_NONE, "a stranger's first fragment is taken");
+	(void)feed(f, &stranger, frag[1], fraglen[1], 1.1, &done);
+	ok(done && memcmp(got, blob, MSG_FRAG_DATA + 100) == 0,
+	    "and its message completes");
+	/* Ranked senders: the flood goes round every slot between. */
+	msg_frag_proven(f, &asked);
+	msg_frag_rank(f, &broker, MSG_FRAG_CLUSTER);
+	is_int(msg_frag_rank_of(f, &asked), MSG_FRAG_USER, "asked: user rank");
+	is_int(msg_frag_rank_of(f, &broker), MSG_FRAG_CLUSTER,
+	    "broker: cluster rank");
+	is_int(msg_frag_rank_of(f, &stranger), MSG_FRAG_UNKNOWN,
+	    "stranger: unknown");
+	(void)cut(51, blob, MSG_FRAG_DATA + 100);
+	(void)feed(f, &asked, frag[0], fraglen[0], 1.2, NULL);
+	(void)cut(52, blob, MSG_FRAG_DATA + 100);
+	(void)feed(f, &broker, frag[0], fraglen[0], 1.2, NULL);
+	(void)cut(1, blob, MSG_FRAG_DATA + 100);
+	for (rounds = 0; rounds < 3; rounds++)
+		for (i = 0; i < 300; i++) {
+			ip[2] = (uint8_t)(i >> 8);
+			ip[3] = (uint8_t)i;
+			a = host_port((const char *)ip, (uint16_t)(21000 +
+			    rounds));
+			(void)feed(f, &a, frag[0], fraglen[0], 1.3, NULL);
+		}
+	(void)cut(51, blob, MSG_FRAG_DATA + 100);
+	(void)feed(f, &asked, frag[1], fraglen[1], 1.4, &done);
+	ok(done && memcmp(got, blob, MSG_FRAG_DATA + 100) == 0,
+	    "a sender we asked completes after 900 strangers' fragments");
+	(void)cut(52, blob, MSG_FRAG_DATA + 100);
+	(void)feed(f, &broker, frag[1], fraglen[1], 1.4, &done);
+	ok(done && memcmp(got, blob, MSG_FRAG_DATA + 100) == 0,
+	    "and so does the broker");
+	/* A user's 300 authentic ports flush the users' ring only. */
+	for (i = 0; i < 300; i++) {
+		a = host_port("\x0c\0\0\x01", (uint16_t)(30000 + i));
+		msg_frag_proven(f, &a);
+	}
+	is_int(msg_frag_rank_of(f, &asked), MSG_FRAG_UNKNOWN,
+	    "300 other users' ports push the asked one out of the users' 256");
+	is_int(msg_frag_rank_of(f, &broker), MSG_FRAG_CLUSTER,
+	    "but not the broker out of the cluster's");
+	msg_frag_free(f);
+}
+
 int
 main(void)
 {
@@ -718,6 +801,7 @@ main(void)
 	test_orders();
 	test_interleave();
 	test_lies();
+	test_many_hosts();
 	test_storm();
 	test_timeout();
 	test_fair();

@@ -73,7 +73,7 @@ main(void)
 	q.kq_jobs[1] = 0xfffffffe;
 	q.kq_jobs[2] = 12;
 	n = proto_kill_req_enc(&q, buf, sizeof(buf));
-	ok(n == 1 + 2 + 12 + 2, "KILL_REQ of 3 jobs encodes (%zu bytes)", n);
+	ok(n == 1 + 2 + 12 + 2 + 1, "KILL_REQ of 3 jobs encodes (%zu bytes)", n);
 	ok(proto_kill_req_dec(&q2, buf, n) == 0 &&
 	    q2.kq_what == PROTO_KILL_JOBS && q2.kq_njobs == 3 &&
 	    q2.kq_jobs[0] == 12 && q2.kq_jobs[1] == 0xfffffffe &&
@@ -102,17 +102,34 @@ main(void)
 	    "KILL_REQ of jobs and a user is not encoded");
 	ok(proto_kill_req_enc(&q, buf, 5) == 0 &&
 	    proto_kill_req_enc(&(struct proto_kill_req){ PROTO_KILL_JOBS, 1,
-	    { 7 }, "" }, buf, 8) == 0, "KILL_REQ: no room, no message");
+	    { 7 }, "", 0, { 0 } }, buf, 8) == 0, "KILL_REQ: no room, no message");
 
 	/* KILL_REQ, the user form */
 	memset(&q, 0, sizeof(q));
 	q.kq_what = PROTO_KILL_USER;
 	strlcpy(q.kq_user, "ann", sizeof(q.kq_user));
 	n = proto_kill_req_enc(&q, buf, sizeof(buf));
-	ok(n == 1 + 2 + 2 + 3 && proto_kill_req_dec(&q2, buf, n) == 0 &&
+	ok(n == 1 + 2 + 2 + 3 + 1 && proto_kill_req_dec(&q2, buf, n) == 0 &&
 	    q2.kq_what == PROTO_KILL_USER && q2.kq_njobs == 0 &&
-	    strcmp(q2.kq_user, "ann") == 0, "KILL_REQ of a user round trip");
+	    strcmp(q2.kq_user, "ann") == 0 && q2.kq_has_cookie == 0,
+	    "KILL_REQ of a user round trip");
 	robust("KILL_REQ user", rt_proto_kill_req, buf, n);
+	/* With the broker's cookie, echoed as it came. */
+	q.kq_has_cookie = 1;
+	memset(q.kq_cookie, 0xa5, sizeof(q.kq_cookie));
+	q.kq_cookie[15] = 7;
+	n = proto_kill_req_enc(&q, buf, sizeof(buf));
+	ok(n == 1 + 2 + 2 + 3 + 1 + PROTO_COOKIE_LEN &&
+	    proto_kill_req_dec(&q2, buf, n) == 0 && q2.kq_has_cookie == 1 &&
+	    memcmp(q2.kq_cookie, q.kq_cookie, PROTO_COOKIE_LEN) == 0,
+	    "KILL_REQ with a cookie round trip");
+	robust("KILL_REQ user with a cookie", rt_proto_kill_req, buf, n);
+	ok(proto_kill_req_dec(&q2, buf, n - 1) == -1,
+	    "KILL_REQ with a cookie cut short refused");
+	buf[8] = 2;
+	ok(proto_kill_req_dec(&q2, buf, n) == -1,
+	    "KILL_REQ with has_cookie 2 refused");
+	q.kq_has_cookie = 0;
 	ok(refused_req(&q, bad_name), "KILL_REQ of an invalid user refused");
 	strlcpy(q.kq_user, "@cluster", sizeof(q.kq_user));
 	ok(proto_kill_req_enc(&q, buf, sizeof(buf)) == 0,

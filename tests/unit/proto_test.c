@@ -311,6 +311,21 @@ main(void)
 	ok(proto_job_reg_dec(&jr2, buf, n) == -1,
 	    "a job needing over 1 PiB is refused");
 	jr.jr_mem_mb = 0;
+	/* The broker's cookie, echoed (the last 17 bytes). */
+	jr.jr_has_cookie = 1;
+	memset(jr.jr_cookie, 0x5a, sizeof(jr.jr_cookie));
+	n = proto_job_reg_enc(&jr, buf, sizeof(buf));
+	ok(n > 0 && proto_job_reg_dec(&jr2, buf, n) == 0 &&
+	    memcmp(&jr, &jr2, sizeof(jr)) == 0,
+	    "job register with a cookie round trip");
+	robust("job register with a cookie", rt_proto_job_reg, buf, n);
+	ok(proto_job_reg_dec(&jr2, buf, n - 1) == -1,
+	    "a job register with its cookie cut short is refused");
+	buf[n - 1 - PROTO_COOKIE_LEN] = 2;
+	ok(proto_job_reg_dec(&jr2, buf, n) == -1,
+	    "a job register with has_cookie 2 is refused");
+	jr.jr_has_cookie = 0;
+	memset(jr.jr_cookie, 0, sizeof(jr.jr_cookie));
 	nr.nr_total = nr.nr_nslots = 4;
 	nr.nr_mem_mb = 3000;
 	n = proto_node_reg_enc(&nr, buf, sizeof(buf));

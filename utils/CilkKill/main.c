@@ -97,7 +97,8 @@ main(int argc, char *argv[])
 	struct conf *cf;
 	const char *user = NULL;
 	char why[BROKERQ_ERR_MAX];
-	uint8_t rq[16 + 4 * PROTO_KILL_JOBS_MAX + MSG_NAME_MAX];
+	uint8_t rq[16 + 4 * PROTO_KILL_JOBS_MAX + MSG_NAME_MAX +
+	    PROTO_COOKIE_LEN];
 	size_t rlen, len;
 	int ch, i, rc;
 	uint16_t k;
@@ -164,8 +165,9 @@ main(int argc, char *argv[])
 		errx(CLI_EXIT_FAILURE, "libsodium failed to initialise");
 	if ((cf = cli_conf_load(&cc, "CilkKill")) == NULL)
 		return CLI_EXIT_USAGE;
-	rc = brokerq_ask(cf, PROTO_H_KILL_REQ, rq, rlen, PROTO_H_KILL_ANSWER,
-	    buf, sizeof(buf), &len, why, sizeof(why));
+	/* The broker answers only where it sent its cookie. */
+	rc = brokerq_ask_proven(cf, PROTO_H_KILL_REQ, rq, rlen,
+	    PROTO_H_KILL_ANSWER, buf, sizeof(buf), &len, why, sizeof(why));
 	conf_free(cf);
 	if (rc != CLI_EXIT_OK) {
 		brokerq_warn("CilkKill", why);
