@@ -323,9 +323,10 @@ enum proto_stream {
  * started (ou_data says why).  After the data it carries what the
  * worker used, as the node measured it (CilkLaunchPad(8)): 16 bytes,
  * u64 CPU ms and u64 peak memory KiB, PROTO_USAGE_NONE where not
- * measured (and for one that never started).  An EXIT without them (a
- * node manager older than this) decodes as not measured; other streams
- * carry none.  For display only: proto_acct_usage() holds them to the
+ * measured (and for one that never started); ou_has_usage says they
+ * are there.  An EXIT without them (a node manager older than this)
+ * decodes with ou_has_usage 0 and both PROTO_USAGE_NONE; other streams
+ * carry none (asked to, the encoder refuses: 0).  For display only: proto_acct_usage() holds them to the
  * maxima below.
  */
 #define PROTO_USAGE_NONE	UINT64_MAX
@@ -340,7 +341,8 @@ struct proto_output {
 	uint16_t	 ou_len;
 	const uint8_t	*ou_data;	/* points into the message */
 	char		 ou_node[PROTO_HOST_MAX];
-	uint64_t	 ou_cpu_ms;	/* EXIT only, as above */
+	uint8_t		 ou_has_usage;	/* EXIT only, as above */
+	uint64_t	 ou_cpu_ms;
 	uint64_t	 ou_maxrss_kb;
 };
 
