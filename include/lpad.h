@@ -282,7 +282,7 @@ const char *lpad_status_str(const struct lpad_status *, char *buf,
 
 /*
  * lpad_usage.c: what a worker that has exited used, once every process
- * of it is reaped (CilkLaunchPad(8), USAGE).  CPU time (user and
+ * of it is reaped (CilkLaunchPad(8), Usage).  CPU time (user and
  * system) from its cgroup's cpu.stat usage_usec and peak memory from
  * its memory.peak, where it has a cgroup and the file is there; else
  * from getrusage(RUSAGE_CHILDREN) of the launch pad, whose children

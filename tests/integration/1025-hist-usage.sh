@@ -1,6 +1,6 @@
 #!/bin/bash
 # CilkHist's CPU seconds and peak memory, measured on the node by the
-# launch pad (CilkLaunchPad(8), USAGE) and carried with the exit status
+# launch pad (CilkLaunchPad(8), Usage) and carried with the exit status
 # to the job manager and the broker's history, on a 1-node CilkLocal
 # cluster, twice: with the containment the host offers (cgroup = auto:
 # a cgroup v2 if there is one, its cpu.stat and memory.peak where it has
