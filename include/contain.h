@@ -125,6 +125,12 @@ int	contain_frozen(const char *cg);
 int	contain_count(const char *cg, pid_t tree_root);
 /* CPU used by the worker's processes, microseconds: cpu.stat (not TREE). */
 int	contain_cpu_usec(const char *cg, uint64_t *usec);
+/*
+ * The most memory the worker's cgroup was ever charged, bytes:
+ * memory.peak (Linux 5.19, the memory controller); -1 ENOENT without
+ * it, ENOTSUP for TREE or a malformed file.
+ */
+int	contain_mem_peak(const char *cg, uint64_t *bytes);
 /* Removes an empty worker cgroup; -1 EBUSY while processes remain. */
 int	contain_remove(const char *cg);
 

@@ -70,7 +70,12 @@
  *			u32 launch pad pid, u32 worker pid, u32 pgid,
  *			u8 state, u8 stopping, u8 how, u32 code,
  *			u64 start_ms, u64 end_ms, u64 out.log size,
- *			u64 err.log size
+ *			u64 err.log size, then, from launch pads that
+ *			measure it: u64 CPU ms, u64 peak memory KiB
+ *			(LPAD_USAGE_NONE: not measured; always while
+ *			running).  A reply without these 16 bytes (a
+ *			launch pad older than its node manager) reads as
+ *			not measured; any other length is refused.
  *	RESULT		u8 request type, u32 error (0 or an errno value)
  * (str: u16 length and the bytes.)  A client sends one request and reads
  * one reply: STATUS_REPLY to STATUS, RESULT to the others.  Unknown
@@ -108,6 +113,7 @@
 #define LPAD_TIMEOUT		5	/* seconds: client waits, spawn */
 #define LPAD_LINGER		3600	/* seconds kept after the exit */
 #define LPAD_SPEC_MAGIC		"cilknow-lpad-spec 1"
+#define LPAD_USAGE_NONE		UINT64_MAX	/* cpu_ms, maxrss_kb */
 
 /* Exit codes of a worker that never ran (reason in its err.log). */
 #define LPAD_EXIT_SETUP		126	/* cwd, limits, user, ... */
@@ -249,6 +255,8 @@ struct lpad_status {
 	uint64_t	 st_end_ms;	/* 0 while running */
 	uint64_t	 st_out_size;
 	uint64_t	 st_err_size;
+	uint64_t	 st_cpu_ms;	/* exited: LPAD_USAGE_NONE or */
+	uint64_t	 st_maxrss_kb;	/* lpad_usage_measure()'s */
 };
 
 struct lpad_msg {
@@ -270,6 +278,28 @@ int	lpad_msg_decode(struct lpad_msg *, const uint8_t *buf, size_t len);
 
 /* "running", "exited 3", "signal 9", into buf. */
 const char *lpad_status_str(const struct lpad_status *, char *buf,
+	    size_t bufsz);
+
+/*
+ * lpad_usage.c: what a worker that has exited used, once every process
+ * of it is reaped (CilkLaunchPad(8), Usage).  CPU time (user and
+ * system) from its cgroup's cpu.stat usage_usec and peak memory from
+ * its memory.peak, where it has a cgroup and the file is there; else
+ * from getrusage(RUSAGE_CHILDREN) of the launch pad, whose children
+ * and (as their subreaper) orphaned descendants it reaped: ru_utime +
+ * ru_stime, and ru_maxrss, the peak of its largest single process.
+ * lu_from says which: LPAD_USAGE_CG_* bits for the cgroup's.
+ */
+#define LPAD_USAGE_CG_CPU	0x1
+#define LPAD_USAGE_CG_MEM	0x2
+struct lpad_usage {
+	uint64_t	lu_cpu_ms;	/* LPAD_USAGE_NONE: unknown */
+	uint64_t	lu_maxrss_kb;
+	unsigned	lu_from;
+};
+void	lpad_usage_measure(const char *cg, struct lpad_usage *);
+/* "CPU 1.23 s, peak 204800 KiB (cgroup)" into buf. */
+const char *lpad_usage_str(const struct lpad_usage *, char *buf,
 	    size_t bufsz);
 
 /*

@@ -23,9 +23,11 @@
  *	SPAWNED	u32 req, u8 ok, str worker, u32 launch pad pid,
  *		str why (when not ok)
  *	WORKER	str worker, u8 kind, u32 job, u32 task, str user,
- *		u32 launch pad pid, u8 state, u8 how, u32 code: what the
- *		parent knows of one worker, sent for every launch pad found
- *		at start and whenever a worker's state changes
+ *		u32 launch pad pid, u8 state, u8 how, u32 code, u64 CPU
+ *		ms, u64 peak memory KiB (LPAD_USAGE_NONE: not measured;
+ *		always unless exited): what the parent knows of one
+ *		worker, sent for every launch pad found at start and
+ *		whenever a worker's state changes
  *	RELOAD	u32 length, the configuration and key files the parent
  *		reread as root on SIGHUP (priv_keys_enc's payload)
  */
@@ -92,6 +94,8 @@ struct nmpriv_msg {
 	uint8_t		 nm_state;		/* WORKER: enum nmpriv_wstate */
 	uint8_t		 nm_how;		/* WORKER: enum lpad_how */
 	uint32_t	 nm_code;
+	uint64_t	 nm_cpu_ms;		/* WORKER, exited: its usage */
+	uint64_t	 nm_maxrss_kb;
 };
 
 /* Encodes into buf; -1 (EINVAL) for an invalid message or no room. */

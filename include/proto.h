@@ -336,6 +336,20 @@ enum proto_stream {
 	PROTO_STREAM_MAX
 };
 
+/*
+ * The EXIT record: ou_status, and ou_len > 0 for a worker that never
+ * started (ou_data says why).  After the data it carries what the
+ * worker used, as the node measured it (CilkLaunchPad(8)): 16 bytes,
+ * u64 CPU ms and u64 peak memory KiB, PROTO_USAGE_NONE where not
+ * measured (and for one that never started); ou_has_usage says they
+ * are there.  An EXIT without them (a node manager older than this)
+ * decodes with ou_has_usage 0 and both PROTO_USAGE_NONE; other streams
+ * carry none (asked to, the encoder refuses: 0).  For display only: proto_acct_usage() holds them to the
+ * maxima below.
+ */
+#define PROTO_USAGE_NONE	UINT64_MAX
+#define PROTO_USAGE_CPU_MS_MAX	(1ULL << 40)	/* 34 years of CPU */
+#define PROTO_USAGE_RSS_KB_MAX	(1ULL << 36)	/* 64 TiB */
 struct proto_output {
 	uint32_t	 ou_job;
 	uint32_t	 ou_task;
@@ -345,6 +359,9 @@ struct proto_output {
 	uint16_t	 ou_len;
 	const uint8_t	*ou_data;	/* points into the message */
 	char		 ou_node[PROTO_HOST_MAX];
+	uint8_t		 ou_has_usage;	/* EXIT only, as above */
+	uint64_t	 ou_cpu_ms;
+	uint64_t	 ou_maxrss_kb;
 };
 
 struct proto_output_ack {

@@ -90,6 +90,13 @@ struct proto_acct_rows {
 	struct acct_task ar_tasks[PROTO_ACCT_TASK_ROWS];
 };
 
+/*
+ * A figure of an EXIT record's usage (proto.h) for a task record:
+ * ACCT_UNKNOWN for PROTO_USAGE_NONE, else the value held to max (the
+ * node's word, for display only: never more than that).
+ */
+int64_t	proto_acct_usage(uint64_t v, uint64_t max);
+
 /* Encoders: the length written, or 0 if it did not fit or is invalid. */
 size_t	proto_acct_enc(const struct proto_acct *, uint8_t *, size_t);
 int	proto_acct_dec(struct proto_acct *, const uint8_t *, size_t);

@@ -137,7 +137,7 @@ jmacct_task_start(struct jobmgr *j, uint32_t task)
 
 void
 jmacct_task_end(struct jobmgr *j, uint32_t task, const char *node,
-    int32_t status, enum tt_end how)
+    int32_t status, enum tt_end how, uint64_t cpu_ms, uint64_t maxrss_kb)
 {
 	const struct tt_task *tk = &j->j_tt.tt_t[task];
 	struct proto_acct m;
@@ -155,9 +155,13 @@ jmacct_task_end(struct jobmgr *j, uint32_t task, const char *node,
 	m.ac_task.at_exit = status;
 	m.ac_task.at_start_ms = j->j_acct->a_start[task];
 	m.ac_task.at_end_ms = now_real_ms();
-	/* The exit record carries neither yet (CilkHist(1), BUGS). */
-	m.ac_task.at_cpu_ms = ACCT_UNKNOWN;
-	m.ac_task.at_maxrss_kb = ACCT_UNKNOWN;
+	/*
+	 * The node's word, as trusted as its exit status, but for display
+	 * only: held to what a task could use.
+	 */
+	m.ac_task.at_cpu_ms = proto_acct_usage(cpu_ms, PROTO_USAGE_CPU_MS_MAX);
+	m.ac_task.at_maxrss_kb = proto_acct_usage(maxrss_kb,
+	    PROTO_USAGE_RSS_KB_MAX);
 	queue(j, &m);
 }
 

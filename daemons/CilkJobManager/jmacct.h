@@ -21,10 +21,15 @@
 /* 0, or -1 (out of memory). */
 int	jmacct_init(struct jobmgr *);
 void	jmacct_free(struct jobmgr *);
-/* Hooks: a task was handed out; one of its tries ended; the job ends. */
+/*
+ * Hooks: a task was handed out; one of its tries ended (cpu_ms and
+ * maxrss_kb as its EXIT record carried them, PROTO_USAGE_NONE if not
+ * measured); the job ends.
+ */
 void	jmacct_task_start(struct jobmgr *, uint32_t task);
 void	jmacct_task_end(struct jobmgr *, uint32_t task, const char *node,
-	    int32_t status, enum tt_end how);
+	    int32_t status, enum tt_end how, uint64_t cpu_ms,
+	    uint64_t maxrss_kb);
 void	jmacct_job_end(struct jobmgr *, int status);
 /* After the event loop: the job's record, then wait for the acks. */
 void	jmacct_drain(struct jobmgr *);

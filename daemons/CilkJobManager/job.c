@@ -367,7 +367,8 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 		log_info("task %u on %s %s", task, node, how);
 		break;
 	}
-	jmacct_task_end(j, task, node, status, end);
+	jmacct_task_end(j, task, node, status, end, o->ou_cpu_ms,
+	    o->ou_maxrss_kb);
 	tasks_changed(j);
 }
 

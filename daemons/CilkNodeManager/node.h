@@ -63,6 +63,8 @@ struct worker {
 	double		 w_suspend;	/* its job's owner_return: 0 vacate */
 	double		 w_thaw_by;	/* frozen until then; 0: not */
 	int32_t		 w_status;	/* when EXITED */
+	uint64_t	 w_cpu_ms;	/* when EXITED: the parent's word */
+	uint64_t	 w_maxrss_kb;	/* (LPAD_USAGE_NONE: not known) */
 	char		 w_why[PROTO_REASON_MAX];	/* it never ran: why */
 	int		 w_exit_acked;
 	int		 w_job_gone;	/* JOB_GONE: nobody takes output */

@@ -67,6 +67,8 @@ struct pad {
 	uint8_t		 p_state;	/* enum nmpriv_wstate */
 	uint8_t		 p_how;
 	uint32_t	 p_code;
+	uint64_t	 p_cpu_ms;	/* exited: its launch pad's figures */
+	uint64_t	 p_maxrss_kb;
 	double		 p_answer_by;	/* a request is unanswered; 0: none */
 	double		 p_gone_by;	/* stopping: gone by then; 0: not */
 };
@@ -114,6 +116,11 @@ tell_worker(const struct pad *p)
 	m.nm_state = p->p_state;
 	m.nm_how = p->p_how;
 	m.nm_code = p->p_code;
+	m.nm_cpu_ms = m.nm_maxrss_kb = LPAD_USAGE_NONE;
+	if (p->p_state == NMPRIV_W_EXITED) {
+		m.nm_cpu_ms = p->p_cpu_ms;
+		m.nm_maxrss_kb = p->p_maxrss_kb;
+	}
 	tell(&m);
 }
 
@@ -192,6 +199,7 @@ pad_lost(struct pad *p, const char *why)
 		if (p->p_lpad > 1 && kill(p->p_lpad, SIGKILL) == 0)
 			log_info("worker %s: launch pad %d killed",
 			    p->p_worker, (int)p->p_lpad);
+		p->p_cpu_ms = p->p_maxrss_kb = LPAD_USAGE_NONE;
 		pad_exited(p, LPAD_HOW_SIGNAL, SIGKILL);
 	}
 	if (p->p_cg[0] != '\0' && contain_count(p->p_cg, 0) == 0)
@@ -202,6 +210,8 @@ static void
 pad_status(struct pad *p, const struct lpad_status *st)
 {
 	p->p_pgid = (pid_t)st->st_pgid;
+	p->p_cpu_ms = st->st_cpu_ms;
+	p->p_maxrss_kb = st->st_maxrss_kb;
 	if (st->st_state == LPAD_STATE_EXITED)
 		pad_exited(p, st->st_how, st->st_code);
 }
@@ -648,6 +658,8 @@ pad_attach_sync(struct pad *p)
 		p->p_state = NMPRIV_W_EXITED;
 		p->p_how = st.st_how;
 		p->p_code = st.st_code;
+		p->p_cpu_ms = st.st_cpu_ms;
+		p->p_maxrss_kb = st.st_maxrss_kb;
 	} else if (contain_frozen(p->p_cg) == 1)
 		p->p_state = NMPRIV_W_FROZEN;
 	if (fcntl(p->p_fd, F_SETFL, O_NONBLOCK) == -1 ||

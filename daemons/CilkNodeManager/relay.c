@@ -28,6 +28,13 @@ send_output(struct node *n, struct worker *w, uint8_t stream,
 	o.ou_stream = stream;
 	o.ou_offset = offset;
 	o.ou_status = w->w_status;
+	/* What it used, from a worker that ran (CilkHist(1)). */
+	o.ou_cpu_ms = o.ou_maxrss_kb = PROTO_USAGE_NONE;
+	o.ou_has_usage = stream == PROTO_STREAM_EXIT;
+	if (stream == PROTO_STREAM_EXIT && len == 0) {
+		o.ou_cpu_ms = w->w_cpu_ms;
+		o.ou_maxrss_kb = w->w_maxrss_kb;
+	}
 	o.ou_len = len;
 	o.ou_data = data;
 	strlcpy(o.ou_node, w->w_name, sizeof(o.ou_node));

@@ -582,18 +582,21 @@ launch_failure(struct node *n, struct worker *w)
 }
 
 /*
- * A worker is gone: the node is free for the next job, or its owner, and
- * its job manager hears of it now (node_relay, which may free w).
+ * A worker is gone (the parent's WORKER m says how, and what it used):
+ * the node is free for the next job, or its owner, and its job manager
+ * hears of it now (node_relay, which may free w).
  */
 static void
-worker_exited(struct node *n, struct worker *w, uint8_t how, uint32_t code)
+worker_exited(struct node *n, struct worker *w, const struct nmpriv_msg *m)
 {
 	struct slot *s;
 
-	w->w_status = how == LPAD_HOW_SIGNAL ? -(int32_t)code :
-	    (int32_t)code;
+	w->w_status = m->nm_how == LPAD_HOW_SIGNAL ? -(int32_t)m->nm_code :
+	    (int32_t)m->nm_code;
+	w->w_cpu_ms = m->nm_cpu_ms;
+	w->w_maxrss_kb = m->nm_maxrss_kb;
 	w->w_state = WORKER_EXITED;
-	if (how == LPAD_HOW_EXITED)
+	if (m->nm_how == LPAD_HOW_EXITED)
 		launch_failure(n, w);
 	log_info("job %u: worker %s %s %d", w->w_job, w->w_id,
 	    w->w_status < 0 ? "killed by signal" : "exited",
@@ -756,7 +759,7 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	if (w != NULL) {
 		if (m->nm_state == NMPRIV_W_EXITED &&
 		    w->w_state != WORKER_EXITED)
-			worker_exited(n, w, m->nm_how, m->nm_code);
+			worker_exited(n, w, m);
 		return;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL)
@@ -821,5 +824,5 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 		w->w_state = WORKER_STOPPING;
 		node_chan_stop(n, w->w_id, n->n_grace);
 	} else
-		worker_exited(n, w, m->nm_how, m->nm_code);	/* may free w */
+		worker_exited(n, w, m);	/* may free w */
 }

@@ -671,6 +671,39 @@ contain_cpu_usec(const char *cg, uint64_t *usec)
 	return -1;
 }
 
+/* memory.peak: one number, the most the cgroup ever charged (5.19+). */
+int
+contain_mem_peak(const char *cg, uint64_t *bytes)
+{
+	char path[PATH_MAX], buf[32], *end;
+	unsigned long long v;
+
+	if (cg == NULL || bytes == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cg[0] == '\0') {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (contain_join(path, sizeof(path), cg, "memory.peak") == -1 ||
+	    contain_read_buf(path, buf, sizeof(buf)) == -1)
+		return -1;
+	if (buf[0] < '0' || buf[0] > '9') {
+		errno = ENOTSUP;
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno != 0 || (*end != '\n' && *end != '\0') ||
+	    (*end == '\n' && end[1] != '\0')) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
 int
 contain_remove(const char *cg)
 {

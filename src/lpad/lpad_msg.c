@@ -50,7 +50,8 @@ lpad_status_valid(const struct lpad_status *st)
 	switch (st->st_state) {
 	case LPAD_STATE_RUNNING:
 		return st->st_how == LPAD_HOW_UNDEF && st->st_code == 0 &&
-		    st->st_end_ms == 0;
+		    st->st_end_ms == 0 && st->st_cpu_ms == LPAD_USAGE_NONE &&
+		    st->st_maxrss_kb == LPAD_USAGE_NONE;
 	case LPAD_STATE_EXITED:
 		if (st->st_how == LPAD_HOW_EXITED)
 			return st->st_code <= 255;
@@ -122,6 +123,8 @@ lpad_msg_encode(const struct lpad_msg *m, uint8_t *buf, size_t bufsz,
 		wire_put_u64(&w, st->st_end_ms);
 		wire_put_u64(&w, st->st_out_size);
 		wire_put_u64(&w, st->st_err_size);
+		wire_put_u64(&w, st->st_cpu_ms);
+		wire_put_u64(&w, st->st_maxrss_kb);
 		break;
 	case LPAD_MSG_RESULT:
 		wire_put_u8(&w, m->lm_req);
@@ -180,6 +183,12 @@ lpad_msg_decode(struct lpad_msg *m, const uint8_t *buf, size_t len)
 		bad |= wire_get_u64(&r, &st->st_end_ms);
 		bad |= wire_get_u64(&r, &st->st_out_size);
 		bad |= wire_get_u64(&r, &st->st_err_size);
+		/* Usage: 16 bytes, or none from an older launch pad. */
+		st->st_cpu_ms = st->st_maxrss_kb = LPAD_USAGE_NONE;
+		if (!bad && r.wr_left > 0) {
+			bad |= wire_get_u64(&r, &st->st_cpu_ms);
+			bad |= wire_get_u64(&r, &st->st_maxrss_kb);
+		}
 		break;
 	case LPAD_MSG_RESULT:
 		bad |= wire_get_u8(&r, &m->lm_req);

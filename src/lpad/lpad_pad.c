@@ -89,6 +89,7 @@ struct lpad_pad {
 	int			 pd_state;	/* enum lpad_state */
 	int			 pd_how;	/* enum lpad_how */
 	int			 pd_code;
+	struct lpad_usage	 pd_usage;	/* once EXITED (lpad_usage.c) */
 	int			 pd_quit;	/* exit when the worker has */
 	int			 pd_stopping;
 	int			 pd_stop_stage;	/* next: 1 QUIT, 2 KILL */
@@ -169,6 +170,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	pd->pd_lfd = -1;
 	pd->pd_taskfd = pd->pd_spoolfd = -1;
 	pd->pd_pid = -1;
+	pd->pd_usage.lu_cpu_ms = pd->pd_usage.lu_maxrss_kb = LPAD_USAGE_NONE;
 	pd->pd_stop_grace = pa->pa_stop_grace;
 	pd->pd_linger = pa->pa_linger;
 	pd->pd_manager = geteuid();
@@ -909,7 +911,10 @@ pad_kill(struct lpad_pad *pd, int signo)
 /*
  * The worker's main process is gone: what it left behind (a setsid()
  * child, a daemon) goes with it, and its cgroup once empty.  Bounded;
- * a process that will not die within PAD_GONE_WAIT is logged.
+ * a process that will not die within PAD_GONE_WAIT is logged.  What
+ * it used is measured once all is reaped, before the cgroup goes (and
+ * before anything else is forked: stage-out's child is not the
+ * worker's).
  */
 static void
 pad_reap_rest(struct lpad_pad *pd)
@@ -932,10 +937,13 @@ pad_reap_rest(struct lpad_pad *pd)
 			log_warnx("worker %s: %d process%s still there after "
 			    "%d s", pd->pd_spec.ls_worker, n,
 			    n == 1 ? "" : "es", PAD_GONE_WAIT);
-			return;
+			break;
 		}
 		usleep(2000);
 	}
+	lpad_usage_measure(cg, &pd->pd_usage);
+	if (n > 0)
+		return;
 	if (cg[0] != '\0' && contain_remove(cg) == -1 && errno != ENOENT)
 		log_warn("%s: rmdir %s", __func__, cg);
 }
@@ -1004,7 +1012,7 @@ pad_linger_over(struct evloop *el, void *arg)
 static void
 pad_exited(struct lpad_pad *pd, int status)
 {
-	char text[128], how[32];
+	char text[128], how[32], used[96];
 	struct lpad_status st;
 	int n;
 
@@ -1040,7 +1048,8 @@ pad_exited(struct lpad_pad *pd, int status)
 	if (pad_write_file(pd, "status", text, (size_t)n) == -1)
 		log_warn("%s: worker %s: status", __func__,
 		    pd->pd_spec.ls_worker);
-	log_info("worker %s: %s", pd->pd_spec.ls_worker, how);
+	log_info("worker %s: %s; %s", pd->pd_spec.ls_worker, how,
+	    lpad_usage_str(&pd->pd_usage, used, sizeof(used)));
 	pad_tell_clients(pd);
 	if (pd->pd_quit) {
 		evloop_break(pd->pd_el);
@@ -1184,7 +1193,10 @@ pad_fill_status(struct lpad_pad *pd, struct lpad_status *st)
 		st->st_how = (uint8_t)pd->pd_how;
 		st->st_code = (uint32_t)pd->pd_code;
 		st->st_end_ms = pd->pd_end_ms;
-	}
+		st->st_cpu_ms = pd->pd_usage.lu_cpu_ms;
+		st->st_maxrss_kb = pd->pd_usage.lu_maxrss_kb;
+	} else
+		st->st_cpu_ms = st->st_maxrss_kb = LPAD_USAGE_NONE;
 	st->st_start_ms = pd->pd_start_ms;
 	if (fstat(pd->pd_outfd, &sb) == 0)
 		st->st_out_size = (uint64_t)sb.st_size;

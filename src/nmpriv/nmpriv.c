@@ -59,7 +59,10 @@ valid(const struct nmpriv_msg *m)
 		    m->nm_state < NMPRIV_W_MAX &&
 		    m->nm_how < LPAD_HOW_MAX &&
 		    (m->nm_state != NMPRIV_W_EXITED ||
-		    m->nm_how != LPAD_HOW_UNDEF);
+		    m->nm_how != LPAD_HOW_UNDEF) &&
+		    (m->nm_state == NMPRIV_W_EXITED ||
+		    (m->nm_cpu_ms == LPAD_USAGE_NONE &&
+		    m->nm_maxrss_kb == LPAD_USAGE_NONE));
 	case NMPRIV_RELOAD:
 		return m->nm_desclen > 0 && m->nm_desclen <= NMPRIV_DESC_MAX &&
 		    m->nm_desc != NULL;
@@ -120,6 +123,8 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 		wire_put_u8(&w, m->nm_state);
 		wire_put_u8(&w, m->nm_how);
 		wire_put_u32(&w, m->nm_code);
+		wire_put_u64(&w, m->nm_cpu_ms);
+		wire_put_u64(&w, m->nm_maxrss_kb);
 		break;
 	case NMPRIV_RELOAD:
 		wire_put_u32(&w, m->nm_desclen);
@@ -194,7 +199,9 @@ nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 		    wire_get_u32(&r, &m->nm_lpad) == -1 ||
 		    wire_get_u8(&r, &m->nm_state) == -1 ||
 		    wire_get_u8(&r, &m->nm_how) == -1 ||
-		    wire_get_u32(&r, &m->nm_code) == -1;
+		    wire_get_u32(&r, &m->nm_code) == -1 ||
+		    wire_get_u64(&r, &m->nm_cpu_ms) == -1 ||
+		    wire_get_u64(&r, &m->nm_maxrss_kb) == -1;
 		break;
 	case NMPRIV_RELOAD:
 		bad = wire_get_u32(&r, &m->nm_desclen) == -1 ||

@@ -770,6 +770,12 @@ proto_output_enc(const struct proto_output *m, uint8_t *buf, size_t cap)
 	wire_put_str(&w, m->ou_node);
 	wire_put_u16(&w, m->ou_len);
 	wire_put_bytes(&w, m->ou_data, m->ou_len);
+	if (m->ou_has_usage) {
+		if (m->ou_stream != PROTO_STREAM_EXIT)
+			return 0;
+		wire_put_u64(&w, m->ou_cpu_ms);
+		wire_put_u64(&w, m->ou_maxrss_kb);
+	}
 	return finish(&w);
 }
 
@@ -791,12 +797,22 @@ proto_output_dec(struct proto_output *m, const uint8_t *buf, size_t len)
 	    wire_get_str(&r, m->ou_node, sizeof(m->ou_node)) == -1 ||
 	    wire_get_u16(&r, &m->ou_len) == -1 ||
 	    m->ou_len > PROTO_CHUNK_MAX ||
-	    wire_get_ref(&r, &m->ou_data, m->ou_len) == -1 ||
-	    wire_get_end(&r) == -1)
+	    wire_get_ref(&r, &m->ou_data, m->ou_len) == -1)
+		return -1;
+	/* The exit's usage: all 16 bytes, or none (an older node). */
+	m->ou_cpu_ms = m->ou_maxrss_kb = PROTO_USAGE_NONE;
+	if (m->ou_stream == PROTO_STREAM_EXIT && r.wr_left > 0) {
+		m->ou_has_usage = 1;
+		if (wire_get_u64(&r, &m->ou_cpu_ms) == -1 ||
+		    wire_get_u64(&r, &m->ou_maxrss_kb) == -1)
+			return -1;
+	}
+	if (wire_get_end(&r) == -1)
 		return -1;
 	m->ou_status = (int32_t)status;
 	return 0;
 }
+
 
 size_t
 proto_output_ack_enc(const struct proto_output_ack *m, uint8_t *buf,

@@ -44,6 +44,16 @@ get_opt(struct wire_r *r, int64_t *v)
 	return 0;
 }
 
+int64_t
+proto_acct_usage(uint64_t v, uint64_t max)
+{
+	if (v == PROTO_USAGE_NONE)
+		return ACCT_UNKNOWN;
+	if (max > (uint64_t)INT64_MAX)
+		max = (uint64_t)INT64_MAX;
+	return (int64_t)(v < max ? v : max);
+}
+
 static int
 acct_valid(const struct proto_acct *m)
 {

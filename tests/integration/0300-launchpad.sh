@@ -97,6 +97,8 @@ ok $? "the worker runs (pid $WPID)"
 contains "$T/w1.st" '^state running$' "STATUS says running"
 contains "$T/w1.st" "^pgid $WPID\$" "the worker leads its own process group"
 contains "$T/w1.st" '^job 42$' "STATUS carries the job id"
+contains "$T/w1.st" '^cpu_ms none$' "no CPU time while it runs"
+contains "$T/w1.st" '^maxrss_kb none$' "nor peak memory"
 [ "$(awk '{print $6}' /proc/"$WPID"/stat)" = "$WPID" ]
 ok $? "and its own session"
 [ "$(awk '{print $19}' /proc/"$WPID"/stat)" = 19 ]
@@ -126,6 +128,8 @@ ok $? "the launch pad has its own session"
 exit_is $? 0 "w1 ends"
 contains "$T/w1.end" '^status exited 3$' "exit 3 is \"exited 3\""
 contains "$T/w1.end" '^end_ms [1-9]' "with an end time"
+contains "$T/w1.end" '^cpu_ms [0-9]+$' "its CPU time, measured"
+contains "$T/w1.end" '^maxrss_kb [1-9][0-9]*$' "its peak memory, measured"
 W1=$S/workers/w1
 contains "$W1/status" '^exited 3$' "the status file says exited 3"
 "$D" exit "$S" w1 >"$T/w1.ex"

@@ -102,7 +102,10 @@ assert j["submit"] <= j["start"] <= j["end"]
 assert sorted(t) == [0, 1, 2]
 assert t[1]["exit"] == 3 and t[1]["tries"] == 2 and t[1]["state"] == "failed"
 assert t[0]["exit"] == 0 and t[0]["node"].startswith("127.0.0.")
-assert t[0]["cpu"] is None and t[0]["start"] <= t[0]["end"]
+assert t[0]["start"] <= t[0]["end"]
+# measured by the node (1025-hist-usage.sh checks the figures)
+assert t[0]["cpu"] is not None and t[0]["cpu"] >= 0
+assert t[0]["maxrss_kb"] is not None and t[0]["maxrss_kb"] > 0
 EOP
 ok $? "--json: the job and its three tasks"
 

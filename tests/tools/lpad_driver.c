@@ -63,6 +63,15 @@ print_status(const struct lpad_status *st)
 	    (unsigned long long)st->st_end_ms,
 	    (unsigned long long)st->st_out_size,
 	    (unsigned long long)st->st_err_size);
+	if (st->st_cpu_ms == LPAD_USAGE_NONE)
+		printf("cpu_ms none\n");
+	else
+		printf("cpu_ms %llu\n", (unsigned long long)st->st_cpu_ms);
+	if (st->st_maxrss_kb == LPAD_USAGE_NONE)
+		printf("maxrss_kb none\n");
+	else
+		printf("maxrss_kb %llu\n",
+		    (unsigned long long)st->st_maxrss_kb);
 	fflush(stdout);
 }
 

@@ -493,6 +493,8 @@ make_status(struct lpad_msg *m)
 	m->lm_status.st_end_ms = 1700000001234ULL;
 	m->lm_status.st_out_size = 1ULL << 40;
 	m->lm_status.st_err_size = 17;
+	m->lm_status.st_cpu_ms = 1500;
+	m->lm_status.st_maxrss_kb = 204800;
 }
 
 /* Every message type, one sample each. */
@@ -555,10 +557,15 @@ test_msg_truncation(void)
 	for (i = 0; i < n; i++) {
 		lpad_msg_encode(&ms[i], buf, sizeof(buf), &len);
 		all = 1;
-		for (cut = 0; cut < len; cut++)
+		for (cut = 0; cut < len; cut++) {
+			/* A status without usage: an older launch pad's. */
+			if (ms[i].lm_type == LPAD_MSG_STATUS_REPLY &&
+			    cut == len - 16)
+				continue;
 			if (lpad_msg_decode(&back, buf, cut) != -1 ||
 			    errno != EBADMSG)
 				all = 0;
+		}
 		ok(all, "type %u: truncation at each of %zu bytes refused",
 		    ms[i].lm_type, len);
 		buf[len] = 0;
@@ -627,6 +634,12 @@ test_msg_bad(void)
 	m.lm_status.st_how = LPAD_HOW_UNDEF;
 	m.lm_status.st_code = 0;
 	m.lm_status.st_end_ms = 0;
+	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "running with a usage refused");
+	m.lm_status.st_cpu_ms = LPAD_USAGE_NONE;
+	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "running with a peak memory refused");
+	m.lm_status.st_maxrss_kb = LPAD_USAGE_NONE;
 	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == 0,
 	    "running without one is fine");
 	make_status(&m);
@@ -671,6 +684,52 @@ test_msg_bad(void)
 	m.lm_req = LPAD_MSG_RESULT;
 	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == -1,
 	    "a RESULT answering a RESULT refused");
+}
+
+/* The usage a status reply carries, and one from an older launch pad. */
+static void
+test_msg_usage(void)
+{
+	struct lpad_msg m, back;
+	uint8_t buf[LPAD_MSG_LEN + 32];
+	size_t len;
+
+	make_status(&m);
+	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    lpad_msg_decode(&back, buf, len) == 0 &&
+	    back.lm_status.st_cpu_ms == 1500 &&
+	    back.lm_status.st_maxrss_kb == 204800,
+	    "status: CPU ms and peak KiB survive");
+	ok(memcmp(buf + len - 16, "\0\0\0\0\0\0\x05\xdc", 8) == 0 &&
+	    memcmp(buf + len - 8, "\0\0\0\0\0\x03\x20\0", 8) == 0,
+	    "... as the last 16 bytes, big-endian");
+	ok(lpad_msg_decode(&back, buf, len - 16) == 0 &&
+	    back.lm_status.st_cpu_ms == LPAD_USAGE_NONE &&
+	    back.lm_status.st_maxrss_kb == LPAD_USAGE_NONE &&
+	    back.lm_status.st_code == 9,
+	    "a status without them (an older launch pad): not measured");
+	ok(lpad_msg_decode(&back, buf, len - 8) == -1 &&
+	    lpad_msg_decode(&back, buf, len - 1) == -1 &&
+	    lpad_msg_decode(&back, buf, len - 15) == -1,
+	    "a usage of 8, 15 or 1 bytes refused");
+	memset(buf + len, 0, 16);
+	ok(lpad_msg_decode(&back, buf, len + 8) == -1 &&
+	    lpad_msg_decode(&back, buf, len + 16) == -1,
+	    "8 or 16 bytes more refused");
+	m.lm_status.st_cpu_ms = m.lm_status.st_maxrss_kb = LPAD_USAGE_NONE;
+	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    lpad_msg_decode(&back, buf, len) == 0 &&
+	    memcmp(&back, &m, sizeof(m)) == 0,
+	    "exited, not measured: round trip");
+	/* A running worker's reply with a usage in it is refused. */
+	m.lm_status.st_state = LPAD_STATE_RUNNING;
+	m.lm_status.st_how = LPAD_HOW_UNDEF;
+	m.lm_status.st_code = 0;
+	m.lm_status.st_end_ms = 0;
+	ok(lpad_msg_encode(&m, buf, sizeof(buf), &len) == 0, "running encodes");
+	buf[len - 1] = 0;
+	ok(lpad_msg_decode(&back, buf, len) == -1,
+	    "running with a peak memory refused by the decoder");
 }
 
 /* Every single-bit flip either fails or decodes to a valid message. */
@@ -822,6 +881,7 @@ main(void)
 	test_msg_truncation();
 	test_msg_bad();
 	test_msg_flips();
+	test_msg_usage();
 	test_exit_and_log();
 	test_names();
 	rmdir(tmpdir);

@@ -125,10 +125,31 @@ test_each(void)
 	m.nm_state = NMPRIV_W_EXITED;
 	m.nm_how = LPAD_HOW_SIGNAL;
 	m.nm_code = 9;
+	m.nm_cpu_ms = 1500;
+	m.nm_maxrss_kb = 204800;
 	roundtrip("WORKER", &m, &o);
 	ok(o.nm_job == 3 && o.nm_task == 4 && o.nm_how == LPAD_HOW_SIGNAL &&
-	    o.nm_code == 9 && strcmp(o.nm_user, "alice") == 0,
-	    "WORKER: fields survive");
+	    o.nm_code == 9 && strcmp(o.nm_user, "alice") == 0 &&
+	    o.nm_cpu_ms == 1500 && o.nm_maxrss_kb == 204800,
+	    "WORKER: fields survive, its usage too");
+	m.nm_cpu_ms = m.nm_maxrss_kb = LPAD_USAGE_NONE;
+	roundtrip("WORKER (not measured)", &m, &o);
+	ok(o.nm_cpu_ms == LPAD_USAGE_NONE && o.nm_maxrss_kb == LPAD_USAGE_NONE,
+	    "WORKER: not measured survives");
+	m.nm_state = NMPRIV_W_RUNNING;
+	m.nm_how = LPAD_HOW_UNDEF;
+	m.nm_code = 0;
+	roundtrip("WORKER (running)", &m, &o);
+	m.nm_cpu_ms = 10;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "WORKER: a running one with a usage is not encoded");
+	m.nm_cpu_ms = LPAD_USAGE_NONE;
+	m.nm_maxrss_kb = 10;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "WORKER: nor with a peak memory");
+	m.nm_state = NMPRIV_W_EXITED;
+	m.nm_how = LPAD_HOW_SIGNAL;
+	m.nm_code = 9;
 	m.nm_how = LPAD_HOW_UNDEF;
 	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
 	    "WORKER: exited without how is not encoded");

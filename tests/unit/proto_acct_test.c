@@ -32,6 +32,27 @@ task_record(struct proto_acct *m)
 	m->ac_task.at_maxrss_kb = 4096;
 }
 
+/* An exit record's usage, for a task record: unknown, kept, or held. */
+static void
+test_usage(void)
+{
+	is_int(proto_acct_usage(PROTO_USAGE_NONE, PROTO_USAGE_CPU_MS_MAX),
+	    ACCT_UNKNOWN, "usage: not measured is unknown");
+	is_int(proto_acct_usage(0, PROTO_USAGE_CPU_MS_MAX), 0,
+	    "usage: 0 stays 0");
+	is_int(proto_acct_usage(1500, PROTO_USAGE_CPU_MS_MAX), 1500,
+	    "usage: 1.5 s of CPU stays");
+	ok(proto_acct_usage(PROTO_USAGE_CPU_MS_MAX, PROTO_USAGE_CPU_MS_MAX) ==
+	    (int64_t)PROTO_USAGE_CPU_MS_MAX, "usage: the maximum stays");
+	ok(proto_acct_usage(PROTO_USAGE_CPU_MS_MAX + 1,
+	    PROTO_USAGE_CPU_MS_MAX) == (int64_t)PROTO_USAGE_CPU_MS_MAX &&
+	    proto_acct_usage(PROTO_USAGE_NONE - 1, PROTO_USAGE_RSS_KB_MAX) ==
+	    (int64_t)PROTO_USAGE_RSS_KB_MAX,
+	    "usage: an absurd figure is held to the maximum");
+	ok(proto_acct_usage(PROTO_USAGE_NONE - 1, UINT64_MAX) == INT64_MAX,
+	    "usage: never past what a task record holds");
+}
+
 int
 main(void)
 {
@@ -41,6 +62,7 @@ main(void)
 	size_t n;
 	int i;
 
+	test_usage();
 	/* ACCT, a task's try. */
 	task_record(&m);
 	n = proto_acct_enc(&m, buf, sizeof(buf));

@@ -200,6 +200,110 @@ test_needs(void)
 	}
 }
 
+/*
+ * The exit record (stream 3) and what the worker used: 16 bytes after
+ * the data, or none from an older node; nothing on other streams.
+ */
+static void
+test_exit_usage(void)
+{
+	static uint8_t buf[MSG_PAYLOAD_MAX], more[MSG_PAYLOAD_MAX + 32];
+	struct proto_output o, o2;
+	size_t n, n0, cut;
+	int bad;
+
+	memset(&o, 0, sizeof(o));
+	o.ou_job = 3;
+	o.ou_task = 5;
+	o.ou_stream = PROTO_STREAM_EXIT;
+	o.ou_status = 0;
+	strlcpy(o.ou_node, "127.0.0.3/1", sizeof(o.ou_node));
+	o.ou_has_usage = 1;
+	o.ou_cpu_ms = 1234;
+	o.ou_maxrss_kb = 1ULL << 33;
+	n = proto_output_enc(&o, buf, sizeof(buf));
+	ok(n > 16 && proto_output_dec(&o2, buf, n) == 0 &&
+	    o2.ou_stream == PROTO_STREAM_EXIT && o2.ou_has_usage == 1 &&
+	    o2.ou_cpu_ms == 1234 && o2.ou_maxrss_kb == 1ULL << 33 &&
+	    o2.ou_len == 0 && o2.ou_status == 0 &&
+	    strcmp(o2.ou_node, "127.0.0.3/1") == 0,
+	    "exit with usage: round trip");
+	ok(memcmp(buf + n - 16, "\0\0\0\0\0\0\x04\xd2", 8) == 0 &&
+	    memcmp(buf + n - 8, "\0\0\0\x02\0\0\0\0", 8) == 0,
+	    "... the two u64s last, big-endian");
+	/* Every truncation refused, but the one that drops all 16. */
+	bad = 0;
+	for (cut = 0; cut < n; cut++) {
+		if (cut == n - 16)
+			continue;
+		if (proto_output_dec(&o2, buf, cut) != -1)
+			bad++;
+	}
+	ok(bad == 0, "exit with usage: every other truncation (%zu) refused",
+	    n - 1);
+	ok(proto_output_dec(&o2, buf, n - 16) == 0 && o2.ou_has_usage == 0 &&
+	    o2.ou_cpu_ms == PROTO_USAGE_NONE &&
+	    o2.ou_maxrss_kb == PROTO_USAGE_NONE,
+	    "without the 16 bytes (an older node): not measured");
+	n0 = proto_output_enc(&o2, more, sizeof(more));
+	ok(n0 == n - 16 && memcmp(more, buf, n0) == 0,
+	    "... and it encodes back without them");
+	robust("exit without usage", rt_proto_output, more, n0);
+	memcpy(more, buf, n);
+	memset(more + n, 0, 17);
+	ok(proto_output_dec(&o2, more, n + 1) == -1 &&
+	    proto_output_dec(&o2, more, n + 8) == -1 &&
+	    proto_output_dec(&o2, more, n + 16) == -1,
+	    "exit: 1, 8 or 16 bytes more refused");
+	ok(proto_output_dec(&o2, buf, n - 8) == -1 &&
+	    proto_output_dec(&o2, buf, n - 1) == -1 &&
+	    proto_output_dec(&o2, buf, n - 15) == -1,
+	    "exit: a usage of 8, 15 or 1 bytes refused");
+	/* Its bits: each flip refused or canonical (the data length's). */
+	bad = 0;
+	for (cut = 0; cut < n * 8; cut++) {
+		memcpy(more, buf, n);
+		more[cut / 8] ^= (uint8_t)(1u << cut % 8);
+		if (rt_proto_output(more, n) == 1)
+			bad++;
+	}
+	ok(bad == 0, "exit with usage: no bit flip taken uncanonically");
+
+	/* Not measured; a worker that never started says why. */
+	o.ou_cpu_ms = o.ou_maxrss_kb = PROTO_USAGE_NONE;
+	o.ou_status = 126;
+	o.ou_data = (const uint8_t *)"not started: no such folder";
+	o.ou_len = (uint16_t)strlen((const char *)o.ou_data);
+	n = proto_output_enc(&o, buf, sizeof(buf));
+	ok(n > 0 && proto_output_dec(&o2, buf, n) == 0 &&
+	    o2.ou_has_usage == 1 && o2.ou_cpu_ms == PROTO_USAGE_NONE &&
+	    o2.ou_maxrss_kb == PROTO_USAGE_NONE && o2.ou_status == 126 &&
+	    o2.ou_len == o.ou_len && memcmp(o2.ou_data, o.ou_data,
+	    o.ou_len) == 0,
+	    "an exit that never started keeps its reason as the data");
+	o.ou_has_usage = 0;
+	n = proto_output_enc(&o, buf, sizeof(buf));
+	robust("exit never started, from an older node", rt_proto_output,
+	    buf, n);
+	o.ou_has_usage = 1;
+
+	/* Other streams carry none. */
+	o.ou_stream = PROTO_STREAM_OUT;
+	ok(proto_output_enc(&o, buf, sizeof(buf)) == 0,
+	    "usage on the output stream is not encoded");
+	o.ou_has_usage = 0;
+	n = proto_output_enc(&o, buf, sizeof(buf));
+	memset(buf + n, 0xff, 16);
+	ok(n > 0 && proto_output_dec(&o2, buf, n) == 0 &&
+	    o2.ou_has_usage == 0 && proto_output_dec(&o2, buf, n + 16) == -1,
+	    "16 bytes after output data are refused");
+	o.ou_stream = PROTO_STREAM_STAGE;
+	n = proto_output_enc(&o, buf, sizeof(buf));
+	memset(buf + n, 0, 16);
+	ok(n > 0 && proto_output_dec(&o2, buf, n + 16) == -1,
+	    "... and after stage-out records");
+}
+
 int
 main(void)
 {
@@ -432,6 +536,7 @@ main(void)
 	    o2.ou_len == 5 && memcmp(o2.ou_data, "hello", 5) == 0,
 	    "output round trip (negative status, 64-bit offset)");
 	robust("output", rt_proto_output, buf, n);
+	test_exit_usage();
 
 	/* Pairing: a node with a job names it fully; one without, nothing. */
 	{
