@@ -10,6 +10,8 @@
 # answers pings while a launch pad is stopped or gone.
 # Needs root (workers run as other users); the users are the system's
 # "daemon" (standing for alice) and "nobody" (for bob).
+# ports: 17660-17679
+# alone: the system users' workers fork 2000 processes (the pid table)
 . "$(dirname "$0")/lib.sh"
 # The jobs run as other users, who may not reach the build tree (a
 # clone in /root is 0700): they run a copy in the test's folder.

@@ -13,6 +13,7 @@
 #  5. on a cluster full of a plain job, room is made for --cpus 3: three
 #     of the plain job's workers on one node stop (their tasks run
 #     again), the big task runs and the plain job keeps the rest.
+# ports: 19880-19899
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
