@@ -134,7 +134,8 @@ done
 # a temporary folder of its own.  An integration test with a line
 # "# alone: WHY" in its leading comment touches what the whole machine
 # shares (installed files, system users' processes, the machine's
-# load): it runs with no other test beside it, after the rest.  Lines
+# load), or a unit test with " * alone: WHY" in its source (it times
+# itself): it runs with no other test beside it, after the rest.  Lines
 # are printed in the order the tests were started, each with the time
 # it ran.  CILKNOW_LANES=1: one at a time, in name order, as before.
 lanes=${CILKNOW_LANES:-2}
@@ -147,7 +148,13 @@ queue=$log/queue
 : >"$queue"
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
-	echo "unit $t" >>"$queue"
+	# a unit test that times itself says so in its source: " * alone: "
+	if grep -q '^ \* alone: ' "$top/tests/unit/$(basename "$t").c" \
+	    2>/dev/null; then
+		echo "alone $t"
+	else
+		echo "unit $t"
+	fi >>"$queue"
 done
 for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
@@ -169,8 +176,9 @@ fi
 # $log/lane.K.rc says "STATUS START END" once it has ended.
 lane_start() {
 	l_k=$1; l_kind=$2; l_t=$3
-	case $l_kind in
-	unit)	l_name="unit/$(basename "$l_t")"; set -- 300 "$l_t" ;;
+	case $l_t in
+	"$build"/tests/*)
+		l_name="unit/$(basename "$l_t")"; set -- 300 "$l_t" ;;
 	# CILKNOW_TEST_LOCK: a file to flock around each integration test,
 	# for suites that share this machine's loopback ports.
 	*)	l_name="integration/$(basename "$l_t")"
