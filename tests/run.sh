@@ -118,6 +118,9 @@ if [ -n "$fuzzbuild" ]; then
 	done
 fi
 
+# No two integration tests (nor valgrind.sh) name one loopback port.
+run "lint/ports" 60 sh "$top/tests/ports.sh"
+
 # Integration tests named *-beside.sh mostly wait, on loopback ports and
 # a munged of their own: they run beside the rest, from the start.
 for t in "$top"/tests/integration/[0-9]*-beside.sh; do
@@ -125,21 +128,115 @@ for t in "$top"/tests/integration/[0-9]*-beside.sh; do
 	bg "integration/$(basename "$t")" 600 - bash "$t"
 done
 
+# Lanes (CILKNOW_LANES, default 2): the unit tests and the integration
+# tests run that many at once, each on loopback ports of its own (its
+# "# ports:" line; tests/ports.sh checks that no two share one) and in
+# a temporary folder of its own.  An integration test with a line
+# "# alone: WHY" in its leading comment touches what the whole machine
+# shares (installed files, system users' processes, the machine's
+# load), or a unit test with " * alone: WHY" in its source (it times
+# itself): it runs with no other test beside it, after the rest.  Lines
+# are printed in the order the tests were started, each with the time
+# it ran.  CILKNOW_LANES=1: one at a time, in name order, as before.
+lanes=${CILKNOW_LANES:-2}
+case $lanes in
+''|*[!0-9]*|0)
+	echo "run.sh: CILKNOW_LANES=$lanes: want a number of lanes, 1 or more" >&2
+	exit 2 ;;
+esac
+queue=$log/queue
+: >"$queue"
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
-	run "unit/$(basename "$t")" 300 "$t"
+	# a unit test that times itself says so in its source: " * alone: "
+	if grep -q '^ \* alone: ' "$top/tests/unit/$(basename "$t").c" \
+	    2>/dev/null; then
+		echo "alone $t"
+	else
+		echo "unit $t"
+	fi >>"$queue"
 done
 for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
 	case $t in *-beside.sh) continue ;; esac
+	if grep -q '^# alone: ' "$t"; then
+		echo "alone $t"
+	else
+		echo "int $t"
+	fi >>"$queue"
+done
+if [ "$lanes" -gt 1 ]; then
+	# last: by then valgrind, the fuzzers and the container cluster
+	# are done, and a test alone has the machine (0945's lintian and
+	# second build did not end within 300 s beside them)
+	{ grep -v '^alone ' "$queue"; grep '^alone ' "$queue"; } >"$queue.o"
+	mv "$queue.o" "$queue"
+fi
+# lane_start K KIND PATH : starts the queue's Kth test in the background;
+# $log/lane.K.rc says "STATUS START END" once it has ended.
+lane_start() {
+	l_k=$1; l_kind=$2; l_t=$3
+	case $l_t in
+	"$build"/tests/*)
+		l_name="unit/$(basename "$l_t")"; set -- 300 "$l_t" ;;
 	# CILKNOW_TEST_LOCK: a file to flock around each integration test,
 	# for suites that share this machine's loopback ports.
-	if [ -n "${CILKNOW_TEST_LOCK:-}" ]; then
-		run "integration/$(basename "$t")" 300 \
-		    flock "$CILKNOW_TEST_LOCK" bash "$t"
-	else
-		run "integration/$(basename "$t")" 300 bash "$t"
-	fi
+	*)	l_name="integration/$(basename "$l_t")"
+		if [ -n "${CILKNOW_TEST_LOCK:-}" ]; then
+			set -- 300 flock "$CILKNOW_TEST_LOCK" bash "$l_t"
+		else
+			set -- 300 bash "$l_t"
+		fi ;;
+	esac
+	echo "$l_name" >"$log/lane.$l_k.name"
+	l_out="$log/$(echo "$l_name" | tr '/ ' '__').out"
+	(
+		l_start=$(date +%s)
+		timeout -k 5 "$@" >"$l_out" 2>&1
+		echo "$? $l_start $(date +%s)" >"$log/lane.$l_k.tmp"
+		mv "$log/lane.$l_k.tmp" "$log/lane.$l_k.rc"
+	) &
+}
+njobs=$(wc -l <"$queue")
+launched=0
+tallied=0
+alone=0		# the queue's number of the "alone" test running, or 0
+while [ "$tallied" -lt "$njobs" ]; do
+	busy=0
+	k=$((tallied + 1))
+	while [ "$k" -le "$launched" ]; do
+		[ -e "$log/lane.$k.rc" ] || busy=$((busy + 1))
+		k=$((k + 1))
+	done
+	[ "$alone" -ne 0 ] && [ -e "$log/lane.$alone.rc" ] && alone=0
+	moved=0
+	while [ "$launched" -lt "$njobs" ] && [ "$alone" -eq 0 ] &&
+	    [ "$busy" -lt "$lanes" ]; do
+		k=$((launched + 1))
+		read -r kind t <<EOQ
+$(sed -n "${k}p" "$queue")
+EOQ
+		if [ "$kind" = alone ]; then
+			[ "$busy" -eq 0 ] || break
+			alone=$k
+		fi
+		lane_start "$k" "$kind" "$t"
+		launched=$k
+		busy=$((busy + 1))
+		moved=1
+	done
+	while [ "$tallied" -lt "$launched" ] &&
+	    [ -e "$log/lane.$((tallied + 1)).rc" ]; do
+		k=$((tallied + 1))
+		read -r rc st en <"$log/lane.$k.rc"
+		name=$(cat "$log/lane.$k.name")
+		# its own time, not the wait for the lines before it
+		tally "$name" "$log/$(echo "$name" | tr '/ ' '__').out" "$rc" \
+		    $((st + $(date +%s) - en))
+		tallied=$k
+		moved=1
+	done
+	[ "$moved" -eq 1 ] || sleep 0.2
 done
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
 bg_wait

@@ -3,6 +3,7 @@
 # schemes, under valgrind's memcheck on the plain (unsanitized) build.
 # Prints TAP, so make check can count it, and ends with
 # "N passed, N failed" when run alone.
+# ports: 17480-17489
 set -u
 build=$(cd "$1" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-vg.XXXXXX")

@@ -2,6 +2,7 @@
 # CilkPing against CilkPing -l over loopback UDP: both schemes, long
 # messages, and every way it must refuse: wrong key, unknown user, stale
 # clock, relayed (misaddressed), replayed, malformed and oversized.
+# ports: 17410-17419
 . "$(dirname "$0")/lib.sh"
 P=$BIN/CilkPing
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
@@ -86,9 +87,9 @@ skew=$(sed -n 's/^clock skew (peer minus us): median \([-+0-9.]*\) ms$/\1/p' "$T
 awk -v s="$skew" 'BEGIN { exit !(s < -9900 && s > -10100) }'
 ok $? "and the skew is measured as -10 s (got $skew ms)"
 
-"$P" -c "$C" -n 2 -i 0.02 -W 0.3 127.0.0.1:17499 >"$T/none.out" 2>&1
+"$P" -c "$C" -n 2 -i 0.02 -W 0.3 127.0.0.1:17419 >"$T/none.out" 2>&1
 exit_is $? 3 "nobody listening: exit 3"
-contains "$T/none.out" "no authenticated reply from 127.0.0.1:17499" \
+contains "$T/none.out" "no authenticated reply from 127.0.0.1:17419" \
     "with a clear message"
 
 # A relay forwards our pings to the responder: sealed for the relay's

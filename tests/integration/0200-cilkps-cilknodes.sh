@@ -3,6 +3,7 @@
 # broker that does not answer (exit 3, bounded, names the address),
 # empty lists, pretend nodes and jobs registered by tests/tools/fake_node
 # (columns, filters, both schemes), and --json read back by python3.
+# ports: 17420-17429
 . "$(dirname "$0")/lib.sh"
 PS=$BIN/CilkPs
 NODES=$BIN/CilkNodes
@@ -128,8 +129,8 @@ python3 - "$T/n.json" "$N1" "$J1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 2 and len(d["nodes"]) == 3, d
-keys = ["node", "host", "state", "slots", "jobs", "mem_mb", "load", "idle", "users",
-    "seen", "pairs", "switches"]
+keys = ["node", "host", "state", "slots", "jobs", "mem_mb", "load", "idle",
+    "users", "seen", "pairs", "switches"]
 for n in d["nodes"]:
     assert list(n.keys()) == keys, n
 by = {n["host"]: n for n in d["nodes"]}

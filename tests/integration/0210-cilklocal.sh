@@ -4,6 +4,7 @@
 # writes, pings, status, refusing a second start, and a stop that leaves
 # no process behind.  Without a built CilkNodeManager, start must fail
 # cleanly; what needs running node managers is then skipped.
+# ports: 17430-17439
 . "$(dirname "$0")/lib.sh"
 L=$BIN/CilkLocal
 P=$BIN/CilkPing

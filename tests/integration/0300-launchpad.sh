@@ -78,8 +78,11 @@ contains "$T/bad.out" 'no user name' "and says why"
 
 # --- a worker's surroundings -------------------------------------------
 EXTRA=$(printf 'rlimit_nofile 50\nrlimit_cpu 100\nrlimit_as 4096')
-mkspec "$T/w1.spec" w1 "$ME" "$T/cwd dir" /bin/sh -c \
-    'echo "out $1"; echo "err $1" >&2; sleep 2; exit 3' sh 'two words'
+# w1 runs until the test has looked at it (the file go in its cwd, at
+# most 60 s), not for a fixed time a loaded machine may outlast.
+W1SH='echo "out $1"; echo "err $1" >&2; i=0; while [ ! -e go ] && '
+W1SH=$W1SH'[ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; exit 3'
+mkspec "$T/w1.spec" w1 "$ME" "$T/cwd dir" /bin/sh -c "$W1SH" sh 'two words'
 EXTRA=
 "$LP" -n -c "$C" -s "$T/w1.spec" >"$T/w1.n" 2>&1
 exit_is $? 0 "-n accepts w1's spec"
@@ -124,6 +127,7 @@ ok $? "nothing else of our environment leaks in"
 ok $? "the launch pad is not the test's child"
 [ "$(ps -o sid= -p "$LPID" | tr -d ' ')" = "$LPID" ]
 ok $? "the launch pad has its own session"
+touch "$T/cwd dir/go"
 "$D" wait "$R" w1 10 >"$T/w1.end"
 exit_is $? 0 "w1 ends"
 contains "$T/w1.end" '^status exited 3$' "exit 3 is \"exited 3\""
@@ -264,13 +268,14 @@ contains "$S/workers/w6/err.log" 'exec /nonexistent/program: No such file' \
     "with the reason in err.log"
 "$D" quit "$R" w6
 mkspec "$T/w7.spec" w7 "$ME" /nonexistent/dir /bin/true
-spawn w7 "$T/w7.spec" -L 1
+# (-L 3: the WAIT below must reach it before it leaves, loaded or not)
+spawn w7 "$T/w7.spec" -L 3
 "$D" wait "$R" w7 5 >"$T/w7.end"
 contains "$T/w7.end" '^status exited 126$' "a missing cwd is exit 126"
 contains "$S/workers/w7/err.log" '/nonexistent/dir: No such file' \
     "with the reason in err.log"
-wait_for 5 gone "$LPID"
-ok $? "without QUIT, the launch pad leaves after the linger (-L 1)"
+wait_for 10 gone "$LPID"
+ok $? "without QUIT, the launch pad leaves after the linger (-L 3)"
 "$D" exit "$S" w7 >"$T/w7.ex"
 contains "$T/w7.ex" '^status exited 126$' \
     "the status file outlives it (only QUIT takes the folder along)"

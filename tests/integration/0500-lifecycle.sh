@@ -2,6 +2,7 @@
 # The life of a job on a 4-node CilkLocal cluster, over real UDP: it is
 # spread over every idle node, its output comes back, an owner's return
 # takes a node back, Ctrl-C ends it everywhere, --tasks and -t end it.
+# ports: 17450-17459
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

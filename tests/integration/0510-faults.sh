@@ -3,6 +3,7 @@
 # a node manager restarted (its workers re-adopted), a node that
 # vanishes, a job manager killed, forged job descriptions, and a worker
 # that ignores SIGQUIT.
+# ports: 17470-17479
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

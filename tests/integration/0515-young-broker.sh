@@ -7,6 +7,7 @@
 # or ended with CilkKill is named to its nodes (JOB_GONE) and must not
 # wait for that.  With a 15 s interval the wait would be 45 s; the
 # bounded waits below end long before it.
+# ports: 19300-19319
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

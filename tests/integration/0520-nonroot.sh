@@ -2,6 +2,7 @@
 # A node manager that runs as an ordinary user may lend its machine only
 # to that user's jobs: it refuses another user's job, says why in its
 # log, and starts nothing.  Needs root (to become nobody) and setpriv.
+# ports: 17500-17509
 . "$(dirname "$0")/lib.sh"
 export CILKNOW_SBIN=$SBIN
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null ||

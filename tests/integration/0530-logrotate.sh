@@ -3,6 +3,7 @@
 # conf/logrotate.d/cilknow does) and the daemons sent SIGHUP: the worker
 # runs on, what it writes afterwards still reaches the job's owner, and
 # the node manager says what happened.
+# ports: 17540-17549
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

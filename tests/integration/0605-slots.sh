@@ -5,10 +5,11 @@
 # on one node stops 2 of its workers; the owner's return stops the rest;
 # CilkNodes and CilkNodes --json show the truth at each step; queens
 # runs several workers a host and gets the right answer.
+# ports: 19620-19639
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
-"$BIN/CilkLocal" start -n 4 -s 4 -d "$D" -p 19600 -o quantum=0.3 \
+"$BIN/CilkLocal" start -n 4 -s 4 -d "$D" -p 19620 -o quantum=0.3 \
     -o register_interval=1 -o stop_grace=1 -o timeout=2 >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4 -s 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT

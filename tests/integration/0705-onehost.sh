@@ -7,6 +7,7 @@
 # lent.  An older version's shared state_dir/predicates is split on
 # take-over: the broker takes the always and user scopes, the node
 # manager its node scope.
+# ports: 18200-18209
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

@@ -7,6 +7,7 @@
 # adopts the worker without taking the reopened devices for the owner.
 # Then the same through a virtual keyboard made with /dev/uinput, where
 # that exists.
+# ports: 17620-17639
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

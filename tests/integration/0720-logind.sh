@@ -9,6 +9,7 @@
 # a node manager started with no session counts from its own start,
 # never from boot.  Any uptime will do: the stand-in answers "since
 # boot" for an idle time longer than it.
+# ports: 17580-17589
 . "$(dirname "$0")/lib.sh"
 if ! command -v dbus-daemon >/dev/null; then
 	echo "ok 1 # SKIP no dbus-daemon (make check-deps)"

@@ -5,6 +5,7 @@
 # back), when a worker is SIGKILLed (its work redone), and when no
 # broker answers (the root runs alone and says so once); mandelbrot's
 # records arrive exactly once (the image equals the one made alone).
+# ports: 17700-17719
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -115,9 +116,9 @@ exit_is $? 0 "the narrow mandelbrot ends"
 wait_for 15 nodes_are idle 4
 
 # 6. No broker: the root runs alone, says so once, answers right.
-sed "s/^broker = .*/broker = 127.0.0.1:$((PORT + 99))/" "$D/cilknow.conf" \
+sed "s/^broker = .*/broker = 127.0.0.1:$((PORT + 19))/" "$D/cilknow.conf" \
     >"$T/nobroker.conf"
-grep -q "^broker = 127.0.0.1:$((PORT + 99))" "$T/nobroker.conf"
+grep -q "^broker = 127.0.0.1:$((PORT + 19))" "$T/nobroker.conf"
 ok $? "a configuration naming a broker that is not there"
 CILKNOW_CONF=$T/nobroker.conf timeout 60 "$BIN/queens" -d 300 12 \
     >"$T/q5.out" 2>&1

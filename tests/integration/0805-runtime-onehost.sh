@@ -5,7 +5,8 @@
 # address under another node's name is another host.  The answer is
 # right, and work moves between the two workers of one host.  The
 # workers are started by hand against the root's clearinghouse (no
-# broker: nothing else starts workers).  Ports 19400-19449.
+# broker: nothing else starts workers).  Port 19400, where nobody answers.
+# ports: 19400-19419
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || exit 1
 echo "broker = 127.0.0.1:19400" >>"$T/cilknow.conf"	# nobody there

@@ -5,6 +5,7 @@
 # stopped by its node manager, fenced, its work redone, and on SIGCONT
 # it joins again as a new worker; a SIGKILLed one is confirmed gone;
 # the answers stay right and the jobs end (cilknow(3), CilkChouse(8)).
+# ports: 18700-18719
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -39,7 +40,9 @@ wait_for 20 nodes_are idle 4
 ok $? "the nodes are idle again"
 
 # 2. A worker stopped (SIGSTOP) past the timeout, then continued.
-start q1 "$BIN/queens" -d 5000 12
+# (-d 2500: about 20 s of work for 4 workers, several times what the
+# stop, the 3 s timeout, SIGCONT and the second join take.)
+start q1 "$BIN/queens" -d 2500 12
 Q=$LAST_PID
 wait_for 20 joined "$T/q1.out" 3
 ok $? "3 workers joined queens"
@@ -60,7 +63,7 @@ wait_for 20 nodes_are idle 4
 ok $? "the nodes are idle again"
 
 # 3. A worker SIGKILLed: its node says it is gone.
-start q2 "$BIN/queens" -d 5000 12
+start q2 "$BIN/queens" -d 2500 12
 Q=$LAST_PID
 wait_for 20 joined "$T/q2.out" 3
 ok $? "3 workers joined queens again"

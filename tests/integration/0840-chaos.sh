@@ -5,6 +5,7 @@
 # back and leaving, a CPU hog, the clearinghouse's network lossy
 # (tests/chaos/run.py); every answer is right, every run ends, and no
 # worker outlives its job.
+# ports: 18620-18639
 . "$(dirname "$0")/lib.sh"
 [ -f "$TOOLS/lossy.so" ] || skip_all "no $TOOLS/lossy.so (make testprogs)"
 python3 "$CILKNOW_TOP/tests/chaos/run.py" --build "$CILKNOW_BUILD" \

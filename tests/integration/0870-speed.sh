@@ -13,6 +13,7 @@
 #     on 0.0.0.0.
 # Structural checks only: how fast the job ends is in make bench
 # (tests/bench/jobend.sh).
+# ports: 19100-19119
 . "$(dirname "$0")/lib.sh"
 root_or_skip
 D=$T/cluster

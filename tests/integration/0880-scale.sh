@@ -4,6 +4,7 @@
 # real CilkLocal node.  The broker holds all of them (the old table held
 # 512), CilkNodes fetches them all in pages and the broker filters
 # `-s idle` and `-s busy`, and a real job still runs on the real node.
+# ports: 19000-19019
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

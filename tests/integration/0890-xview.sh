@@ -8,6 +8,7 @@
 # (xdotool) opens that node's window.  Pixels are read by
 # tests/tools/imgpix; where to look is fixed by the picture's size
 # (utils/xCilkNodeInfo/draw.c).
+# ports: 18900-18919
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
@@ -131,7 +132,7 @@ STOPPED=
 wait_for 15 newest_is 127.0.0.2 $RED
 ok $? "thawed, it answers again"
 
-"$X" -a --png "$T/nb.png" -b 127.0.0.1:18949 >"$T/nb.out" 2>&1
+"$X" -a --png "$T/nb.png" -b 127.0.0.1:18919 >"$T/nb.out" 2>&1
 exit_is $? 3 "no broker there: -a --png exits 3"
 check "and still draws" test "$("$PIX" "$T/nb.png")" = "960 640"
 

@@ -8,6 +8,7 @@
 # cell after it is empty.  The same in the user scheme, where every page
 # is asked with the broker's cookie.  The time from start to the PNG
 # written is printed (xCilkNodeInfo(1) quotes it).
+# ports: 18920-18939
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -10,6 +10,7 @@
 # replayed one, one of another munge key, one under the cluster scheme
 # or for a handler that wants it (no answer at all), and a user key's
 # signature where user_auth = munge.
+# ports: 19200-19219
 . "$(dirname "$0")/lib.sh"
 root_or_skip
 command -v munged >/dev/null 2>&1 || skip_all "munged is not installed (apt-get install munge)"

@@ -6,6 +6,7 @@
 # its log hardly grows), while a good credential from another host is
 # still answered; and one good datagram sent 500 times is decoded once,
 # the rest refused as replays without a decode.  Counts, not timings.
+# ports: 20150-20169
 . "$(dirname "$0")/lib.sh"
 root_or_skip
 command -v munged >/dev/null 2>&1 || skip_all "munged is not installed (apt-get install munge)"

@@ -4,6 +4,7 @@
 # answer), WATCHDOG=1 at half of WATCHDOG_USEC, RELOADING=1 then READY=1
 # on SIGHUP, STOPPING=1 on SIGTERM.  notify_listen stands in for
 # systemd's socket.
+# ports: 17800-17809
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

@@ -6,6 +6,8 @@
 # is run: start brings the daemon up (CilkPing answers), status reports
 # it, reload rereads the keys, restart gives a new process, stop leaves
 # none.
+# ports: 17820-17829
+# alone: make install (conf-gen) writes into the shared build folder
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 command -v start-stop-daemon >/dev/null || {

@@ -5,6 +5,7 @@
 # keys, key files and folders that others could replace, users' public
 # keys that are broken, and configuration errors.  Unsafe permissions
 # also stop a daemon from starting.
+# ports: 17840-17849
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

@@ -6,6 +6,7 @@
 # delegated; the broker keeps only the capabilities its drop needs.
 # systemd cannot be PID 1 here, so the units are verified, not run; the
 # notify protocol itself is tested live by 0900-sdnotify.
+# alone: make install (conf-gen) writes into the shared build folder
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 command -v systemd-analyze >/dev/null || {

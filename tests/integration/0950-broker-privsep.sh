@@ -8,6 +8,7 @@
 # broken key file keeps the old keys; SIGTERM to the parent ends both;
 # the child's death ends the parent non-zero, the parent's the child.
 # Started by an ordinary user, the broker works just the same.
+# ports: 17950-17959
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

@@ -7,6 +7,7 @@
 # cluster.pub again when a daemon signs with a key it does not know).
 # And -n of the broker and the node manager fails, naming both ids,
 # when cluster.pub and cluster.key do not hold the same current key.
+# ports: 18000-18019
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -12,6 +12,8 @@
 # ("<4>") naming it.  The status sent to systemd says whether a reload
 # failed.  PID 1 is not systemd here, so the units are not
 # run by systemd itself (0940 verifies them).
+# ports: 18100-18119
+# alone: make install (conf-gen) writes into the shared build folder
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 R=$T/root

@@ -9,6 +9,7 @@
 # loopback, the host name hawk, and an /etc/hosts naming falcon
 # (127.0.0.1, the broker) and hawk (127.0.0.2), so the daemons use
 # their default ports as on a real cluster and nothing is shared.
+# ports: netns
 if [ -z "${CILKNOW_NAMES_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
     unshare --net --uts --mount --propagation private true 2>/dev/null; then
 	exec unshare --net --uts --mount --propagation private \

@@ -4,6 +4,7 @@
 # was sent before it started): an administrator's "CilkPred always add",
 # deleted again, replayed 1-2 s later to a restarted broker, stays
 # deleted.  Capturing needs root (AF_PACKET on lo).
+# ports: 17980-17989
 . "$(dirname "$0")/lib.sh"
 root_or_skip
 D=$T/cluster

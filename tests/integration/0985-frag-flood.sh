@@ -5,6 +5,7 @@
 # (three fragments each) still get through, because the flood can only
 # displace itself.  Without that, every fragmented message to the daemon
 # is lost while the flood lasts.
+# ports: 17990-17994
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

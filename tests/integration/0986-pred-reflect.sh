@@ -4,6 +4,7 @@
 # 16-byte cookie) from the broker and from a node manager, however many
 # predicates they keep, and a change in it is not applied; CilkPred
 # echoes the cookie and gets everything, under either scheme.
+# ports: 18800-18809
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -3,6 +3,7 @@
 # datagram: a user whose key is installed while the broker runs is
 # unknown to it (no answer) until a reload, and answered after it; the
 # broker logs what it loaded and what it refused.
+# ports: 18810-18819
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

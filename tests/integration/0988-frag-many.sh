@@ -7,6 +7,7 @@
 # manager whose description a node fetches), displaces the flood
 # whatever its addresses, so a job whose description takes two
 # datagrams still starts on the flooded node.  Counts, not timings.
+# ports: 20130-20149
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -4,6 +4,7 @@
 # while bob still registers his.  Priorities outside 1-1000 are refused
 # by the broker itself, whatever the client checked.  And no reflector:
 # a user-scheme list is answered in full only with a cookie.
+# ports: 17995-17999
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

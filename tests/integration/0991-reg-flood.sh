@@ -6,6 +6,7 @@
 # refuses the rest saying why, logs at most 20 lines a minute about
 # one user's registrations, and still answers CilkPs and registers
 # another user's job during the flood.  Counts, not timings.
+# ports: 20100-20109
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

@@ -8,6 +8,7 @@
 #    description requests there: the broker now registers a job only
 #    with its cookie (the job manager echoes it), so the forger's job
 #    never exists.
+# ports: 20110-20129
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
 C=$T/cilknow.conf

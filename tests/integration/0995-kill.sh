@@ -8,11 +8,12 @@
 # capture); an administrator (admins) ends anybody's job; -u ends every
 # job of a user; an unknown job is exit 1, no broker exit 3, bad usage 2;
 # a parallel program's root on the user's terminal is ended too.
+# ports: 18400-18419
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=18400
-NOBROKER=127.0.0.1:18499
+NOBROKER=127.0.0.1:18419
 # The cluster's maker runs the jobs; carol alone administers it.
 "$BIN/CilkLocal" start -n 2 -d "$D" -p $PORT -o register_interval=1 \
     -o stop_grace=1 -o timeout=2 -o admins=carol >"$T/start.out" 2>&1

@@ -8,6 +8,7 @@
 #     with the same number and CILKNOW_ATTEMPT 2;
 #  4. a working folder missing on the nodes ends the job at once with
 #     "working folder X does not exist on node N", not relaunched.
+# ports: 18500-18519
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

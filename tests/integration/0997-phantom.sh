@@ -8,6 +8,7 @@
 #     registrations queue up) leaves no job behind once the broker reads
 #     them: the retried registrations are one job, and the job manager
 #     that gave up withdrew it.
+# ports: 18540-18599
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

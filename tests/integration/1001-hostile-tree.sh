@@ -3,6 +3,7 @@
 # launch pad is a child subreaper, so a worker that setsid()s and double
 # forks still leaves its grandchild in the launch pad's tree, and the
 # owner's return ends it.  The node manager says once that it is weaker.
+# ports: 17680-17699
 . "$(dirname "$0")/lib.sh"
 # The jobs run as other users, who may not reach the build tree (a
 # clone in /root is 0700): they run a copy in the test's folder.

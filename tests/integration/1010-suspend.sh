@@ -10,6 +10,7 @@
 #  4. a node with allow_suspend=no (a second cluster) vacates anyway.
 # Needs root (workers run as the system's "daemon") and the service
 # user cilknow, as 1000 does.
+# ports: 17900-17939
 . "$(dirname "$0")/lib.sh"
 # The jobs run as other users, who may not reach the build tree (a
 # clone in /root is 0700): they run a copy in the test's folder.

@@ -14,11 +14,12 @@
 #  5. a job whose broker is killed -9 while its tasks end: every task's
 #     record reaches the restarted broker;
 #  6. usage (2) and no broker (3).
+# ports: 19500-19519
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=19500
-NOBROKER=127.0.0.1:19599
+NOBROKER=127.0.0.1:19519
 # Who runs the test administers the cluster; bob does not.
 "$BIN/CilkLocal" start -n 2 -d "$D" -p $PORT -o register_interval=1 \
     -o stop_grace=1 -o timeout=2 -o admins="$(id -un)" >"$T/start.out" 2>&1

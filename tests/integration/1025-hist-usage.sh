@@ -14,6 +14,7 @@
 #     pad reaps as its subreaper (or its cgroup holds), is counted.
 # Workers run at nice 19 (not SCHED_IDLE here: on a loaded machine that
 # starves them), so the time limits are generous, and they burn little.
+# ports: 20000-20019
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -15,11 +15,12 @@
 #     JSON; the job finishes and its files are there; another user (bob)
 #     is refused the table; an unknown job is exit 1; a broker that does
 #     not answer is exit 3 with one line, never a detached job.
+# ports: 19600-19619
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=19600
-NOBROKER=127.0.0.1:19699
+NOBROKER=127.0.0.1:19619
 "$BIN/CilkLocal" start -n 2 -s 2 -d "$D" -p $PORT -o register_interval=1 \
     -o stop_grace=1 -o timeout=2 >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 2 -s 2"

@@ -17,6 +17,7 @@
 #     fails its task's start on every node: the hash the user signed
 #     decides;
 #  5. no task folder is left on the nodes afterwards.
+# ports: 19700-19719
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -13,6 +13,7 @@
 #     and worker killed, its run folder emptied, the node manager started
 #     again) asks for the task afresh: the job manager says so, the lost
 #     attempt counts as stopped and the task runs again as attempt 2.
+# ports: 19820-19839
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -5,6 +5,7 @@
 # by CilkKill, interrupted (SIGINT to CilkRun), its job manager killed
 # (SIGKILL); afterwards no launch pad of this cluster runs and no worker
 # folder is left, within a bounded wait.
+# ports: 19840-19859
 . "$(dirname "$0")/lib.sh"
 root_or_skip
 command -v munged >/dev/null 2>&1 ||

@@ -16,6 +16,7 @@
 #     again), the big task runs and the plain job keeps the rest;
 #  6. a node manager that stops is named in the broker's log when it is
 #     forgotten.
+# ports: 19880-19899
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

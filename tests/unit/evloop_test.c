@@ -2,6 +2,8 @@
  * evloop_test — timers (order, cancel, cancel from callbacks, no spin),
  * descriptors (pipe readiness, removal from callbacks), signals through
  * signalfd, run_once bounds and evloop_break.
+ * alone: run_once's waits are timed (tests/run.sh runs it with no other
+ * test beside it)
  */
 #include "evloop.h"
 
