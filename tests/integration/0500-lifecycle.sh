@@ -35,7 +35,7 @@ RUN1=$LAST_PID
 wait_for 20 nodes_are running 4
 ok $? "the job runs on all 4 nodes"
 "$BIN/CilkPs" >"$T/ps1.out"
-contains "$T/ps1.out" "^ *1 +$(id -un) +127\.0\.0\.1 +4 +- +1 +[0-9hms]+ +sh -c echo hello" \
+contains "$T/ps1.out" "^ *1 +$(id -un) +127\.0\.0\.1 +4 +- +1 +[0-9hms]+ +- +sh -c echo hello" \
     "CilkPs shows job 1 with 4 nodes"
 wait_for 10 hellos_are 4
 ok $? "4 workers' output reached CilkRun"
