@@ -163,10 +163,10 @@ w_newest_is() { shot "xCilkNodeInfo: $1" &&
 
 start wa "$X" -a
 WA=$LAST_PID
-wait_for 15 w_tile_is 127.0.0.3 $BLUE
+wait_for 60 w_tile_is 127.0.0.3 $BLUE
 ok $? "the cluster window: 127.0.0.3's tile is blue (running)"
 printf 'idletime=0\n' >"$D/nodes/127.0.0.3/sensors"
-wait_for 15 w_tile_is 127.0.0.3 $RED
+wait_for 60 w_tile_is 127.0.0.3 $RED
 ok $? "its owner returns: the tile turns red in the window"
 # A click on 127.0.0.4's tile opens its window (no window manager: the
 # windows sit at the screen's top left, so screen and window agree).
@@ -174,7 +174,7 @@ if command -v xdotool >/dev/null; then
 	xdotool mousemove $(($(idx_of 127.0.0.4) * 200 + 150)) 104 click 1
 	click_opened() { shot "xCilkNodeInfo: 127.0.0.4" &&
 	    [ "$(pixel "$T/shot.xwd" 783 94)" = $BLUE ]; }
-	wait_for 15 click_opened
+	wait_for 60 click_opened
 	ok $? "a click on 127.0.0.4's tile opens its window: running, blue"
 else
 	TAP_N=$((TAP_N + 1))
@@ -184,7 +184,7 @@ stop "$WA"
 
 start wn "$X" --size ${W}x420 127.0.0.3
 WN=$LAST_PID
-wait_for 15 w_newest_is 127.0.0.3 $RED
+wait_for 60 w_newest_is 127.0.0.3 $RED
 ok $? "the node window: the band is red now"
 # shellcheck disable=SC2086
 both() { has "$T/shot.xwd" $BLUE $BAND && has "$T/shot.xwd" $GREEN $BAND; }
@@ -192,7 +192,7 @@ check "after blue (the job) and green" both
 printf 'idletime=1000000\n' >"$D/nodes/127.0.0.3/sensors"
 lent() { shot "xCilkNodeInfo: 127.0.0.3" && case $(pixel "$T/shot.xwd" 3669 94) in
     "$GREEN"|"$BLUE"|60c0e0) true ;; *) false ;; esac; }
-wait_for 15 lent
+wait_for 60 lent
 ok $? "the owner leaves: the live band turns idle or running again"
 stop "$WN"
 finish
