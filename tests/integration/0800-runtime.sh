@@ -105,7 +105,7 @@ ok $? "a PPM image"
 start m6 "$BIN/mandelbrot" -s 4096x2 -i 400000 -o "$T/narrow.ppm"
 M=$LAST_PID
 capped() { "$BIN/CilkPs" | grep -Eq "^ *[0-9]+ +$(id -un) +127\.0\.0\.1 +[0-9]+ +1 +1 .*mandelbrot"; }
-wait_for 30 capped
+wait_for 90 capped
 ok $? "a job that cannot use its workers is capped at 1 (CilkPs MAX)"
 [ "$TAP_FAILED" -gt 0 ] && { "$BIN/CilkPs"; sed 's/^/#   m6 | /' "$T/m6.out"; }
 contains "$T/m6.out" "useful workers about 1" \
