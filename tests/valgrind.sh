@@ -10,15 +10,17 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-vg.XXXXXX")
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
 passed=0
 failed=0
+skipped=0
 resp=
 trap '[ -n "$resp" ] && kill "$resp" 2>/dev/null; rm -rf "$T"' EXIT
 tally() {
-	n=$((passed + failed + 1))
+	n=$((passed + failed + skipped + 1))
 	if [ "$1" -eq 0 ]; then
 		passed=$((passed + 1)); echo "ok $n - $2"
 	else
 		failed=$((failed + 1)); echo "not ok $n - $2 (exit $1)"
-		tail -20 "$T/out" | sed 's/^/#   | /'
+		{ grep -E '^not ok' -A2 "$T/out"; tail -20 "$T/out"; } |
+		    sed 's/^/#   | /'
 	fi
 }
 # The simulation's thousands of seeds are make check's; a few hundred
@@ -26,6 +28,14 @@ tally() {
 export CHSIM_SEEDS=200
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
+	# Its waits of 0.01-0.1 s (timer order, rounds) did not hold under
+	# valgrind on a loaded machine (2 of 3 full runs); it runs under
+	# ASan with make check's unit tests.
+	if [ "$(basename "$t")" = evloop_test ]; then
+		skipped=$((skipped + 1))
+		echo "ok $((passed + failed + skipped)) # SKIP valgrind evloop_test: timings, run under ASan"
+		continue
+	fi
 	timeout 600 $VG "$t" >"$T/out" 2>&1
 	tally $? "valgrind $(basename "$t")"
 done
@@ -52,6 +62,6 @@ done
 kill "$resp"; wait "$resp"
 tally $? "valgrind CilkPing -l (responder)"
 cp "$T/resp" "$T/out"
-echo "1..$((passed + failed))"
+echo "1..$((passed + failed + skipped))"
 echo "# valgrind: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
