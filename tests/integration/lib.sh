@@ -28,8 +28,10 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	# CILKNOW_KEEP=1 keeps a failed test's folder for a post-mortem.
-	if [ "${CILKNOW_KEEP:-0}" = 1 ] && [ "$TAP_FAILED" -ne 0 ]; then
+	# CILKNOW_KEEP=1 keeps a failed test's folder for a post-mortem,
+	# CILKNOW_KEEP=2 every test's.
+	if { [ "${CILKNOW_KEEP:-0}" = 1 ] && [ "$TAP_FAILED" -ne 0 ]; } ||
+	    [ "${CILKNOW_KEEP:-0}" = 2 ]; then
 		echo "# kept $T"
 	else
 		rm -rf "$T"
