@@ -211,6 +211,12 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    breg_may_log(&b->b_reg, j->bj_user, now_mono()))
 		log_info("job %u registered by %s: %s", j->bj_id,
 		    j->bj_user, j->bj_command);
+	else if (r.jr_job == j->bj_id && b->b_br.br_epoch != epoch &&
+	    breg_may_log(&b->b_reg, j->bj_user, now_mono()))
+		/* A job this broker did not know: it restarted, or forgot. */
+		log_info("job %u of %s is known again, %.1f s after this "
+		    "broker started", j->bj_id, j->bj_user,
+		    now_mono() - b->b_push.bu_started);
 	if (b->b_br.br_epoch != epoch)
 		bacct_job_registered(&b->b_acct, j);
 	jobid_save(&b->b_jobid, &b->b_br);

@@ -101,14 +101,19 @@ ok $? "and its image is the same, byte for byte"
 head -c 2 "$T/cluster.ppm" | grep -q P6
 ok $? "a PPM image"
 
-# 5. Useful parallelism: one long task, starving thieves, a cap of 1.
+# 5. Useful parallelism: one long task, starving thieves, a small cap.
+# One unit of work: the worker running it is busy; a root that waits
+# for it may count as busy too (cn_useful rounds up), so 1 or 2.
 start m6 "$BIN/mandelbrot" -s 4096x2 -i 400000 -o "$T/narrow.ppm"
 M=$LAST_PID
-capped() { "$BIN/CilkPs" | grep -Eq "^ *[0-9]+ +$(id -un) +127\.0\.0\.1 +[0-9]+ +1 +1 .*mandelbrot"; }
+capped() { "$BIN/CilkPs" | grep -Eq "^ *[0-9]+ +$(id -un) +127\.0\.0\.1 +[0-9]+ +[12] +1 .*mandelbrot"; }
 wait_for 90 capped
-ok $? "a job that cannot use its workers is capped at 1 (CilkPs MAX)"
-[ "$TAP_FAILED" -gt 0 ] && { "$BIN/CilkPs"; sed 's/^/#   m6 | /' "$T/m6.out"; }
-contains "$T/m6.out" "useful workers about 1" \
+ok $? "a job that cannot use its workers is capped at 1 or 2 (CilkPs MAX)" || {
+	"$BIN/CilkPs" | sed 's/^/#   ps | /'
+	grep -E 'joined|starve|busy|useful|gone|left|redone' "$T/m6.out" |
+	    tail -n 20 | sed 's/^/#   m6 | /'
+}
+contains "$T/m6.out" "useful workers about [12]$" \
     "its job manager took the estimate from the clearinghouse"
 wait_for 120 ended $M
 wait "$M"

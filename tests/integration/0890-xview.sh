@@ -160,6 +160,14 @@ shot() { xwd -silent -name "$1" -out "$T/shot.xwd"; }	# TITLE
 w_tile_is() { shot "xCilkNodeInfo: cluster" && tile_is "$T/shot.xwd" "$1" "$2"; }
 w_newest_is() { shot "xCilkNodeInfo: $1" &&
     [ "$(pixel "$T/shot.xwd" 3669 94)" = "$2" ]; }
+w_diag() {	# w_diag PID NAME : what a failed window check needs
+	kill -0 "$1" 2>/dev/null && echo "#   the window's process lives" ||
+	    echo "#   the window's process has ended"
+	sed 's/^/#   | /' "$T/$2.out" | tail -n 10
+	xwininfo -root -tree 2>&1 | grep -i cilk | sed 's/^/#   x /'
+	[ -s "$T/shot.xwd" ] && echo "#   pixel 3669,94: $(pixel "$T/shot.xwd" 3669 94 2>&1)"
+	"$BIN/CilkNodes" 2>&1 | sed 's/^/#   nodes | /'
+}
 
 start wa "$X" -a
 WA=$LAST_PID
@@ -185,7 +193,7 @@ stop "$WA"
 start wn "$X" --size ${W}x420 127.0.0.3
 WN=$LAST_PID
 wait_for 60 w_newest_is 127.0.0.3 $RED
-ok $? "the node window: the band is red now"
+ok $? "the node window: the band is red now" || w_diag "$WN" wn
 # shellcheck disable=SC2086
 both() { has "$T/shot.xwd" $BLUE $BAND && has "$T/shot.xwd" $GREEN $BAND; }
 check "after blue (the job) and green" both
@@ -193,6 +201,7 @@ printf 'idletime=1000000\n' >"$D/nodes/127.0.0.3/sensors"
 lent() { shot "xCilkNodeInfo: 127.0.0.3" && case $(pixel "$T/shot.xwd" 3669 94) in
     "$GREEN"|"$BLUE"|60c0e0) true ;; *) false ;; esac; }
 wait_for 60 lent
-ok $? "the owner leaves: the live band turns idle or running again"
+ok $? "the owner leaves: the live band turns idle or running again" ||
+    w_diag "$WN" wn
 stop "$WN"
 finish

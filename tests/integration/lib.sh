@@ -40,13 +40,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
+ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION; returns its status
 	TAP_N=$((TAP_N + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $TAP_N - $2"
 	else
 		echo "not ok $TAP_N - $2"
 		TAP_FAILED=$((TAP_FAILED + 1))
+		return 1
 	fi
 }
 check() {	# check DESCRIPTION CMD... : passes when CMD succeeds
