@@ -6,7 +6,8 @@
  * forget workers.  It obeys only what it can check itself: a worker is
  * started from a job description whose signature by the job's user the
  * parent verifies, with the priority, limits and cgroup the parent
- * chooses; a malformed message ends the engine.
+ * chooses; a malformed message ends the engine, a request about a
+ * worker it does not know is answered "gone".
  *
  * Each launch pad is held by one open control connection: the launch
  * pad pushes the worker's exit on it, and its end (EOF) means the launch
@@ -71,6 +72,7 @@ struct pad {
 	uint64_t	 p_maxrss_kb;
 	double		 p_answer_by;	/* a request is unanswered; 0: none */
 	double		 p_gone_by;	/* stopping: gone by then; 0: not */
+	int		 p_spawning;	/* SPAWNED not yet told */
 };
 
 static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
@@ -105,6 +107,8 @@ tell_worker(const struct pad *p)
 {
 	struct nmpriv_msg m;
 
+	if (p->p_spawning)
+		return;
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_WORKER;
 	strlcpy(m.nm_worker, p->p_worker, sizeof(m.nm_worker));
@@ -457,6 +461,7 @@ do_spawn(const struct nmpriv_msg *req)
 	struct contain_limits lim;
 	struct pad *p = NULL;
 	char why[512], skipped[64];
+	int i;
 
 	memset(&rep, 0, sizeof(rep));
 	rep.nm_type = NMPRIV_SPAWNED;
@@ -503,6 +508,8 @@ do_spawn(const struct nmpriv_msg *req)
 		goto refuse_cg;
 	p->p_state = NMPRIV_W_RUNNING;
 	TAILQ_INSERT_TAIL(&pads, p, p_entry);
+	/* Its news waits for SPAWNED: the engine learns of it first. */
+	p->p_spawning = 1;
 	if (pad_attach(p) == -1)
 		pad_lost(p, "no connection to its launch pad");
 	log_info("job %u task %u of %s: worker %s started (launch pad %d%s%s)",
@@ -512,14 +519,35 @@ do_spawn(const struct nmpriv_msg *req)
 	strlcpy(rep.nm_worker, p->p_worker, sizeof(rep.nm_worker));
 	rep.nm_lpad = (uint32_t)p->p_lpad;
 	tell(&rep);
+	p->p_spawning = 0;
 	if (p->p_state == NMPRIV_W_EXITED)
 		tell_worker(p);
 	lpad_spec_clear(&sp);
 	proto_desc_free(&d);
 	return;
  refuse_cg:
-	if (p->p_cg[0] != '\0')
-		(void)contain_remove(p->p_cg);
+	/*
+	 * A launch pad that ended during its start may have exec'd the
+	 * worker already (a worker may kill its launch pad at once): what
+	 * is in its cgroup is killed before the cgroup goes.
+	 */
+	if (p->p_cg[0] != '\0') {
+		if (contain_count(p->p_cg, 0) > 0) {
+			if (contain_kill(p->p_cg, 0) == -1)
+				log_warn("worker %s: kill its cgroup",
+				    p->p_worker);
+			else
+				log_warnx("worker %s: its launch pad ended "
+				    "during its start: what it started is "
+				    "killed", p->p_worker);
+			/* cgroup.kill is not waited for: a moment, bounded */
+			for (i = 0; i < 100 && contain_count(p->p_cg, 0) > 0;
+			    i++)
+				(void)usleep(1000);
+		}
+		if (contain_remove(p->p_cg) == -1)
+			log_warn("worker %s: remove its cgroup", p->p_worker);
+	}
  refuse_desc:
 	log_warnx("job %u: worker not started: %s", d.de_job, why);
 	proto_desc_free(&d);
@@ -590,6 +618,36 @@ do_forget(struct pad *p)
 	free(p);
 }
 
+/*
+ * A request about a worker we do not know: its launch pad went and we
+ * forgot it while the engine still asked (the two cross).  Not the
+ * engine's fault: it hears that the worker is gone, so that it forgets
+ * it too; a FORGET needs no answer (or the two would echo forever).
+ */
+static void
+unknown_worker(const struct nmpriv_msg *req)
+{
+	static unsigned long unknown;	/* a log line for the first few */
+	struct nmpriv_msg m;
+
+	if (unknown++ < 20 || unknown % 1000 == 0)
+		log_info("the engine asked to %s worker %s, which is gone; "
+		    "told so (%lu such requests)", nmpriv_type_name(
+		    req->nm_type), req->nm_worker, unknown);
+	if (req->nm_type == NMPRIV_FORGET)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_WORKER;
+	strlcpy(m.nm_worker, req->nm_worker, sizeof(m.nm_worker));
+	m.nm_kind = req->nm_worker[0] == 'r' ? NMPRIV_KIND_ROOT :
+	    NMPRIV_KIND_WORKER;
+	m.nm_state = NMPRIV_W_EXITED;
+	m.nm_how = LPAD_HOW_SIGNAL;
+	m.nm_code = SIGKILL;
+	m.nm_cpu_ms = m.nm_maxrss_kb = LPAD_USAGE_NONE;
+	tell(&m);
+}
+
 /* The engine's requests; a malformed one is the engine's end. */
 static void
 on_engine(struct evloop *loop, int fd, short revents, void *arg)
@@ -609,13 +667,16 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 		return;
 	}
 	if ((size_t)n > sizeof(pbuf) || nmpriv_decode(&m, pbuf,
-	    (size_t)n) == -1 || m.nm_type > NMPRIV_READY ||
-	    (m.nm_type != NMPRIV_SPAWN && m.nm_type != NMPRIV_READY &&
-	    (p = pad_find(m.nm_worker)) == NULL)) {
+	    (size_t)n) == -1 || m.nm_type > NMPRIV_READY) {
 		log_warnx("the engine sent a malformed or unknown request "
 		    "(%zd bytes); ending it", n);
 		(void)kill(engine, SIGKILL);
 		evloop_break(loop);
+		return;
+	}
+	if (m.nm_type != NMPRIV_SPAWN && m.nm_type != NMPRIV_READY &&
+	    (p = pad_find(m.nm_worker)) == NULL) {
+		unknown_worker(&m);
 		return;
 	}
 	switch (m.nm_type) {

@@ -309,6 +309,13 @@ wait_for 10 grep -q "refusing to start a worker: description of job 7 signed 600
 ok $? "a genuine description signed 600 s ago is refused"
 [ "$(ls "$STATE/workers" | wc -l)" -eq "$before" ]
 ok $? "nothing was started"
+# A request about a worker the parent does not know (its launch pad went
+# and the parent forgot it while the engine asked): answered, not fatal.
+"$TOOLS/chan_inject" "$ENGINE" stop j9-000000000000 >"$T/inject4.out" 2>&1
+wait_for 10 grep -q "the engine asked to STOP worker j9-000000000000, which is gone" "$LOG"
+ok $? "a STOP for a worker the parent does not know is answered: gone"
+kill -0 "$ENGINE" 2>/dev/null
+ok $? "and the engine lives on"
 "$TOOLS/chan_inject" "$ENGINE" garbage >"$T/inject3.out" 2>&1
 wait_for 10 grep -q "malformed or unknown request" "$LOG"
 ok $? "a malformed request is the engine's end"
