@@ -27,7 +27,8 @@ void	bhealth_init(struct bhealth *, struct dctx *, struct broker *,
 	    struct bpush *, const struct cookie_key *,
 	    void (*changed)(void *), void *arg);
 void	bhealth_fini(struct bhealth *);
-void	bhealth_on_req(struct bhealth *, struct msg_ep *, const struct msg_in *);
+void	bhealth_on_req(struct bhealth *, struct msg_ep *,
+	    const struct msg_in *);
 /* broker_expire's news of a node forgotten: it is down. */
 void	bhealth_down(struct bhealth *, const struct broker_node *,
 	    double silent);

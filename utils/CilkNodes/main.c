@@ -37,7 +37,8 @@ usage(int status)
 	    "       CilkNodes [options] resume node\n"
 	    "  -n        addresses the nodes send from, not their names\n"
 	    "  -s state  only nodes in this state: busy, idle, running,\n"
-	    "            switching, stopping, suspended, drain, drained or down\n"
+	    "            switching, stopping, suspended, drain, drained,\n"
+	    "            down\n"
 	    "  -j job    only nodes running this job\n"
 	    "  -R        the nodes drained or down, with reason, user, since\n"
 	    "  drain     (administrators) the node takes no new work; its\n"
@@ -141,6 +142,25 @@ print_text(const struct nodes_opts *o, const struct brokerq_reply *rep)
 	}
 }
 
+static int
+held(uint8_t state)
+{
+	return state == PROTO_NS_DRAIN || state == PROTO_NS_DRAINED ||
+	    state == PROTO_NS_DOWN;
+}
+
+/* 1 if a node listed is drained or down: its reason is worth asking. */
+static int
+any_held(const struct brokerq_reply *rep)
+{
+	uint32_t i;
+
+	for (i = 0; i < rep->bq_n; i++)
+		if (held(rep->bq_nodes[i].nw_state))
+			return 1;
+	return 0;
+}
+
 /* "reason" and "since" (seconds since the epoch) of a held node. */
 static void
 print_held(const struct nodes_opts *o, const struct proto_node_row *r)
@@ -148,8 +168,7 @@ print_held(const struct nodes_opts *o, const struct proto_node_row *r)
 	const struct proto_health_row *h = NULL;
 	char reason[PROTO_HEALTH_REASON_MAX + 1];
 
-	if (r->nw_state != PROTO_NS_DRAIN && r->nw_state != PROTO_NS_DRAINED &&
-	    r->nw_state != PROTO_NS_DOWN)
+	if (!held(r->nw_state))
 		return;
 	if (o->no_have_health)
 		h = nhealth_find(&o->no_health, r->nw_node, &r->nw_addr);
@@ -241,8 +260,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_REASON:
 			if (!proto_health_reason_ok(optarg)) {
-				warnx("--reason: 1 to %d characters, no control "
-				    "characters", PROTO_HEALTH_REASON_MAX);
+				warnx("--reason: 1 to %d characters, no "
+				    "control characters",
+				    PROTO_HEALTH_REASON_MAX);
 				usage(CLI_EXIT_USAGE);
 			}
 			o.no_reason = optarg;
@@ -312,7 +332,7 @@ main(int argc, char *argv[])
 	    (uint8_t)o.no_state, o.no_job, &rep)) != CLI_EXIT_OK)
 		return rc;
 	/* The reasons, if the broker tells them (the user's key signs). */
-	if (o.no_cc.cc_json)
+	if (o.no_cc.cc_json && any_held(&rep))
 		o.no_have_health = nhealth_ask(&o.no_cc, PROTO_HO_LIST, NULL,
 		    NULL, &o.no_health, 1) == CLI_EXIT_OK;
 	if (o.no_cc.cc_json)
