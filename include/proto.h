@@ -64,6 +64,9 @@ enum proto_handler {
 	PROTO_H_TASKS = 57,			/* jobmgr -> tool, user */
 	PROTO_H_STAGE_REQ = 60,			/* node -> jobmgr, user */
 	PROTO_H_STAGE = 61,			/* jobmgr -> node, user */
+	/* CilkNodes drain, resume, -R (proto_health.h). */
+	PROTO_H_HEALTH_REQ = 62,		/* tool -> broker, any */
+	PROTO_H_HEALTH = 63,			/* broker -> tool */
 	PROTO_H_MAX
 };
 
@@ -97,8 +100,15 @@ enum proto_node_state {
 	PROTO_NS_SWITCHING,	/* fetching and starting a job */
 	PROTO_NS_STOPPING,	/* worker signalled, not gone yet */
 	PROTO_NS_SUSPENDED,	/* worker frozen: the owner is back */
+	/* Only the broker says these of a node (listings), never a node. */
+	PROTO_NS_DRAIN,		/* drained by an administrator, still
+				   running guest work */
+	PROTO_NS_DRAINED,	/* drained, running none */
+	PROTO_NS_DOWN,		/* forgotten: silent (proto_health.h) */
 	PROTO_NS_MAX
 };
+/* The states a node may say of itself or of its processors. */
+#define PROTO_NS_NODE_MAX	PROTO_NS_DRAIN
 
 const char	*proto_state_name(enum proto_node_state);
 enum proto_node_state proto_state_from_name(const char *);

@@ -4,17 +4,22 @@
  * LIST_PAGE (a page from a place in the table on, filtered here; see
  * proto_page.h).  A page that goes on where the last one stopped starts
  * there, not at the head of the list, while no node has joined or left:
- * a whole listing costs O(rows).
+ * a whole listing costs O(rows).  A drained node shows as drain or
+ * drained; the nodes down (forgotten, broker_health.h) come after the
+ * registered ones, at the places after theirs.
  */
 #ifndef CILKJOBBROKER_BLIST_H
 #define CILKJOBBROKER_BLIST_H
 
 #include "broker.h"
+#include "broker_health.h"
 #include "cookie.h"
 
 struct blist {
 	struct broker		*bl_br;
 	struct cookie_key	*bl_cookie;
+	/* Down nodes, listed after the registered ones (NULL: none). */
+	const struct broker_health *bl_health;
 	/* Where the last node page stopped, while br_members holds. */
 	uint64_t		 bl_members;
 	uint32_t		 bl_at;

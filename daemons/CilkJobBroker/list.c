@@ -43,7 +43,7 @@ node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 	r->nw_node = n->bn_id;
 	r->nw_addr = n->bn_addr;
 	strlcpy(r->nw_host, n->bn_host, sizeof(r->nw_host));
-	r->nw_state = n->bn_state;
+	r->nw_state = broker_health_state(n);
 	r->nw_job = n->bn_job;
 	r->nw_load_milli = n->bn_load_milli;
 	r->nw_idle = n->bn_idle;
@@ -71,12 +71,31 @@ node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 	}
 }
 
+/* A node down: what the broker knew of it, and its silence as SEEN. */
+static void
+down_row(const struct broker_hold *x, double now, struct proto_node_row *r)
+{
+	double seen = now - x->bh_at;
+	uint64_t wall = now_real_ms();
+
+	memset(r, 0, sizeof(*r));
+	r->nw_node = x->bh_node;
+	r->nw_addr = x->bh_addr;
+	strlcpy(r->nw_host, x->bh_host, sizeof(r->nw_host));
+	r->nw_state = PROTO_NS_DOWN;
+	if (wall > x->bh_since_ms)
+		seen = (double)(wall - x->bh_since_ms) / 1000;
+	r->nw_seen_ms = seen * 1000 >= UINT32_MAX ? UINT32_MAX :
+	    (uint32_t)(seen * 1000);
+}
+
 void
 blist_on_list(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 {
 	static struct proto_job_row jrows[PROTO_ROWS_MAX];
 	static struct proto_node_row nrows[PROTO_ROWS_MAX];
 	struct proto_list l;
+	const struct broker_hold *x;
 	struct broker_job *j;
 	struct broker_node *n;
 	double now = now_mono();
@@ -115,6 +134,10 @@ blist_on_list(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 			break;
 		node_row(n, now, &nrows[k++]);
 	}
+	for (x = bl->bl_health != NULL ? broker_health_first_down(
+	    bl->bl_health) : NULL; x != NULL && k < PROTO_ROWS_MAX;
+	    x = broker_health_next_down(x))
+		down_row(x, now, &nrows[k++]);
 	while ((len = proto_nodes_enc(nrows, k, bl->bl_buf,
 	    sizeof(bl->bl_buf))) == 0 && k > 0)
 		k--;
@@ -125,7 +148,7 @@ blist_on_list(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 static int
 node_wanted(const struct proto_list_page *q, const struct broker_node *n)
 {
-	return (q->lp_state == 0 || q->lp_state == n->bn_state) &&
+	return (q->lp_state == 0 || q->lp_state == broker_health_state(n)) &&
 	    (q->lp_job == 0 || broker_node_runs(n, q->lp_job));
 }
 
@@ -144,6 +167,33 @@ node_at(struct blist *bl, uint32_t from)
 	    i < from; n = TAILQ_NEXT(n, bn_entry), i++)
 		;
 	return n;
+}
+
+/*
+ * The down nodes at places br_nnodes on, into rows after *k; the place
+ * to go on from, 0 at the end.  scanned: places looked at already.
+ */
+static uint32_t
+down_page(struct blist *bl, const struct proto_list_page *q, double now,
+    struct proto_node_row *rows, uint32_t *k, uint32_t scanned)
+{
+	const struct broker_hold *x;
+	uint32_t at = bl->bl_br->br_nnodes, from;
+
+	if (bl->bl_health == NULL || (q->lp_state != 0 &&
+	    q->lp_state != PROTO_NS_DOWN) || q->lp_job != 0)
+		return 0;
+	from = q->lp_from > at ? q->lp_from : at;
+	for (x = broker_health_first_down(bl->bl_health); x != NULL &&
+	    at < from; x = broker_health_next_down(x))
+		at++;
+	for (; x != NULL && *k < PROTO_PAGE_ROWS &&
+	    scanned < PROTO_PAGE_SCAN; x = broker_health_next_down(x)) {
+		scanned++;
+		at++;
+		down_row(x, now, &rows[(*k)++]);
+	}
+	return x == NULL ? 0 : at;
 }
 
 void
@@ -186,7 +236,9 @@ blist_on_page(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 		len = proto_page_enc(q.lp_what, q.lp_from, next, jrows, k,
 		    bl->bl_buf, sizeof(bl->bl_buf));
 	} else {
-		for (n = node_at(bl, q.lp_from); n != NULL &&
+		n = q.lp_from < bl->bl_br->br_nnodes ?
+		    node_at(bl, q.lp_from) : NULL;
+		for (; n != NULL &&
 		    k < PROTO_PAGE_ROWS && scanned < PROTO_PAGE_SCAN;
 		    n = TAILQ_NEXT(n, bn_entry)) {
 			scanned++;
@@ -197,6 +249,9 @@ blist_on_page(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 		bl->bl_members = bl->bl_br->br_members;
 		bl->bl_at = next;
 		bl->bl_node = n;
+		/* The registered nodes done: those down, after them. */
+		if (n == NULL)
+			next = down_page(bl, &q, now, nrows, &k, scanned);
 		h = PROTO_H_NODES_PAGE;
 		len = proto_page_enc(q.lp_what, q.lp_from, next, nrows, k,
 		    bl->bl_buf, sizeof(bl->bl_buf));

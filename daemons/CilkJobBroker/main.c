@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bacct.h"
+#include "bhealth.h"
 #include "bkill.h"
 #include "blist.h"
 #include "bpred.h"
@@ -29,6 +30,7 @@ struct bctx {
 	struct broker	 b_br;
 	struct bpred	 b_pred;		/* pred.c */
 	struct bkill	 b_kill;		/* kill.c */
+	struct bhealth	 b_health;	/* health.c: drain, down */
 	struct bpush	 b_push;		/* push.c */
 	struct blist	 b_list;		/* list.c */
 	struct cookie_key b_cookie;	/* user-scheme lists, predicates */
@@ -96,14 +98,25 @@ schedule_soon(struct bctx *b)
 
 #define GONE_NAMED	10	/* nodes and jobs named per tick; then a sum */
 
-/* Says which node or job it forgets, the first GONE_NAMED of a tick. */
+struct gone {
+	struct bctx	*g_b;
+	int		 g_k;	/* how many so far */
+};
+
+/*
+ * Says which node or job it forgets, the first GONE_NAMED of a tick; a
+ * node forgotten is listed as down (health.c).
+ */
 static void
 on_gone(const struct broker_node *n, const struct broker_job *j,
     double silent, void *arg)
 {
-	int *k = arg;
+	struct gone *g = arg;
+	int *k = &g->g_k;
 	char addr[64];
 
+	if (n != NULL)
+		bhealth_down(&g->g_b->b_health, n, silent);
 	if ((*k)++ >= GONE_NAMED)
 		return;
 	if (n != NULL) {
@@ -123,15 +136,16 @@ on_tick(struct evloop *loop, void *arg)
 {
 	struct bctx *b = arg;
 	double interval = b->b_br.br_interval;
-	int gone = 0;
+	struct gone gone = { b, 0 };
 
 	bpred_expire(&b->b_pred, now_mono());
 	bkill_expire(&b->b_kill, now_mono());
 	bacct_expire(&b->b_acct, now_mono());
+	bhealth_expire(&b->b_health, now_mono());
 
 	if (broker_expire(&b->b_br, now_mono(), on_gone, &gone) > GONE_NAMED)
 		log_warnx("and %d more nodes or jobs silent for %g s: "
-		    "forgotten", gone - GONE_NAMED, 3 * interval);
+		    "forgotten", gone.g_k - GONE_NAMED, 3 * interval);
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
 	bpush_changed(&b->b_push);
 	evloop_timer_add(loop, interval / 2, on_tick, b);
@@ -157,6 +171,8 @@ on_node_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		proto_reply_error(ep, in, "node table full");
 		return;
 	}
+	/* Drained again if a drain names it; no longer down. */
+	broker_health_on_register(&b->b_health.bh_mem, &b->b_br, n);
 	ack.ak_id = n->bn_id;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
 	if ((len = proto_ack_enc(&ack, buf, sizeof(buf))) > 0)
@@ -302,6 +318,12 @@ kill_changed(void *arg)
 }
 
 static void
+on_health_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bhealth_on_req(&((struct bctx *)arg)->b_health, ep, in);
+}
+
+static void
 on_pred_users(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	bpred_on_users(&((struct bctx *)arg)->b_pred, ep, in);
@@ -340,6 +362,9 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	/* Only a user's key speaks for a user. */
 	[PROTO_H_KILL_REQ] = { "kill-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_kill_req },
+	/* CilkNodes drain, resume: users only, checked in health.c. */
+	[PROTO_H_HEALTH_REQ] = { "health-req", MSG_SCHEMES_ALL,
+	    on_health_req },
 	/* Accounting: users only, each checked in acct.c. */
 	[PROTO_H_ACCT] = { "acct", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_acct },
 	[PROTO_H_ACCT_REQ] = { "acct-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
@@ -434,6 +459,9 @@ main(int argc, char *argv[])
 	b.b_kill.bk_acct = &b.b_acct;
 	b.b_kill.bk_cookie = &b.b_cookie;
 	bacct_start(&b.b_acct, &b.b_cookie);
+	bhealth_init(&b.b_health, &b.b_dc, &b.b_br, &b.b_push, &b.b_cookie,
+	    kill_changed, &b);
+	b.b_list.bl_health = &b.b_health.bh_mem;
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
 	dctx_ready(&b.b_dc);
@@ -441,6 +469,7 @@ main(int argc, char *argv[])
 		log_warn("event loop");
 	bpred_fini(&b.b_pred);
 	bkill_fini(&b.b_kill);
+	bhealth_fini(&b.b_health);
 	bacct_fini(&b.b_acct);
 	bpush_fini(&b.b_push);
 	breg_fini(&b.b_reg);

@@ -100,6 +100,35 @@ node_job(const struct broker_node *n)
 	return n->bn_job;
 }
 
+/*
+ * A drained node (broker_health.h) hears only of the jobs it runs, so
+ * that those go on, and of no peer: it has nothing to switch to or
+ * pair with, and takes no new work by itself.
+ */
+static void
+send_drained(struct bpush *bu, const struct broker_node *n)
+{
+	static struct proto_push_job mine[PROTO_ROWS_MAX];
+	struct proto_push p;
+	uint32_t i;
+	size_t len;
+
+	memset(&p, 0, sizeof(p));
+	p.pu_epoch = bu->bu_br->br_epoch;
+	p.pu_uptime_ms = (uint32_t)((now_mono() - bu->bu_started) * 1000);
+	for (i = 0; i < bu->bu_njobs && p.pu_njobs < PROTO_ROWS_MAX; i++)
+		if (broker_node_runs(n, bu->bu_jobs[i].pj_job))
+			mine[p.pu_njobs++] = bu->bu_jobs[i];
+	p.pu_jobs = mine;
+	if ((len = proto_push_enc(&p, bu->bu_buf, sizeof(bu->bu_buf))) == 0) {
+		log_warnx("push: node %u: too large to send", n->bn_id);
+		return;
+	}
+	if (msg_ep_send(bu->bu_dc->dc_ep, &n->bn_addr, MSG_SCHEME_CLUSTER,
+	    PROTO_H_PUSH, bu->bu_buf, len) == -1)
+		log_debug("push: node %u: %s", n->bn_id, strerror(errno));
+}
+
 /* Sends the rows made last, and a sample of peers, to node n. */
 static void
 send_to(struct bpush *bu, const struct broker_node *n)
@@ -111,6 +140,10 @@ send_to(struct bpush *bu, const struct broker_node *n)
 	uint32_t i, k, tries, mine = node_job(n), last = 0;
 	size_t len;
 
+	if (n->bn_drain) {
+		send_drained(bu, n);
+		return;
+	}
 	memset(&p, 0, sizeof(p));
 	p.pu_epoch = bu->bu_br->br_epoch;
 	p.pu_uptime_ms = (uint32_t)((now_mono() - bu->bu_started) * 1000);
@@ -126,7 +159,7 @@ send_to(struct bpush *bu, const struct broker_node *n)
 	    tries < 3 * BPUSH_PEERS; tries++) {
 		o = htab_at(&bu->bu_br->br_node_by_id,
 		    sched_rng_u64(&bu->bu_rng));
-		if (o == NULL || !broker_node_available(o))
+		if (o == NULL || !broker_node_available(o) || o->bn_drain)
 			continue;
 		for (k = 0; k < p.pu_nnodes && peers[k].pn_node != o->bn_id;
 		    k++)

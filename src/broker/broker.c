@@ -565,7 +565,7 @@ room_slot(struct broker *br, double now, const struct broker_job *j,
 	int first;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		if (n->bn_mem_mb < j->bj_mem_mb)
+		if (n->bn_drain || n->bn_mem_mb < j->bj_mem_mb)
 			continue;
 		first = -1;
 		for (i = 0, k = 0; i < n->bn_nslots; i++) {
@@ -594,7 +594,7 @@ fitting_slot(struct broker *br, double now, const struct broker_job *j,
 	uint16_t i;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		if (!broker_job_fits(br, n, j, now))
+		if (n->bn_drain || !broker_job_fits(br, n, j, now))
 			continue;
 		for (i = 0; i < n->bn_nslots; i++)
 			if (slot_free(br, &n->bn_slots[i], now)) {
@@ -634,9 +634,11 @@ free_slot(struct broker *br, double now, struct at *from, struct at *out)
 	    from->n = TAILQ_NEXT(from->n, bn_entry), from->i = 0) {
 		/*
 		 * By the processor's own state: a node stopping one worker
-		 * still has its idle processors to give.
+		 * still has its idle processors to give.  A drained node
+		 * has none.
 		 */
-		for (; from->i < from->n->bn_nslots; from->i++) {
+		for (; !from->n->bn_drain && from->i < from->n->bn_nslots;
+		    from->i++) {
 			if (slot_free(br, &from->n->bn_slots[from->i], now)) {
 				*out = *from;
 				from->i++;
@@ -686,7 +688,7 @@ slot_to_share(struct broker *br, double now, struct at *out)
 	if (big == NULL)
 		return 0;
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		for (i = 0; i < n->bn_nslots; i++)
+		for (i = 0; !n->bn_drain && i < n->bn_nslots; i++)
 			if (broker_slot_available(&n->bn_slots[i]) &&
 			    broker_slot_job(&n->bn_slots[i], now,
 			    br->br_assign_timeout) == big->bj_id) {
@@ -705,7 +707,8 @@ fits_somewhere(const struct broker *br, const struct broker_job *j)
 	const struct broker_node *n;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (broker_node_available(n) && n->bn_lent >= j->bj_cpus &&
+		if (broker_node_available(n) && !n->bn_drain &&
+		    n->bn_lent >= j->bj_cpus &&
 		    n->bn_mem_mb >= j->bj_mem_mb)
 			return 1;
 	return 0;
@@ -777,9 +780,12 @@ schedule(struct broker *br, double now, broker_assign_fn *fn, void *arg)
 		assign(br, &f, j, 0, now, fn, arg);
 		assigned++;
 	}
+	/* A drained node's processors count while they run a job. */
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
 		for (k = 0; k < n->bn_nslots; k++)
-			if (broker_slot_available(&n->bn_slots[k]))
+			if (broker_slot_available(&n->bn_slots[k]) &&
+			    (!n->bn_drain || broker_slot_job(&n->bn_slots[k],
+			    now, br->br_assign_timeout) != 0))
 				avail++;
 	i = 0;
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry) {

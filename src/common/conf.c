@@ -76,6 +76,7 @@ static const struct conf_key conf_keys[] = {
 	{ "cgroup",		CONF_T_PATH,	0, "auto" },
 	{ "cluster_key",	CONF_T_PATH,	0, "/etc/cilknow/cluster.key" },
 	{ "cluster_pub",	CONF_T_PATH,	0, "/etc/cilknow/cluster.pub" },
+	{ "down_keep",		CONF_T_SECONDS,	0, "86400" },
 	{ "history_days",	CONF_T_COUNT,	0, "30" },
 	{ "history_jobs",	CONF_T_COUNT,	0, "100000" },
 	{ "input_devices",	CONF_T_PATH,	CONF_F_EMPTY, "" },

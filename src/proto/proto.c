@@ -15,6 +15,9 @@ static const char *const state_names[PROTO_NS_MAX] = {
 	[PROTO_NS_SWITCHING] = "switching",
 	[PROTO_NS_STOPPING] = "stopping",
 	[PROTO_NS_SUSPENDED] = "suspended",
+	[PROTO_NS_DRAIN] = "drain",
+	[PROTO_NS_DRAINED] = "drained",
+	[PROTO_NS_DOWN] = "down",
 };
 
 const char *
@@ -126,12 +129,13 @@ proto_node_reg_dec(struct proto_node_reg *m, const uint8_t *buf, size_t len)
 	for (i = 0; i < m->nr_nslots; i++)
 		if (wire_get_u8(&r, &m->nr_slots[i].ps_state) == -1 ||
 		    m->nr_slots[i].ps_state == PROTO_NS_UNDEF ||
-		    m->nr_slots[i].ps_state >= PROTO_NS_MAX ||
+		    m->nr_slots[i].ps_state >= PROTO_NS_NODE_MAX ||
 		    wire_get_u32(&r, &m->nr_slots[i].ps_job) == -1)
 			return -1;
 	if (wire_get_end(&r) == -1)
 		return -1;
-	if (m->nr_state == PROTO_NS_UNDEF || m->nr_state >= PROTO_NS_MAX)
+	if (m->nr_state == PROTO_NS_UNDEF ||
+	    m->nr_state >= PROTO_NS_NODE_MAX)
 		return -1;
 	return 0;
 }

@@ -155,7 +155,8 @@ sample_dec(struct wire_r *r, struct proto_hist_sample *s)
 	if (wire_get_u32(r, &s->hs_seq) == -1 ||
 	    wire_get_u64(r, &s->hs_time_ms) == -1 ||
 	    wire_get_u8(r, &s->hs_state) == -1 ||
-	    s->hs_state == PROTO_NS_UNDEF || s->hs_state >= PROTO_NS_MAX ||
+	    s->hs_state == PROTO_NS_UNDEF ||
+	    s->hs_state >= PROTO_NS_NODE_MAX ||
 	    wire_get_u32(r, &s->hs_owner_milli) == -1 ||
 	    wire_get_u32(r, &s->hs_guest_milli) == -1 ||
 	    wire_get_u32(r, &s->hs_idle) == -1 ||

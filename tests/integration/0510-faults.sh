@@ -83,8 +83,10 @@ kill -KILL "$NM" 2>/dev/null
 for p in $(workers); do	# the worker's whole process group
 	grep -q "127.0.0.5" /proc/"$p"/environ 2>/dev/null && kill -KILL -- -"$p"
 done
-wait_for 20 sh -c "! '$BIN/CilkNodes' | grep -q '127\.0\.0\.5'"
-ok $? "a vanished node leaves CilkNodes after 3 intervals"
+wait_for 20 sh -c "'$BIN/CilkNodes' | grep -Eq '127\.0\.0\.5 +down '"
+ok $? "a vanished node is listed as down after 3 intervals"
+"$BIN/CilkNodes" -R | grep -Eq '127\.0\.0\.5 +down +- +[0-9T:-]+ +silent since '
+ok $? "CilkNodes -R says since when it is silent"
 wait_for 20 sh -c "'$BIN/CilkPs' | grep -Eq '^ *1 .* 3 +- +1 '"
 ok $? "and its job counts 3 nodes"
 

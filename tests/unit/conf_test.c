@@ -202,6 +202,7 @@ main(void)
 		{ "cgroup",		"auto" },
 		{ "cluster_key",	"/etc/cilknow/cluster.key" },
 		{ "cluster_pub",	"/etc/cilknow/cluster.pub" },
+		{ "down_keep",		"86400" },
 		{ "history_days",	"30" },
 		{ "history_jobs",	"100000" },
 		{ "input_devices",	"" },

@@ -9,13 +9,21 @@
 #include "cli.h"
 #include "json.h"
 #include "log.h"
+#include "nhealth.h"
 
 struct nodes_opts {
 	struct cli_common	 no_cc;
 	enum proto_node_state	 no_state;	/* -s, UNDEF: any */
 	uint32_t		 no_job;	/* -j, 0: any */
 	int			 no_numeric;	/* -n: addresses, not names */
+	int			 no_reasons;	/* -R */
+	const char		*no_reason;	/* --reason */
+	/* --json: the reasons of held nodes, if the broker told them. */
+	struct proto_health	 no_health;
+	int			 no_have_health;
 };
+
+#define OPT_REASON	1000
 
 static void __attribute__((noreturn))
 usage(int status)
@@ -24,10 +32,17 @@ usage(int status)
 	    "usage: CilkNodes [-nv] [-c file] [-o key=value] [-b host[:port]] "
 	    "[--json]\n"
 	    "                 [-s state] [-j job]\n"
+	    "       CilkNodes [options] -R\n"
+	    "       CilkNodes [options] drain node --reason text\n"
+	    "       CilkNodes [options] resume node\n"
 	    "  -n        addresses the nodes send from, not their names\n"
 	    "  -s state  only nodes in this state: busy, idle, running,\n"
-	    "            switching or stopping\n"
+	    "            switching, stopping, suspended, drain, drained,\n"
+	    "            down\n"
 	    "  -j job    only nodes running this job\n"
+	    "  -R        the nodes drained or down, with reason, user, since\n"
+	    "  drain     (administrators) the node takes no new work; its\n"
+	    "            running work goes on; resume undoes it\n"
 	    "columns: NODE HOST STATE SLOTS JOB LOAD IDLE USERS SEEN\n"
 	    "  SLOTS: workers running/processors lent/processors\n");
 	exit(status);
@@ -127,6 +142,51 @@ print_text(const struct nodes_opts *o, const struct brokerq_reply *rep)
 	}
 }
 
+static int
+held(uint8_t state)
+{
+	return state == PROTO_NS_DRAIN || state == PROTO_NS_DRAINED ||
+	    state == PROTO_NS_DOWN;
+}
+
+/* 1 if a node listed is drained or down: its reason is worth asking. */
+static int
+any_held(const struct brokerq_reply *rep)
+{
+	uint32_t i;
+
+	for (i = 0; i < rep->bq_n; i++)
+		if (held(rep->bq_nodes[i].nw_state))
+			return 1;
+	return 0;
+}
+
+/* "reason" and "since" (seconds since the epoch) of a held node. */
+static void
+print_held(const struct nodes_opts *o, const struct proto_node_row *r)
+{
+	const struct proto_health_row *h = NULL;
+	char reason[PROTO_HEALTH_REASON_MAX + 1];
+
+	if (!held(r->nw_state))
+		return;
+	if (o->no_have_health)
+		h = nhealth_find(&o->no_health, r->nw_node, &r->nw_addr);
+	printf(", \"reason\": ");
+	if (h != NULL) {
+		brokerq_safe(reason, sizeof(reason), h->hr_reason);
+		json_put_str(stdout, reason);
+		printf(", \"user\": ");
+		if (h->hr_user[0] != '\0')
+			json_put_str(stdout, h->hr_user);
+		else
+			printf("null");
+		printf(", \"since\": %llu",
+		    (unsigned long long)(h->hr_since_ms / 1000));
+	} else
+		printf("null, \"user\": null, \"since\": null");
+}
+
 static void
 print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 {
@@ -147,6 +207,7 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		json_put_str(stdout, host);
 		printf(", \"state\": ");
 		json_put_str(stdout, proto_state_name(r->nw_state));
+		print_held(o, r);
 		printf(", \"slots\": {\"running\": %u, \"lent\": %u, "
 		    "\"total\": %u}, \"jobs\": [", r->nw_running, r->nw_lent,
 		    r->nw_total);
@@ -168,15 +229,17 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, CLI_OPT_JSON },
+		{ "reason", required_argument, NULL, OPT_REASON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct nodes_opts o;
+	static struct nodes_opts o;
 	struct brokerq_reply rep;
+	uint8_t op = PROTO_HO_UNDEF;
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
-	while ((ch = getopt_long(argc, argv, "b:c:hj:no:s:vV", longopts,
+	while ((ch = getopt_long(argc, argv, "b:c:hj:no:Rs:vV", longopts,
 	    NULL)) != -1) {
 		switch (cli_common_opt(&o.no_cc, ch, optarg)) {
 		case 1:
@@ -192,11 +255,24 @@ main(int argc, char *argv[])
 		case 'n':
 			o.no_numeric = 1;
 			break;
+		case 'R':
+			o.no_reasons = 1;
+			break;
+		case OPT_REASON:
+			if (!proto_health_reason_ok(optarg)) {
+				warnx("--reason: 1 to %d characters, no "
+				    "control characters",
+				    PROTO_HEALTH_REASON_MAX);
+				usage(CLI_EXIT_USAGE);
+			}
+			o.no_reason = optarg;
+			break;
 		case 's':
 			if ((o.no_state = proto_state_from_name(optarg)) ==
 			    PROTO_NS_UNDEF) {
 				warnx("-s %s: not a state (busy, idle, "
-				    "running, switching or stopping)", optarg);
+				    "running, switching, stopping, suspended, "
+				    "drain, drained or down)", optarg);
 				usage(CLI_EXIT_USAGE);
 			}
 			break;
@@ -209,12 +285,56 @@ main(int argc, char *argv[])
 			usage(CLI_EXIT_USAGE);
 		}
 	}
-	if (optind != argc)
+	if (optind < argc && strcmp(argv[optind], "drain") == 0)
+		op = PROTO_HO_DRAIN;
+	else if (optind < argc && strcmp(argv[optind], "resume") == 0)
+		op = PROTO_HO_RESUME;
+	else if (optind != argc) {
+		warnx("%s: not a command (drain or resume)", argv[optind]);
 		usage(CLI_EXIT_USAGE);
+	}
+	if (op != PROTO_HO_UNDEF) {
+		if (optind + 2 != argc) {
+			warnx("%s: name one node (its number, host name or "
+			    "address)", argv[optind]);
+			usage(CLI_EXIT_USAGE);
+		}
+		if (op == PROTO_HO_DRAIN && o.no_reason == NULL) {
+			warnx("drain: say why with --reason text");
+			usage(CLI_EXIT_USAGE);
+		}
+		if (op == PROTO_HO_RESUME && o.no_reason != NULL) {
+			warnx("resume: no --reason");
+			usage(CLI_EXIT_USAGE);
+		}
+		if (strlen(argv[optind + 1]) >= PROTO_HOST_MAX ||
+		    strpbrk(argv[optind + 1], " \t\n") != NULL ||
+		    argv[optind + 1][0] == '\0') {
+			warnx("%s: not a node's number, host name or address",
+			    argv[optind + 1]);
+			usage(CLI_EXIT_USAGE);
+		}
+	} else if (o.no_reason != NULL) {
+		warnx("--reason goes with drain");
+		usage(CLI_EXIT_USAGE);
+	}
+	if (op != PROTO_HO_UNDEF || o.no_reasons) {
+		log_init(1, "CilkNodes", o.no_cc.cc_verbose);
+		rc = op != PROTO_HO_UNDEF ? nhealth_set(&o.no_cc, op,
+		    argv[optind + 1], o.no_reason) :
+		    nhealth_reasons(&o.no_cc, o.no_numeric);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			err(CLI_EXIT_FAILURE, "stdout");
+		return rc;
+	}
 	/* The broker filters: a few idle nodes of 100,000 come in a page. */
 	if ((rc = brokerq_main_where(&o.no_cc, "CilkNodes", PROTO_LIST_NODES,
 	    (uint8_t)o.no_state, o.no_job, &rep)) != CLI_EXIT_OK)
 		return rc;
+	/* The reasons, if the broker tells them (the user's key signs). */
+	if (o.no_cc.cc_json && any_held(&rep))
+		o.no_have_health = nhealth_ask(&o.no_cc, PROTO_HO_LIST, NULL,
+		    NULL, &o.no_health, 1) == CLI_EXIT_OK;
 	if (o.no_cc.cc_json)
 		print_json(&o, &rep);
 	else

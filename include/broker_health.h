@@ -1,0 +1,108 @@
+/*
+ * broker_health — CilkJobBroker's nodes held out of work, without I/O:
+ * drained by an administrator (CilkNodes drain NODE --reason TEXT, until
+ * CilkNodes resume NODE), or down: forgotten after 3 silent register
+ * intervals (broker_expire), listed as down with "silent since TIME"
+ * until the node registers again or down_keep seconds have passed.
+ *
+ * A drain is the broker's, kept by node address and host name, not by
+ * the registry entry: it holds a node that is forgotten and registers
+ * again, or whose node manager restarts.  A drained node keeps running
+ * what it runs (its workers end as they would) and is given nothing new:
+ * broker_schedule() passes over nodes whose bn_drain is set, and the
+ * broker's pushes give it no peers and no other job (bpush).  It shows
+ * as drain while it still runs guest work, drained once it runs none.
+ * Nothing here survives a restart of the broker.
+ */
+#ifndef CILKNOW_BROKER_HEALTH_H
+#define CILKNOW_BROKER_HEALTH_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "broker.h"
+#include "proto_health.h"
+
+#define BROKER_HOLDS_MAX	1024	/* drain and down records, at most */
+#define BROKER_DOWN_KEEP	86400	/* down_keep's default, seconds */
+
+enum broker_hold_kind {
+	BROKER_HOLD_DRAIN = 1,
+	BROKER_HOLD_DOWN
+};
+
+struct broker_hold {
+	TAILQ_ENTRY(broker_hold) bh_entry;
+	uint8_t		 bh_kind;	/* enum broker_hold_kind */
+	uint32_t	 bh_node;	/* its number when last known */
+	struct msg_addr	 bh_addr;
+	char		 bh_host[PROTO_HOST_MAX];
+	char		 bh_reason[PROTO_HEALTH_REASON_MAX + 1];
+	char		 bh_user[MSG_NAME_MAX + 1];	/* drain: who */
+	uint64_t	 bh_since_ms;	/* wall clock */
+	double		 bh_at;		/* now_mono() when recorded */
+};
+
+TAILQ_HEAD(broker_hold_list, broker_hold);
+
+struct broker_health {
+	struct broker_hold_list	 bh_holds;	/* oldest first */
+	uint32_t		 bh_n;
+	double			 bh_down_keep;	/* seconds; 0: until it
+						   registers again */
+};
+
+void	broker_health_init(struct broker_health *);
+void	broker_health_fini(struct broker_health *);
+
+/*
+ * Carries out a drain or resume (q->hq_op) by user `by` (admin: 1 if an
+ * administrator).  NODE is a node's number, host name or address (as
+ * CilkNodes and CilkNodes -n show them), of a node registered or down.
+ * A drain records the reason, by and wall_ms (a second drain replaces
+ * them); a resume forgets the node's drain and its down record.  0 with
+ * what was done in msg; -1 with why not in msg: not an administrator,
+ * no such node, not drained, too many held nodes.
+ */
+int	broker_health_set(struct broker_health *, struct broker *,
+	    const struct proto_health_req *q, const char *by, int admin,
+	    uint64_t wall_ms, double now, char *msg, size_t msgsz);
+
+/*
+ * A node registered: drained again if a drain names it, and no longer
+ * down.
+ */
+void	broker_health_on_register(struct broker_health *, struct broker *,
+	    struct broker_node *);
+
+/*
+ * broker_expire() forgets n, silent for `silent` seconds: it is down,
+ * "silent since TIME" (UTC), since wall_ms less its silence.  The
+ * oldest down record makes room if the table is full.
+ */
+void	broker_health_down(struct broker_health *, const struct broker_node *,
+	    double silent, uint64_t wall_ms, double now);
+
+/* Forgets down records older than bh_down_keep seconds (if not 0). */
+void	broker_health_expire(struct broker_health *, double now);
+
+/* The state CilkNodes shows: drain or drained if held, else its own. */
+uint8_t	broker_health_state(const struct broker_node *);
+
+/*
+ * The held nodes as HEALTH rows, the first PROTO_HEALTH_ROWS_MAX (drains
+ * first), he_total all of them; he_done is left as it is.
+ */
+void	broker_health_rows(const struct broker_health *, struct broker *,
+	    struct proto_health *);
+
+/* The down records, for the listings: first, and the one after h. */
+const struct broker_hold *broker_health_first_down(
+	    const struct broker_health *);
+const struct broker_hold *broker_health_next_down(const struct broker_hold *);
+/* How many down records there are. */
+uint32_t broker_health_ndown(const struct broker_health *);
+
+#endif

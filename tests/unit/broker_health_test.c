@@ -1,0 +1,311 @@
+/*
+ * Unit tests of broker_health: who may drain and resume which node, a
+ * drained node taking no new work on any path of broker_schedule (free
+ * processors, jobs that need resources, making room, sharing a job's
+ * processor), drain and drained, a forgotten node listed as down until
+ * it registers again or down_keep passes, and a drain that outlives the
+ * node's registration.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "broker_health.h"
+#include "tap.h"
+
+static struct broker		br;
+static struct broker_health	bh;
+static int			given[16];	/* node id -> assignments */
+
+static struct msg_addr
+addr(int host)
+{
+	struct msg_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.ma_family = 4;
+	a.ma_addr[0] = 127;
+	a.ma_addr[3] = (uint8_t)host;
+	a.ma_port = 7411;
+	return a;
+}
+
+/* Node at 127.0.0.host, "wsHOST", total processors, all lent, slot i
+ * running jobs[i] (NULL: all idle). */
+static struct broker_node *
+node(int host, uint16_t total, const uint32_t *jobs, uint32_t mem,
+    double now)
+{
+	static struct proto_node_reg r;
+	struct msg_addr a = addr(host);
+	struct broker_node *n;
+	uint16_t i;
+
+	memset(&r, 0, sizeof(r));
+	r.nr_boot = (uint64_t)host;
+	snprintf(r.nr_host, sizeof(r.nr_host), "ws%d", host);
+	r.nr_total = r.nr_lent = r.nr_nslots = total;
+	r.nr_mem_mb = mem;
+	r.nr_state = PROTO_NS_IDLE;
+	for (i = 0; i < total; i++) {
+		r.nr_slots[i].ps_job = jobs != NULL ? jobs[i] : 0;
+		r.nr_slots[i].ps_state = r.nr_slots[i].ps_job != 0 ?
+		    PROTO_NS_RUNNING : PROTO_NS_IDLE;
+		if (r.nr_slots[i].ps_job != 0)
+			r.nr_state = PROTO_NS_RUNNING;
+	}
+	if ((n = broker_node_register(&br, &r, &a, now)) != NULL)
+		broker_health_on_register(&bh, &br, n);
+	return n;
+}
+
+static struct broker_job *
+job(uint64_t boot, uint16_t cpus, uint32_t mem, double now)
+{
+	struct proto_job_reg r;
+	struct msg_addr a = addr(1);
+	const char *why;
+
+	memset(&r, 0, sizeof(r));
+	a.ma_port = (uint16_t)(40000 + boot);
+	r.jr_boot = boot;
+	r.jr_pri = 1;
+	r.jr_cpus = cpus;
+	r.jr_mem_mb = mem;
+	strlcpy(r.jr_command, "queens 12", sizeof(r.jr_command));
+	return broker_job_register(&br, &r, "ann", &a, now, &why);
+}
+
+static void
+on_assign(struct broker_node *n, uint16_t slot, struct broker_job *j,
+    int room, void *arg)
+{
+	(void)slot;
+	(void)j;
+	(void)room;
+	(void)arg;
+	if (n->bn_id < 16)
+		given[n->bn_id]++;
+}
+
+static int
+set(uint8_t op, const char *name, const char *reason, const char *by,
+    int admin, char *msg, size_t msgsz)
+{
+	struct proto_health_req q;
+
+	memset(&q, 0, sizeof(q));
+	q.hq_op = op;
+	strlcpy(q.hq_node, name, sizeof(q.hq_node));
+	if (reason != NULL)
+		strlcpy(q.hq_reason, reason, sizeof(q.hq_reason));
+	return broker_health_set(&bh, &br, &q, by, admin, 1700000000000ULL,
+	    1, msg, msgsz);
+}
+
+static void
+fresh(void)
+{
+	broker_health_fini(&bh);
+	broker_fini(&br);
+	broker_init(&br, 10);
+	broker_health_init(&bh);
+	memset(given, 0, sizeof(given));
+}
+
+static void
+gone(const struct broker_node *n, const struct broker_job *j, double silent,
+    void *arg)
+{
+	(void)arg;
+	if (n != NULL)
+		broker_health_down(&bh, n, silent, 1700000100000ULL, 40);
+	(void)j;
+}
+
+int
+main(void)
+{
+	static struct proto_health rows;
+	struct broker_node *a, *b;
+	struct broker_job *j, *k;
+	char msg[PROTO_REASON_MAX];
+	uint32_t runs1[2] = { 1, 1 }, runs11[2] = { 1, 1 };
+	uint16_t i;
+
+	broker_init(&br, 10);
+	broker_health_init(&bh);
+
+	/* Who may, and which node. */
+	a = node(2, 2, NULL, 0, 0);
+	b = node(3, 2, NULL, 0, 0);
+	ok(a != NULL && b != NULL, "two nodes registered");
+	is_int(set(PROTO_HO_DRAIN, "ws2", "disk", "bob", 0, msg, sizeof(msg)),
+	    -1, "a user who is not an administrator may not drain");
+	ok(strstr(msg, "administrator") != NULL, "and is told why: %s", msg);
+	is_int(a->bn_drain, 0, "the node is not drained");
+	is_int(set(PROTO_HO_DRAIN, "ws9", "disk", "root", 1, msg,
+	    sizeof(msg)), -1, "an unknown node is refused");
+	ok(strstr(msg, "no such node: ws9") != NULL, "named: %s", msg);
+	is_int(set(PROTO_HO_RESUME, "ws2", NULL, "root", 1, msg, sizeof(msg)),
+	    -1, "a node not drained cannot be resumed");
+	ok(strstr(msg, "not drained") != NULL, "named: %s", msg);
+	is_int(set(PROTO_HO_DRAIN, "ws2", "disk", "root", 1, msg,
+	    sizeof(msg)), 0, "an administrator drains a node by host name");
+	is_int(a->bn_drain, 1, "it is drained");
+	is_int(b->bn_drain, 0, "the other is not");
+	is_int(broker_health_state(a), PROTO_NS_DRAINED,
+	    "idle and drained: drained");
+	is_int(b->bn_id, 2, "ws3 is node 2");
+	is_int(set(PROTO_HO_DRAIN, "2", "fan", "root", 1, msg, sizeof(msg)),
+	    0, "a node is named by its number too");
+	is_int(b->bn_drain, 1, "node 2 drained");
+	is_int(set(PROTO_HO_RESUME, "127.0.0.3", NULL, "root", 1, msg,
+	    sizeof(msg)), 0, "and resumed by its address");
+	is_int(b->bn_drain, 0, "node 3 takes work again");
+
+	/* Free processors: the job goes to the other node only. */
+	j = job(1, 1, 0, 1);
+	ok(j != NULL, "a job");
+	broker_schedule(&br, 1, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "the drained node is given nothing");
+	is_int(given[b->bn_id], 2, "the other node both its processors");
+	ok(j->bj_pending == PROTO_PENDING_NONE, "the job runs");
+
+	/* Drain while it runs: drain, its work stays counted. */
+	fresh();
+	a = node(2, 2, runs1, 0, 0);
+	b = node(3, 2, NULL, 0, 0);
+	j = job(1, 1, 0, 0);
+	ok(j != NULL && j->bj_id == 1, "job 1 runs on ws2");
+	is_int(set(PROTO_HO_DRAIN, "ws2", "memory errors", "root", 1, msg,
+	    sizeof(msg)), 0, "ws2 drained while it runs job 1");
+	ok(strstr(msg, "running work goes on") != NULL, "said: %s", msg);
+	is_int(broker_health_state(a), PROTO_NS_DRAIN, "shown as drain");
+	broker_schedule(&br, 1, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "nothing new for ws2");
+	is_int(given[b->bn_id], 2, "ws3 gets the job's other workers");
+	is_int(j->bj_count, 4, "ws2's workers still count for the job");
+	/* Its work ends: drained. */
+	a = node(2, 2, NULL, 0, 2);
+	is_int(a->bn_drain, 1, "still drained after it registers");
+	is_int(broker_health_state(a), PROTO_NS_DRAINED, "drained once idle");
+	broker_schedule(&br, 2, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "and given nothing though idle");
+
+	/* Sharing a processor of the largest job: not a drained one's. */
+	fresh();
+	a = node(2, 2, runs11, 0, 0);
+	j = job(1, 1, 0, 0);
+	(void)set(PROTO_HO_DRAIN, "ws2", "x", "root", 1, msg, sizeof(msg));
+	k = job(2, 1, 0, 0);
+	broker_schedule(&br, 1, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "a new job takes no processor of the "
+	    "drained node's job");
+	ok(k->bj_pending != PROTO_PENDING_NONE, "it waits");
+	(void)set(PROTO_HO_RESUME, "ws2", NULL, "root", 1, msg, sizeof(msg));
+	broker_schedule(&br, 2, on_assign, NULL);
+	is_int(given[a->bn_id], 1, "resumed: it shares a processor");
+
+	/* Jobs that need resources: neither a fitting node nor room. */
+	fresh();
+	a = node(2, 4, NULL, 4096, 0);
+	(void)set(PROTO_HO_DRAIN, "ws2", "x", "root", 1, msg, sizeof(msg));
+	j = job(1, 2, 1024, 0);
+	broker_schedule(&br, 1, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "a job of 2 processors does not go to it");
+	is_int(j->bj_pending, PROTO_PENDING_NOFIT,
+	    "and fits nowhere else (NOFIT)");
+	fresh();
+	{
+		uint32_t busy[2] = { 1, 1 };
+
+		a = node(2, 2, busy, 0, 0);
+		b = node(3, 2, busy, 0, 0);
+	}
+	j = job(1, 1, 0, 0);
+	(void)set(PROTO_HO_DRAIN, "ws2", "x", "root", 1, msg, sizeof(msg));
+	k = job(2, 2, 0, 0);
+	broker_schedule(&br, 1, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "no room is made on the drained node");
+	is_int(given[b->bn_id], 1, "but on the other");
+
+	/* Down: forgotten, listed, until it registers again. */
+	fresh();
+	a = node(2, 2, NULL, 0, 0);
+	b = node(3, 2, NULL, 0, 0);
+	(void)set(PROTO_HO_DRAIN, "ws2", "bad disk", "root", 1, msg,
+	    sizeof(msg));
+	b = node(3, 2, NULL, 0, 35);	/* ws3 stays, ws2 goes silent */
+	is_int(broker_expire(&br, 40, gone, NULL), 1, "ws2 is forgotten");
+	is_int(broker_health_ndown(&bh), 1, "and listed as down");
+	ok(broker_health_first_down(&bh) != NULL &&
+	    strncmp(broker_health_first_down(&bh)->bh_reason,
+	    "silent since 2023-11-14T22:", 27) == 0,
+	    "reason: %s", broker_health_first_down(&bh)->bh_reason);
+	memset(&rows, 0, sizeof(rows));
+	broker_health_rows(&bh, &br, &rows);
+	is_int(rows.he_total, 2, "-R: the drain and the down record");
+	is_int(rows.he_rows[0].hr_state, PROTO_NS_DRAINED,
+	    "the drain of a node gone: drained");
+	is_str(rows.he_rows[0].hr_user, "root", "who drained it");
+	is_str(rows.he_rows[0].hr_reason, "bad disk", "why");
+	ok(rows.he_rows[0].hr_since_ms == 1700000000000ULL, "since when");
+	is_int(rows.he_rows[1].hr_state, PROTO_NS_DOWN, "then down");
+	is_str(rows.he_rows[1].hr_user, "", "set by no one");
+	ok(rows.he_rows[1].hr_since_ms == 1700000100000ULL - 40 * 1000,
+	    "since it fell silent");
+	a = node(2, 2, NULL, 0, 50);
+	is_int(a->bn_drain, 1, "registering again, ws2 is drained still");
+	is_int(broker_health_ndown(&bh), 0, "and no longer down");
+	broker_schedule(&br, 50, on_assign, NULL);
+	(void)job(1, 1, 0, 50);
+	broker_schedule(&br, 50, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "it takes no work");
+
+	/* down_keep: a down record goes after it. */
+	b = node(3, 2, NULL, 0, 100);
+	a = node(2, 2, NULL, 0, 200);
+	(void)broker_expire(&br, 150, gone, NULL);	/* job 1 too */
+	is_int(broker_health_ndown(&bh), 1, "ws3 is forgotten: down");
+	bh.bh_down_keep = 60;
+	broker_health_expire(&bh, 90);
+	is_int(broker_health_ndown(&bh), 1, "kept within down_keep");
+	broker_health_expire(&bh, 101);
+	is_int(broker_health_ndown(&bh), 0, "gone after down_keep");
+
+	/* A down node may be drained (it stays out when it returns). */
+	b = node(3, 2, NULL, 0, 300);
+	a = node(2, 2, NULL, 0, 300);
+	(void)set(PROTO_HO_RESUME, "ws2", NULL, "root", 1, msg, sizeof(msg));
+	is_int(a->bn_drain, 0, "ws2 resumed");
+	a = node(2, 2, NULL, 0, 340);
+	is_int(broker_expire(&br, 345, gone, NULL), 1, "ws3 forgotten");
+	is_int(set(PROTO_HO_DRAIN, "ws3", "rack moved", "ann", 1, msg,
+	    sizeof(msg)), 0, "a down node may be drained");
+	b = node(3, 2, NULL, 0, 350);
+	is_int(b->bn_drain, 1, "it returns drained");
+	memset(&rows, 0, sizeof(rows));
+	broker_health_rows(&bh, &br, &rows);
+	is_int(rows.he_total, 1, "one held node");
+	is_str(rows.he_rows[0].hr_user, "ann", "drained by ann");
+
+	/* The table has a bound; drains are never pushed out by downs. */
+	fresh();
+	for (i = 0; i < BROKER_HOLDS_MAX + 5; i++) {
+		struct broker_node fake;
+
+		memset(&fake, 0, sizeof(fake));
+		fake.bn_id = (uint32_t)i + 100;
+		fake.bn_addr = addr(2);
+		fake.bn_addr.ma_port = (uint16_t)(1000 + i);
+		broker_health_down(&bh, &fake, 1, 1700000000000ULL, 1);
+	}
+	is_int(broker_health_ndown(&bh), BROKER_HOLDS_MAX,
+	    "at most BROKER_HOLDS_MAX down records");
+	is_int(broker_health_first_down(&bh)->bh_node, 105,
+	    "the oldest made room");
+
+	broker_health_fini(&bh);
+	broker_fini(&br);
+	return tap_done();
+}
