@@ -20,7 +20,7 @@ nodes_in() {	# nodes_in STATE : how many nodes CilkNodes shows in STATE
 nodes_are() { test "$(nodes_in "$1")" -eq "$2"; }
 # Workers are "sh -c ... MARK" processes; the sh stays (no exec).
 MARK=cilknow-test-$$
-workers() { pgrep -f "^sh -c .*$MARK" | sort; }
+workers() { shells "^sh -c .*$MARK" | sort; }
 workers_are() { test "$(workers | wc -l)" -eq "$1"; }
 hellos_are() { test "$(grep -c 'hello from' "$T/run1.out")" -eq "$1"; }
 wait_for 15 nodes_are idle 4

@@ -21,7 +21,7 @@ nodes_are() { test "$(nodes_in "$1")" -eq "$2"; }
 pid_of() { awk -v r="$1" -v a="$2" '$1 == r && index($3, a) == 1 { print $2 }' "$D/pids"; }
 # Workers are "sh -c ... MARK" processes; the sh stays (no exec).
 MARK=cilknow-fault-$$
-workers() { pgrep -f "^sh -c .*$MARK" | sort; }
+workers() { shells "^sh -c .*$MARK" | sort; }
 workers_are() { test "$(workers | wc -l)" -eq "$1"; }
 workers_at_least() { test "$(workers | wc -l)" -ge "$1"; }
 wait_for 15 nodes_are idle 4
@@ -117,7 +117,7 @@ contains "$T/refused" "\(([2-9]|[1-9][0-9]+) refused so far\)" \
 # Its own mark: a worker of an earlier job still being stopped is not it.
 start run2 "$BIN/CilkRun" -n 1 -- sh -c "trap '' QUIT; sleep 300; : $MARK-stubborn"
 RUN2=$LAST_PID
-stubborn() { pgrep -f "^sh -c .*$MARK-stubborn"; }
+stubborn() { shells "^sh -c .*$MARK-stubborn"; }
 wait_for 20 stubborn
 ok $? "a worker that ignores SIGQUIT runs"
 stubborn=$(stubborn | head -1)

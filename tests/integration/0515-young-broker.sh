@@ -23,7 +23,7 @@ nodes_are() {	# nodes_are STATE N
 }
 pid_of() { awk -v r="$1" -v a="$2" '$1 == r && index($3, a) == 1 { print $2 }' "$D/pids"; }
 MARK=cilknow-young-$$
-workers() { pgrep -f "^sh -c .*$MARK-$1\$" | sort; }
+workers() { shells "^sh -c .*$MARK-$1\$" | sort; }
 workers_are() { test "$(workers "$1" | wc -l)" -eq "$2"; }
 listed() { "$BIN/CilkPs" | grep -q "$MARK-$1"; }
 # restart_broker : SIGKILL the broker, start it again, wait until the

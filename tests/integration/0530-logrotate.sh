@@ -36,7 +36,7 @@ ok $? "the first 20 lines reached CilkRun"
 # SIGHUP (logrotate's postrotate, or an administrator) reloads the
 # daemons without touching the running worker.
 # (its go file is this test's own: another suite's 0530 is not ours)
-WORKER=$(pgrep -f "^sh -c.*padded to be long enough.* $GO\$")
+WORKER=$(shells "^sh -c.*padded to be long enough.* $GO\$")
 [ -n "$WORKER" ]
 ok $? "the worker runs (pid $WORKER)"
 for p in $(awk '$1 == "node" || $1 == "broker" { print $2 }' "$D/pids"); do

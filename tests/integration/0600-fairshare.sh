@@ -102,9 +102,9 @@ contains "$T/pairs" "stopping worker .*: fair share: job [0-9]+ has [0-9]+, job 
 ok $? "and the pairing messages they sent ($(total pairs))"
 
 # 5. The broker goes away; scheduling goes on among the node managers.
-workers() { pgrep -f "^sh -c sleep 600; : $MARK-" | wc -l; }
+workers() { shells "^sh -c sleep 600; : $MARK-" | wc -l; }
 per_job() {
-	for j in a b c; do pgrep -f "^sh -c sleep 600; : $MARK-$j" | wc -l; done
+	for j in a b c; do shells "^sh -c sleep 600; : $MARK-$j" | wc -l; done
 }
 
 # The broker's counts include nodes still switching; start from a split

@@ -151,7 +151,7 @@ contains "$T/del.out" 'no predicate left' "del says nothing is left"
 # The owner returns: the node goes busy and its worker is stopped.
 wait_for 10 nodes_are idle 2
 MARK=cilknow-pred-$$
-workers_are() { test "$(pgrep -f "^sh -c .*$MARK" | wc -l)" -eq "$1"; }
+workers_are() { test "$(shells "^sh -c .*$MARK" | wc -l)" -eq "$1"; }
 start run "$BIN/CilkRun" -- sh -c "sleep 300; : $MARK"
 wait_for 20 workers_are 2
 ok $? "a job runs on both nodes"

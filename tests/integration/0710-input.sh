@@ -23,7 +23,7 @@ export CILKNOW_CONF=$D/cilknow.conf
 LOG=$D/nodes/127.0.0.2/log
 state_is() { "$BIN/CilkNodes" | awk '$2 == "127.0.0.2" { print $3 }' | grep -qx "$1"; }
 MARK=cilknow-input-$$
-workers_are() { test "$(pgrep -f "^sh -c .*$MARK" | wc -l)" -eq "$1"; }
+workers_are() { test "$(shells "^sh -c .*$MARK" | wc -l)" -eq "$1"; }
 # One EV_KEY press of KEY_A, as the kernel writes it (x86-64 layout is
 # the native one: struct timeval, u16 type, u16 code, s32 value).
 press() {	# press [DEVICE]: $KBD by default
@@ -79,7 +79,7 @@ ok $? "a key press on the new device stops the worker"
 # is not the owner's return (the last input is kept in its state).
 wait_for 20 workers_are 1
 ok $? "lent again, the node runs the job"
-WPID=$(pgrep -f "^sh -c .*$MARK")
+WPID=$(shells "^sh -c .*$MARK")
 NM=$(awk '$1 == "node" && index($3, "127.0.0.2") == 1 { print $2 }' "$D/pids")
 kill -KILL "$NM"
 start nm2 "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
@@ -90,7 +90,7 @@ wait_for 10 grep -q "adopted worker .* (running)" "$T/nm2.out"
 ok $? "the restarted node manager adopts the running worker"
 ! wait_for 4 grep -q "the owner is here\|the owner is back" "$T/nm2.out"
 ok $? "and does not take the reopened devices for the owner"
-[ "$(pgrep -f "^sh -c .*$MARK")" = "$WPID" ]
+[ "$(shells "^sh -c .*$MARK")" = "$WPID" ]
 ok $? "the same worker runs on ($WPID)"
 press "$T/kbd2"
 wait_for 10 workers_are 0

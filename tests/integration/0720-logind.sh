@@ -96,13 +96,13 @@ MARK=cilknow-logind-$$
 start run "$BIN/CilkRun" -- sh -c "sleep 300; : $MARK"
 RUN=$LAST_PID
 on3() { grep -q "worker .* started" "$T/n3.out" &&
-    test "$(pgrep -f "^sh -c sleep 300; : $MARK" | wc -l)" -eq 2; }
+    test "$(shells "^sh -c sleep 300; : $MARK" | wc -l)" -eq 2; }
 wait_for 20 on3
 ok $? "a job runs on 127.0.0.3 too"
 
 echo active >"$STATE"
 gone3() { grep -q "stopping worker" "$T/n3.out" &&
-    test "$(pgrep -f "^sh -c sleep 300; : $MARK" | wc -l)" -eq 1; }
+    test "$(shells "^sh -c sleep 300; : $MARK" | wc -l)" -eq 1; }
 wait_for 10 gone3
 ok $? "logind says active again: its worker stops"
 wait_for 10 state_is busy

@@ -39,7 +39,7 @@ nodes_are() {	# nodes_are STATE N
 	test "$("$BIN/CilkNodes" -s "$1" | tail -n +2 | wc -l)" -eq "$2"
 }
 MARK=cilknow-kill-$$
-workers() { pgrep -f "^sh -c .*$MARK-$1\$" | sort; }
+workers() { shells "^sh -c .*$MARK-$1\$" | sort; }
 ended() { ! kill -0 "$1" 2>/dev/null; }
 all_gone() {	# all_gone PID... : none of them is alive
 	for p in "$@"; do kill -0 "$p" 2>/dev/null && return 1; done

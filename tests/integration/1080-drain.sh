@@ -36,7 +36,7 @@ nodes_are() {	# nodes_are STATE N
 	test "$("$N" -s "$1" | tail -n +2 | wc -l)" -eq "$2"
 }
 MARK=cilknow-drain-$$
-workers() { pgrep -f "^sh -c .*$MARK-$1\$" | sort; }
+workers() { shells "^sh -c .*$MARK-$1\$" | sort; }
 workers_are() { test "$(workers "$1" | wc -l)" -eq "$2"; }
 job_of() {	# job_of NAME : the job number CilkPs shows for it
 	"$BIN/CilkPs" | awk -v m="$MARK-$1" 'index($0, m) { print $1 }'
@@ -109,7 +109,11 @@ run b
 wait_for 20 workers_are b 2 && wait_for 10 listed b
 ok $? "job b runs on the 2 nodes not drained"
 JB=$(job_of b)
-stays 5 sh -c "[ \$(pgrep -f '^sh -c .*$MARK-b\$' | wc -l) -eq 2 ] && \"$N\" | awk -v h=$X -v j=$JA '\$2 == h && \$3 == \"drain\" && \$5 == j { f = 1 } END { exit !f }'"
+b_on_2_x_drain() {
+	workers_are b 2 && "$N" | awk -v h="$X" -v j="$JA" \
+	    '$2 == h && $3 == "drain" && $5 == j { f = 1 } END { exit !f }'
+}
+stays 5 b_on_2_x_drain
 ok $? "for 5 s: job b stays on 2 nodes, $X runs job $JA alone"
 
 # 3. -R and --json.
@@ -133,7 +137,8 @@ ok $? "-s drain lists $X alone"
 exit_is $? 0 "job $JA ended"
 wait_for 15 state_is "$X" drained
 ok $? "$X shows as drained once it runs nothing"
-stays 4 sh -c "[ \$(pgrep -f '^sh -c .*$MARK-b\$' | wc -l) -eq 2 ] && \"$N\" | grep -Eq ' $X +drained '"
+b_on_2_x_drained() { workers_are b 2 && "$N" | grep -Eq " $X +drained "; }
+stays 4 b_on_2_x_drained
 ok $? "for 4 s: job b stays on 2 nodes, $X idle and drained"
 
 # 5. Resumed: it takes work again.

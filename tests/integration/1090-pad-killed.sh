@@ -18,7 +18,7 @@ pid_of() { awk -v r="$1" -v a="$2" '$1 == r && index($3, a) == 1 { print $2 }' "
 nodes_in() { "$BIN/CilkNodes" -s "$1" | tail -n +2 | wc -l; }
 nodes_are() { test "$(nodes_in "$1")" -eq "$2"; }
 MARK=cilknow-padkill-$$
-workers() { pgrep -f "^sh -c .*$MARK"; }
+workers() { shells "^sh -c .*$MARK"; }
 NM2=$(pid_of node 127.0.0.2)
 NM3=$(pid_of node 127.0.0.3)
 both_live() {

@@ -115,6 +115,20 @@ answer_is() {
 		sed 's/^/#   | /' "$1" | tail -30
 	fi
 }
+# shells REGEX : the sorted pids of processes whose command line
+# matches REGEX (pgrep -f), less those whose parent matches too: a
+# worker "sh -c 'sleep 600; : MARK'" forks for sleep, and the child has
+# the shell's command line until its exec (long enough to be seen on a
+# busy machine).
+shells() {
+	_all=" $(pgrep -f "$1" | tr '\n' ' ')"
+	for _p in $_all; do
+		# field 4 of /proc/PID/stat is the parent (the name, field 2, is "(sh)")
+		_pp=$(awk '{ print $4 }' "/proc/$_p/stat" 2>/dev/null) || continue
+		case "$_all " in *" $_pp "*) continue ;; esac
+		echo "$_p"
+	done | sort -n
+}
 # worker_pids FILE : the live pids of the workers (not the root) a
 # clearinghouse logged in FILE as they joined ("worker N joined from
 # ADDR (pid P); ..."): a test knows its own workers so, never by a name
