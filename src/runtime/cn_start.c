@@ -21,7 +21,11 @@
 #include "cli.h"
 #include "mono.h"
 
-#define START_WAIT	5.0	/* seconds for CilkChouse to listen */
+/*
+ * Seconds for CilkChouse to listen: it starts in well under one, but a
+ * machine busy with other work (or a sanitized build) can take several.
+ */
+#define START_WAIT	30.0
 
 int
 cn_start_chouse(const char *conf, const char *ckpt, const char *recover,
@@ -35,7 +39,7 @@ cn_start_chouse(const char *conf, const char *ckpt, const char *recover,
 	double deadline;
 	size_t len = 0;
 	ssize_t n;
-	int fds[2], i, k = 0, status;
+	int fds[2], i, k = 0, status, timedout = 0;
 
 	(void)cli_find_program("CilkChouse", path, sizeof(path));
 	if ((args = calloc((size_t)argc + 14, sizeof(*args))) == NULL ||
@@ -89,8 +93,10 @@ cn_start_chouse(const char *conf, const char *ckpt, const char *recover,
 	while (len < sizeof(line) - 1 && memchr(line, '\n', len) == NULL) {
 		double left = deadline - now_mono();
 
-		if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+		if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) <= 0) {
+			timedout = 1;
 			break;
+		}
 		if ((n = read(fds[0], line + len, sizeof(line) - 1 - len)) <= 0)
 			break;
 		len += (size_t)n;
@@ -100,7 +106,12 @@ cn_start_chouse(const char *conf, const char *ckpt, const char *recover,
 	line[strcspn(line, "\n")] = '\0';
 	*port = (uint16_t)strtonum(line, 1, 65535, &errstr);
 	if (len == 0 || errstr != NULL) {
-		snprintf(why, whylen, "%s did not start", path);
+		if (timedout)
+			snprintf(why, whylen, "%s did not listen within %g s",
+			    path, START_WAIT);
+		else
+			snprintf(why, whylen, "%s did not start (it exited "
+			    "before it listened; its error is above)", path);
 		if (waitpid(*pid, &status, WNOHANG) == 0) {
 			(void)kill(*pid, SIGTERM);
 			(void)waitpid(*pid, &status, 0);
