@@ -15,6 +15,7 @@
 #include "msg_keyring.h"
 #include "node.h"
 #include "priv.h"
+#include "sdnotify.h"
 
 static void
 usage(int status)
@@ -323,6 +324,12 @@ main(int argc, char *argv[])
 	close(pair[0]);
 	daemon_forget_report();
 	daemon_pidfile_forget();
+	/*
+	 * The parent is MAINPID and alone tells systemd READY, WATCHDOG
+	 * and STOPPING; the engine's word would be refused and logged
+	 * (NotifyAccess=main in cilknow-nodemanager.service).
+	 */
+	sdnotify_reset();
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
 	node_chan_start(&n, pair[1]);
