@@ -143,6 +143,7 @@ struct node {
 	double		 n_sent_at;	/* last NODE_REGISTER */
 	int		 n_waiting;	/* for the answer to it */
 	int		 n_silent;	/* the broker did not answer */
+	int		 n_silent_why;	/* what was logged: register.c */
 	double		 n_backoff;
 	struct evtimer	*n_reg_timer;
 	struct proto_push n_push;
