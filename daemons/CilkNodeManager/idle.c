@@ -212,8 +212,11 @@ owner_leaves(struct node *n)
 void
 node_idle_update(struct node *n)
 {
-	int away = node_sense(n);
+	int away;
 
+	if (n->n_leaving)	/* leave.c: the node lends nothing now */
+		return;
+	away = node_sense(n);
 	if (away != n->n_owner_away) {
 		if (!away) {
 			log_info("the owner is back");

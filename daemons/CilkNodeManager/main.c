@@ -340,6 +340,7 @@ main(int argc, char *argv[])
 	node_workers_start(&n);
 	node_pair_start(&n);
 	node_roots_start(&n);
+	node_leave_start(&n);
 	node_chan_ready(&n);
 	if (dctx_run(&n.n_dc) == -1)
 		log_warn("event loop");

@@ -77,6 +77,14 @@ node_register_now(struct node *n)
 	/* Not before the parent has named the workers it adopted. */
 	if (!n->n_hello)
 		return;
+	/*
+	 * Leaving (leave.c): the broker hears that we lend nothing only
+	 * once every worker's end has reached its job manager, or it would
+	 * hand the processor on before the job manager knows the task is
+	 * free, and the next node would be told "no task to run".
+	 */
+	if (n->n_leaving == 1 && !TAILQ_EMPTY(&n->n_workers))
+		return;
 	send_register(n);
 	n->n_sent_at = now_mono();
 	n->n_waiting = 1;
