@@ -5,6 +5,7 @@
 #include <err.h>
 #include <errno.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,7 @@ main(int argc, char *argv[])
 	struct priv_user pu;
 	char err[512];
 	pid_t engine;
+	sigset_t usr1;
 	int pair[2], rc, end = 0;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
@@ -294,6 +296,14 @@ main(int argc, char *argv[])
 		usage(CLI_EXIT_USAGE);
 	if (end)
 		return end_workers(&da.da_cc);
+	/*
+	 * -k's SIGUSR1 (leave.c) waits, pending, until the main process
+	 * and the engine read it: it may come as soon as the pid file is.
+	 */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL) == -1)
+		fatal("sigprocmask");
 	TAILQ_INIT(&n.n_workers);
 	dctx_start(&n.n_dc, &sp, &da, &n);
 	n.n_root = geteuid() == 0;
