@@ -331,8 +331,9 @@ uninstall:
 	done
 
 # ---- Debian package ---------------------------------------------------
-# make deb: build/cilknow_VERSION_ARCH.deb, built with dpkg-deb from a
-# staged make install (conf/debian/build-deb.sh says how).
+# make deb: build/cilknow_VERSION_ARCH.deb and cilknow-x11 (xCilkNodeInfo)
+# beside it, built with dpkg-deb from a staged make install
+# (conf/debian/build-deb.sh says how).
 # make check-deb: build, install, upgrade, remove, purge and lint it on
 # this machine (root and dpkg only; skipped otherwise).
 # The package has the version its programs print (-V): VERSION above,

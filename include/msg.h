@@ -124,6 +124,25 @@ uint64_t	 msg_ep_dropped(const struct msg_ep *);
 int		 msg_verify_sender(const struct msg_in *, enum msg_scheme,
 		    const char *name, const struct msg_addr *addr);
 
+/*
+ * The last datagram refused for a reason an administrator can act on:
+ * no key here opens it (MSG_DROP_UNKNOWN_KEY, MSG_DROP_BAD_MAC,
+ * MSG_DROP_BAD_SIG; mr_keyid is the key id it names under the cluster
+ * scheme) or it opened, so it is authentic, but its stamp is outside
+ * the replay window (MSG_DROP_STALE; mr_skew_ms is its stamp less our
+ * clock: the sender's clock is that far ahead).  mr_at is now_mono()
+ * when it came, 0 while none has.  A daemon that hears nothing from a
+ * peer tells a wrong key and a clock skew from silence with it.
+ */
+struct msg_refusal {
+	enum msg_drop	mr_why;
+	struct msg_addr	mr_from;
+	double		mr_at;
+	int64_t		mr_skew_ms;
+	uint32_t	mr_keyid;
+};
+const struct msg_refusal *msg_ep_last_refusal(const struct msg_ep *);
+
 /* Ping and pong payloads (cilknow-protocol(7)). */
 #define MSG_PING_FIXED	16	/* seq, sender's clock */
 

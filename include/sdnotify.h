@@ -42,7 +42,12 @@ void	sdnotify_printf(const char *fmt, ...)
  */
 uint64_t sdnotify_watchdog_usec(void);
 
-/* Forgets everything sdnotify_init() took (for tests). */
+/*
+ * Forgets everything sdnotify_init() took: a forked child that is not
+ * the main process calls it, so that it never speaks for the service
+ * (systemd takes only the main pid's word under NotifyAccess=main and
+ * logs the rest); tests call it too.
+ */
 void	sdnotify_reset(void);
 
 #endif

@@ -3,7 +3,12 @@
 # debhelper): make install into a staging root, then the Debian places
 # for what make install keeps as samples (units, init scripts, defaults,
 # logrotate), compressed man pages and docs, and the control files.
+# xCilkNodeInfo and its man page go into a second package, cilknow-x11,
+# which depends on cilknow and alone pulls cairo and X11: a broker or a
+# headless node installs cilknow only.
 #   conf/debian/build-deb.sh BUILD OUTDIR
+# Prints the path of cilknow's .deb; cilknow-x11's is beside it
+# (OUTDIR/cilknow-x11_VERSION_ARCH.deb).
 # The package's version is the one its programs print (-V), the
 # Makefile's VERSION they were built with: one source of truth.
 set -eu
@@ -42,11 +47,20 @@ find "$stage/usr/share/man" -type l | while read -r l; do
 	rm "$l"
 	ln -s "$t.gz" "$l.gz"
 done
-doc=$stage/usr/share/doc/cilknow
-install -m 0644 "$top/conf/debian/copyright" "$doc/copyright"
+# cilknow-x11: the X11 viewer, out of the main package.
+xstage=$build/deb/x11
+mkdir -p "$xstage/usr/bin" "$xstage/usr/share/man/man1"
+mv "$stage/usr/bin/xCilkNodeInfo" "$xstage/usr/bin/"
+mv "$stage/usr/share/man/man1/xCilkNodeInfo.1.gz" "$xstage/usr/share/man/man1/"
 date=$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$top" log -1 --format=%ct 2>/dev/null || date +%s)}")
-printf 'cilknow (%s) unstable; urgency=medium\n\n  * Built from the source tree.\n\n -- cilknow maintainers <cilknow@example.org>  %s\n' \
-    "$version" "$date" | gzip -9n >"$doc/changelog.gz"
+for p in cilknow cilknow-x11; do
+	[ "$p" = cilknow ] && doc=$stage/usr/share/doc/$p ||
+	    doc=$xstage/usr/share/doc/$p
+	mkdir -p "$doc"
+	install -m 0644 "$top/conf/debian/copyright" "$doc/copyright"
+	printf '%s (%s) unstable; urgency=medium\n\n  * Built from the source tree.\n\n -- cilknow maintainers <cilknow@example.org>  %s\n' \
+	    "$p" "$version" "$date" | gzip -9n >"$doc/changelog.gz"
+done
 mkdir -p "$stage/DEBIAN"
 for f in postinst prerm postrm; do
 	install -m 0755 "$top/conf/debian/$f" "$stage/DEBIAN/$f"
@@ -62,13 +76,23 @@ x11=$(dpkg-query -W -f='${Version}' libx11-6 | sed 's/-.*//')
 fc=$(dpkg-query -W -f='${Version}' libfontconfig1 | sed 's/-.*//')
 munge=$(dpkg-query -W -f='${Version}' libmunge2 | sed 's/-.*//')
 sqlite=$(dpkg-query -W -f='${Version}' libsqlite3-0 | sed 's/-.*//')
+libs="libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd), libmunge2 (>= $munge), libsqlite3-0 (>= $sqlite)"
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
-    -e "s|@DEPENDS@|${depends}libsodium23 (>= $sodium), libbsd0 (>= $bsd), libsystemd0 (>= $systemd), libmunge2 (>= $munge), libsqlite3-0 (>= $sqlite), libcairo2 (>= $cairo), libx11-6 (>= $x11), libfontconfig1 (>= $fc), passwd, procps|" \
+    -e "s|@DEPENDS@|${depends}$libs, passwd, procps|" \
     "$top/conf/debian/control.in" >"$stage/DEBIAN/control"
-(cd "$stage" && find . -path ./DEBIAN -prune -o -type f -print |
-    sed 's|^\./||' | sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
-chmod 0644 "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles" \
-    "$stage/DEBIAN/control"
+mkdir -p "$xstage/DEBIAN"
+xsize=$(du -sk --exclude=DEBIAN "$xstage" | cut -f1)
+sed -e "s|@VERSION@|$version|g" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$xsize|" \
+    -e "s|@DEPENDS@|cilknow (= $version), ${depends}$libs, libcairo2 (>= $cairo), libx11-6 (>= $x11), libfontconfig1 (>= $fc)|" \
+    "$top/conf/debian/control-x11.in" >"$xstage/DEBIAN/control"
+for s in "$stage" "$xstage"; do
+	(cd "$s" && find . -path ./DEBIAN -prune -o -type f -print |
+	    sed 's|^\./||' | sort | xargs md5sum) >"$s/DEBIAN/md5sums"
+	chmod 0644 "$s/DEBIAN/md5sums" "$s/DEBIAN/control"
+done
+chmod 0644 "$stage/DEBIAN/conffiles"
 deb=$out/cilknow_${version}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zxz --build "$xstage" \
+    "$out/cilknow-x11_${version}_$arch.deb" >/dev/null
 echo "$deb"

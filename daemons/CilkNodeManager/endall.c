@@ -1,8 +1,11 @@
 /*
  * CilkNodeManager -k: end every worker of this node, and its launch
- * pad, then exit.  The package's prerm runs it on removal, after
- * stopping the node manager: launch pads outlive the node manager by
- * design, and once the programs are gone nothing could stop them.
+ * pad, then exit.  A node manager that still runs is told to leave
+ * first (SIGUSR1, leave.c): it stops its workers itself and reports
+ * their ends to their job managers, so that their tasks run again
+ * elsewhere at once, and exits.  The package's prerm runs -k on
+ * removal: launch pads outlive the node manager by design, and once the
+ * programs are gone nothing could stop them.
  *
  * The launch pads do the killing, as when a node manager stops a
  * worker: each knows its worker's cgroup (or process tree) and, once
@@ -10,9 +13,15 @@
  * it, setsid()ed and daemonized ones included.  Nothing outside the
  * launch pad could find those as surely.
  */
+#include <sys/file.h>
+
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -82,6 +91,64 @@ end_one(const char *worker, void *arg)
 	return 0;
 }
 
+/*
+ * The running node manager, if any (it holds its pid file's lock), is
+ * told to leave, and awaited at most twice the grace and 30 seconds
+ * more: 0 when none ran or it has gone, -1 when it is still there (the
+ * launch pads are then ended all the same, unreported).
+ */
+static int
+leave_running(const char *run_dir, double grace)
+{
+	char path[PATH_MAX], text[32], *end;
+	double deadline;
+	ssize_t got;
+	long pid;
+	int fd, rc = -1;
+
+	if (snprintf(path, sizeof(path), "%s/CilkNodeManager.pid",
+	    run_dir) >= (int)sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK) {
+		close(fd);	/* nobody holds it: none runs */
+		return 0;
+	}
+	got = read(fd, text, sizeof(text) - 1);
+	text[got > 0 ? got : 0] = '\0';
+	errno = 0;
+	pid = strtol(text, &end, 10);
+	if (errno != 0 || pid <= 1 || (*end != '\n' && *end != '\0')) {
+		warnx("%s: no pid in it", path);
+		goto out;
+	}
+	if (kill((pid_t)pid, SIGUSR1) == -1) {
+		warn("the node manager (pid %ld)", pid);
+		goto out;
+	}
+	printf("the node manager (pid %ld) is leaving: it stops its workers "
+	    "and tells their job managers\n", pid);
+	(void)fflush(stdout);
+	deadline = now_mono() + 2 * grace + LPAD_TIMEOUT + 30;
+	while (flock(fd, LOCK_SH | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			warn("%s", path);
+			goto out;
+		}
+		if (now_mono() >= deadline) {
+			warnx("the node manager (pid %ld) did not leave within "
+			    "%.0f s", pid, 2 * grace + LPAD_TIMEOUT + 30);
+			goto out;
+		}
+		usleep(50000);
+	}
+	printf("the node manager has left\n");
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
 int
 node_end_workers(const char *run_dir, double grace)
 {
@@ -90,6 +157,7 @@ node_end_workers(const char *run_dir, double grace)
 	int live;
 
 	memset(&ea, 0, sizeof(ea));
+	(void)leave_running(run_dir, grace);
 	ea.ea_run_dir = run_dir;
 	ea.ea_grace = grace;
 	/*

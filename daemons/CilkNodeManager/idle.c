@@ -34,7 +34,7 @@ logind_idle(struct node *nd, double *idle)
 		if (sensors_logind_open(&nd->n_logind,
 		    strcmp(where, "system") == 0 ? NULL : where) == -1) {
 			if (nd->n_logind_retry == 0)
-				log_info("logind (%s): %s; idleness from "
+				log_warning("logind (%s): %s; idleness from "
 				    "terminals only", where, strerror(errno));
 			nd->n_logind_retry = now + LOGIND_RETRY;
 			return -1;
@@ -42,7 +42,7 @@ logind_idle(struct node *nd, double *idle)
 		log_info("logind (%s): reading its idle hint", where);
 	}
 	if (sensors_logind_idle(&nd->n_logind, idle) == -1) {
-		log_info("logind (%s): %s; connecting again later", where,
+		log_warning("logind (%s): %s; connecting again later", where,
 		    strerror(errno));
 		sensors_logind_close(&nd->n_logind);
 		nd->n_logind_retry = now + LOGIND_RETRY;
@@ -212,8 +212,11 @@ owner_leaves(struct node *n)
 void
 node_idle_update(struct node *n)
 {
-	int away = node_sense(n);
+	int away;
 
+	if (n->n_leaving)	/* leave.c: the node lends nothing now */
+		return;
+	away = node_sense(n);
 	if (away != n->n_owner_away) {
 		if (!away) {
 			log_info("the owner is back");

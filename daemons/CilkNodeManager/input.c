@@ -200,7 +200,7 @@ node_input_scan(struct node *n)
 		    now_mono()) == -1) {
 			/* not ours to read (permissions): the ttys remain */
 			if (first)
-				log_info("input device %s: %s", g.gl_pathv[i],
+				log_warning("input device %s: %s", g.gl_pathv[i],
 				    strerror(errno));
 			ni->ni_dev.inp_fd = -1;
 			continue;

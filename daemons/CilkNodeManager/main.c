@@ -5,6 +5,7 @@
 #include <err.h>
 #include <errno.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "msg_keyring.h"
 #include "node.h"
 #include "priv.h"
+#include "sdnotify.h"
 
 static void
 usage(int status)
@@ -274,6 +276,7 @@ main(int argc, char *argv[])
 	struct priv_user pu;
 	char err[512];
 	pid_t engine;
+	sigset_t usr1;
 	int pair[2], rc, end = 0;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
@@ -293,6 +296,14 @@ main(int argc, char *argv[])
 		usage(CLI_EXIT_USAGE);
 	if (end)
 		return end_workers(&da.da_cc);
+	/*
+	 * -k's SIGUSR1 (leave.c) waits, pending, until the main process
+	 * and the engine read it: it may come as soon as the pid file is.
+	 */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL) == -1)
+		fatal("sigprocmask");
 	TAILQ_INIT(&n.n_workers);
 	dctx_start(&n.n_dc, &sp, &da, &n);
 	n.n_root = geteuid() == 0;
@@ -323,6 +334,12 @@ main(int argc, char *argv[])
 	close(pair[0]);
 	daemon_forget_report();
 	daemon_pidfile_forget();
+	/*
+	 * The parent is MAINPID and alone tells systemd READY, WATCHDOG
+	 * and STOPPING; the engine's word would be refused and logged
+	 * (NotifyAccess=main in cilknow-nodemanager.service).
+	 */
+	sdnotify_reset();
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
 	node_chan_start(&n, pair[1]);
@@ -333,6 +350,7 @@ main(int argc, char *argv[])
 	node_workers_start(&n);
 	node_pair_start(&n);
 	node_roots_start(&n);
+	node_leave_start(&n);
 	node_chan_ready(&n);
 	if (dctx_run(&n.n_dc) == -1)
 		log_warn("event loop");

@@ -143,6 +143,9 @@ struct node {
 	double		 n_sent_at;	/* last NODE_REGISTER */
 	int		 n_waiting;	/* for the answer to it */
 	int		 n_silent;	/* the broker did not answer */
+	int		 n_silent_why;	/* what was logged: register.c */
+	int		 n_leaving;	/* SIGUSR1: leave.c (2: timed out) */
+	double		 n_leave_by;
 	double		 n_backoff;
 	struct evtimer	*n_reg_timer;
 	struct proto_push n_push;
@@ -232,6 +235,8 @@ void	node_chan_ready(struct node *);
 /* register.c */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
+/* leave.c: SIGUSR1 stops every worker, reports their ends, exits. */
+void	node_leave_start(struct node *);
 void	node_on_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);

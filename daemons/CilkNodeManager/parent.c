@@ -80,6 +80,7 @@ static struct node	*pn;		/* the node's configuration */
 static int		 chan = -1;	/* to the engine */
 static pid_t		 engine;
 static int		 engine_status;
+static int		 leaving;	/* SIGUSR1 passed to the engine */
 static uint8_t		 pbuf[NMPRIV_MSG_MAX];
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
 
@@ -772,12 +773,29 @@ on_child(struct evloop *loop, int signo, void *arg)
 	if (waitpid(engine, &status, WNOHANG) == engine) {
 		engine_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 		    128 + WTERMSIG(status);
-		log_warnx("the engine (pid %d) ended: %s %d", (int)engine,
-		    WIFEXITED(status) ? "exit" : "signal",
-		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		if (leaving && engine_status == 0)
+			log_info("the engine has left the cluster; exiting");
+		else
+			log_warnx("the engine (pid %d) ended: %s %d",
+			    (int)engine, WIFEXITED(status) ? "exit" :
+			    "signal", WIFEXITED(status) ?
+			    WEXITSTATUS(status) : WTERMSIG(status));
 		engine = -1;
 		evloop_break(loop);
 	}
+}
+
+/* CilkNodeManager -k: the engine leaves the cluster (leave.c). */
+static void
+on_leave(struct evloop *loop, int signo, void *arg)
+{
+	(void)loop;
+	(void)arg;
+	if (engine <= 0)
+		return;
+	leaving = 1;
+	if (kill(engine, signo) == -1)
+		log_warn("leave: kill %d", (int)engine);
 }
 
 /*
@@ -820,6 +838,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	n->n_dc.dc_engine_speaks = 1;
 	if (evloop_add_fd(n->n_dc.dc_loop, chan, POLLIN, on_engine,
 	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGCHLD, on_child,
+	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGUSR1, on_leave,
 	    NULL) == -1)
 		fatal("%s: event loop", __func__);
 	adopt(n);

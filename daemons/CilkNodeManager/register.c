@@ -1,4 +1,5 @@
 /* CilkNodeManager: registering with the broker, and what it pushes. */
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -76,10 +77,72 @@ node_register_now(struct node *n)
 	/* Not before the parent has named the workers it adopted. */
 	if (!n->n_hello)
 		return;
+	/*
+	 * Leaving (leave.c): the broker hears that we lend nothing only
+	 * once every worker's end has reached its job manager, or it would
+	 * hand the processor on before the job manager knows the task is
+	 * free, and the next node would be told "no task to run".
+	 */
+	if (n->n_leaving == 1 && !TAILQ_EMPTY(&n->n_workers))
+		return;
 	send_register(n);
 	n->n_sent_at = now_mono();
 	n->n_waiting = 1;
 	arm(n, ack_wait(n));
+}
+
+/*
+ * Why the broker is silent, as far as we can see: what the message
+ * layer last refused from the broker's host lately (a key that does not
+ * open it, or an authentic message stamped outside the replay window: a
+ * clock skew), else plain silence.
+ * The broker answers nothing it cannot open or finds stale (no oracle),
+ * so from a cold start a key or clock it refuses looks like silence
+ * here, and that line names our key id; the cause is named when the
+ * broker's host does send to us (a broker that still lists us, a node
+ * manager there, CilkPing).  Logged at warning priority when the
+ * silence begins and when a cause differs from the last one logged, so
+ * a broker that stays away is one line, not one a retry.
+ */
+static void
+silence_warning(struct node *n)
+{
+	const struct msg_refusal *r = msg_ep_last_refusal(n->n_dc.dc_ep);
+	const struct msg_keyset *ks = &n->n_dc.dc_keys->kr_cluster;
+	uint32_t ours = ks->ks_n > 0 ? ks->ks_key[0].k_id : 0;
+	char broker[64];
+	int why = MSG_DROP_NONE;
+
+	msg_addr_text(&n->n_broker, broker, sizeof(broker));
+	/* The broker's host, any port: its node manager or tools count. */
+	if (r->mr_at > 0 && r->mr_from.ma_family == n->n_broker.ma_family &&
+	    memcmp(r->mr_from.ma_addr, n->n_broker.ma_addr,
+	    sizeof(r->mr_from.ma_addr)) == 0 &&
+	    r->mr_at >= n->n_sent_at - n->n_interval - BACKOFF_MAX)
+		why = r->mr_why == MSG_DROP_STALE ? MSG_DROP_STALE :
+		    MSG_DROP_BAD_MAC;
+	/* A cause once named is not taken back for plain silence. */
+	if (n->n_silent && (why == n->n_silent_why || why == MSG_DROP_NONE))
+		return;
+	n->n_silent_why = why;
+	if (why == MSG_DROP_STALE)
+		log_warning("the broker %s is out of reach: its messages carry "
+		    "our cluster key but are stamped %+.1f s from our clock "
+		    "(replay_window: at most %.0f s); set both clocks right "
+		    "(NTP); retrying with backoff", broker,
+		    (double)r->mr_skew_ms / 1000,
+		    dctx_seconds(&n->n_dc, "replay_window", 30));
+	else if (why == MSG_DROP_BAD_MAC)
+		log_warning("the broker %s is out of reach: its messages do not "
+		    "open with our cluster key (ours is key id %08x, its "
+		    "messages name %08x): install the broker's cluster key "
+		    "(cilknow(7)); retrying with backoff", broker, ours,
+		    r->mr_keyid);
+	else
+		log_warning("the broker %s does not answer: it is down or "
+		    "unreachable, or it refuses our cluster key (key id %08x) "
+		    "or our clock (it logs neither); retrying with backoff",
+		    broker, ours);
 }
 
 static void
@@ -100,8 +163,7 @@ on_reg_timer(struct evloop *loop, void *arg)
 		arm(n, n->n_interval - ack_wait(n));
 		return;
 	}
-	if (!n->n_silent)
-		log_info("the broker does not answer; retrying with backoff");
+	silence_warning(n);
 	n->n_silent = 1;
 	arm(n, n->n_backoff);
 	n->n_backoff = n->n_backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX :
@@ -130,7 +192,7 @@ node_on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	n->n_id = a.ak_id;
 	n->n_acked_at = now_mono();
 	if (n->n_silent) {
-		log_info("the broker answers again");
+		log_warning("the broker answers again");
 		n->n_silent = 0;
 		n->n_backoff = 1;
 		n->n_waiting = 1;	/* the timer sees the answer */

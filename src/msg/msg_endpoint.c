@@ -37,6 +37,7 @@ struct msg_ep {
 	struct msg_gate		*ep_gate;	/* made at the first munge */
 	struct evtimer		*ep_frag_timer;
 	struct msg_counters	 ep_count;
+	struct msg_refusal	 ep_refusal;	/* msg_ep_last_refusal */
 	uint8_t			 ep_sealed[MSG_SEALED_MAX];
 	uint8_t			 ep_payload[MSG_PAYLOAD_MAX];
 	uint8_t			 ep_dgram[MSG_DGRAM_MAX + 1];
@@ -152,6 +153,24 @@ ep_drop(struct msg_ep *ep, enum msg_drop why, const struct msg_addr *from,
 		    addr, name ? " claiming " : "", name ? name : "",
 		    msg_drop_name(why));
 	}
+}
+
+/* A refusal an administrator can act on, for msg_ep_last_refusal. */
+static void
+ep_refused(struct msg_ep *ep, enum msg_drop why, const struct msg_addr *from,
+    int64_t skew_ms, uint32_t keyid)
+{
+	ep->ep_refusal.mr_why = why;
+	ep->ep_refusal.mr_from = *from;
+	ep->ep_refusal.mr_at = now_mono();
+	ep->ep_refusal.mr_skew_ms = skew_ms;
+	ep->ep_refusal.mr_keyid = keyid;
+}
+
+const struct msg_refusal *
+msg_ep_last_refusal(const struct msg_ep *ep)
+{
+	return &ep->ep_refusal;
 }
 
 static void	ep_readable(struct evloop *, int, short, void *);
@@ -448,6 +467,11 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 		msg_gate_after(ep->ep_gate, from, buf, len, d, now_mono());
 	if (d != MSG_DROP_NONE) {
 		ep_drop(ep, d, from, NULL);
+		if (d == MSG_DROP_UNKNOWN_KEY || d == MSG_DROP_BAD_MAC ||
+		    d == MSG_DROP_BAD_SIG)
+			ep_refused(ep, d, from, 0, msg_hdr_decode(buf, len,
+			    &hdr, &hlen) == MSG_DROP_NONE && hdr.mh_scheme ==
+			    MSG_SCHEME_CLUSTER ? hdr.mh_keyid : 0);
 		return;
 	}
 	/* Authentic from here on; now is it fresh, and was it for us? */
@@ -459,6 +483,9 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 	    hdr.mh_time_ms, hdr.mh_nonce, ep_now_ms(ep), ep->ep_window_ms);
 	if (d != MSG_DROP_NONE) {
 		ep_drop(ep, d, from, hdr.mh_name);
+		if (d == MSG_DROP_STALE)
+			ep_refused(ep, d, from, (int64_t)(hdr.mh_time_ms -
+			    ep_now_ms(ep)), 0);
 		return;
 	}
 	/* Its reassemblies go last: cluster keys, then users (msg_frag.h). */

@@ -136,7 +136,7 @@ vacated() {
 }
 wait_for 10 vacated
 ok $? "a node's owner returns: 23 workers"
-silent() { grep -q "the broker does not answer" "$D/nodes/127.0.0.9/log"; }
+silent() { grep -Eq "the broker [^ ]+ does not answer" "$D/nodes/127.0.0.9/log"; }
 wait_for 10 silent
 ok $? "that node notices the broker is silent"
 echo idletime=1000000 >"$D/nodes/127.0.0.9/sensors"

@@ -3,7 +3,10 @@
 # real daemons: READY=1 once listening (and only then does CilkPing
 # answer), WATCHDOG=1 at half of WATCHDOG_USEC, RELOADING=1 then READY=1
 # on SIGHUP, STOPPING=1 on SIGTERM.  notify_listen stands in for
-# systemd's socket.
+# systemd's socket and records who sent each notification: every one
+# must come from the process systemd started (NotifyAccess=main in the
+# units), never from the broker's or the node manager's unprivileged
+# child, or systemd logs "reception only permitted for main PID".
 # ports: 17800-17809
 . "$(dirname "$0")/lib.sh"
 keys_and_conf "$T" || { ok 1 "keys"; finish; exit 1; }
@@ -16,7 +19,7 @@ echo idletime=1000000 >"$T/sensors"
 daemon() {
 	local d=$1; shift	# start() sets the global $name
 	start "$d-listen" "$TOOLS/notify_listen" "$T/$d.sock" \
-	    "$T/$d.notify" 60
+	    "$T/$d.notify" 60 "$T/$d.pids"
 	wait_for 5 test -S "$T/$d.sock" || return 1
 	NOTIFY_SOCKET=$T/$d.sock WATCHDOG_USEC=200000 start "$d" "$@"
 }
@@ -61,6 +64,18 @@ ok $? "SIGTERM: the broker says STOPPING=1 before it exits"
 stop "$NODE"
 notified node '^STOPPING=1$'
 ok $? "and so does the node manager"
+
+# from_main NAME PID: every notification NAME's listener got came from PID
+from_main() {
+	awk -v pid="$2" '$1 != pid { bad++; print "from pid " $1 ": " $2 }
+	    END { exit !(NR > 0 && bad == 0) }' "$T/$1.pids" >&2
+}
+from_main broker "$BROKER"
+ok $? "every notification of the broker came from its main pid $BROKER (NotifyAccess=main)"
+# stop waited for both processes; the listener reads within 0.2 s.
+sleep 1
+from_main node "$NODE"
+ok $? "every notification of the node manager came from its main pid $NODE, none from its engine"
 
 # No socket: the daemons run exactly as before, and a bad one is survived.
 NOTIFY_SOCKET=relative/path start bad "$SBIN/CilkJobBroker" -f -c "$C" \

@@ -5,7 +5,8 @@
 # pads and workers alone on stop (KillMode=process) and gets its cgroup
 # delegated; the broker keeps only the capabilities its drop needs.
 # systemd cannot be PID 1 here, so the units are verified, not run; the
-# notify protocol itself is tested live by 0900-sdnotify.
+# notify protocol itself is tested live by 0900-sdnotify, which also
+# checks that only the main pid notifies (NotifyAccess=main).
 # alone: make install (conf-gen) writes into the shared build folder
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
@@ -25,7 +26,7 @@ for u in cilknow-broker cilknow-nodemanager; do
 	test ! -s "$T/$u.out"
 	ok $? "and it has nothing to say"
 	sed 's/^/#   | /' "$T/$u.out"
-	for d in Type=notify WatchdogSec=30 Restart=on-failure \
+	for d in Type=notify NotifyAccess=main WatchdogSec=30 Restart=on-failure \
 	    "ExecReload=/bin/kill -HUP \$MAINPID"; do
 		grep -qx -- "$d" "$U/$u.service"
 		ok $? "$u: $d"

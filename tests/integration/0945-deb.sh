@@ -1,5 +1,7 @@
 #!/bin/bash
-# The Debian package: build it from the tree and a later version, dpkg -i
+# The Debian packages: build them from the tree and a later version
+# (cilknow, and cilknow-x11 with xCilkNodeInfo alone, so that cilknow
+# pulls no X11 or cairo), dpkg -i
 # the first (a fresh cluster key, mode 0600; folders), upgrade to the
 # second (keys, configuration and state kept; the programs report the
 # package's version), dpkg -r (keys kept; the daemons stopped and every
@@ -47,7 +49,7 @@ finally() {
 	    $(pgrep -f '^sleep (1945|1000)[12]$'); do
 		kill -KILL "$p" 2>/dev/null
 	done
-	dpkg -P cilknow >/dev/null 2>&1
+	dpkg -P cilknow-x11 cilknow >/dev/null 2>&1
 	[ -n "$CG" ] && rmdir "$CG"/w-* "$CG" 2>/dev/null
 	umount -l /run /var /usr /etc 2>/dev/null
 	cleanup
@@ -73,11 +75,34 @@ ok $? "make deb ($V2)"
 [ "$(dpkg-deb -f "$D2" Version)" = "$V2" ]
 ok $? "the package built from programs of $V2 is $V2"
 
+# xCilkNodeInfo in cilknow-x11, beside: servers pull no X11 or cairo.
+X1=${D1%/*}/cilknow-x11_${D1##*/cilknow_}
+X2=${D2%/*}/cilknow-x11_${D2##*/cilknow_}
+test -f "$X1" && test -f "$X2"
+ok $? "cilknow-x11 is built beside it (${X1##*/})"
+! dpkg-deb -f "$D2" Depends | grep -Eq 'libx11|libcairo|libfontconfig' &&
+    ! dpkg-deb -c "$D2" | grep -q xCilkNodeInfo
+ok $? "cilknow: no X11, cairo or fontconfig in Depends, no xCilkNodeInfo"
+dpkg-deb -f "$D2" Depends | sed 's/^/#   cilknow Depends: /'
+dpkg-deb -c "$X2" | awk '{ print $6 }' | grep -v '/$' >"$T/x11.files"
+grep -qx ./usr/bin/xCilkNodeInfo "$T/x11.files" &&
+    grep -qx ./usr/share/man/man1/xCilkNodeInfo.1.gz "$T/x11.files" &&
+    ! grep -Ev '^\./usr/(bin/xCilkNodeInfo|share/man/man1/xCilkNodeInfo\.1\.gz|share/doc/cilknow-x11/(copyright|changelog\.gz))$' "$T/x11.files"
+ok $? "cilknow-x11 holds xCilkNodeInfo, its man page and its docs only"
+dpkg-deb -f "$X2" Depends | grep -q "^cilknow (= $V2), " &&
+    dpkg-deb -f "$X2" Depends | grep -q 'libx11-6' &&
+    dpkg-deb -f "$X2" Depends | grep -q 'libcairo2'
+ok $? "cilknow-x11 depends on cilknow $V2 exactly, on libx11-6 and libcairo2"
+
 if command -v lintian >/dev/null; then
 	timeout 120 lintian "$D2" 2>&1 | grep -v 'root privileges' >"$T/lint"
 	test ! -s "$T/lint"
 	ok $? "lintian has nothing to say"
 	sed 's/^/#   | /' "$T/lint"
+	timeout 120 lintian "$X2" 2>&1 | grep -v 'root privileges' >"$T/xlint"
+	test ! -s "$T/xlint"
+	ok $? "nor of cilknow-x11"
+	sed 's/^/#   | /' "$T/xlint"
 else
 	echo "ok $((TAP_N += 1)) # SKIP lintian is missing (make check-deps)"
 fi
@@ -95,14 +120,20 @@ test -f /lib/systemd/system/cilknow-broker.service &&
 ok $? "units and init scripts in place"
 /usr/sbin/CilkJobBroker -n >"$T/n.out" 2>&1
 exit_is $? 0 "the installed broker accepts the installed configuration"
+test ! -e /usr/bin/xCilkNodeInfo
+ok $? "no xCilkNodeInfo without cilknow-x11"
+dpkg -i "$X1" >"$T/x1.out" 2>&1
+exit_is $? 0 "dpkg -i cilknow-x11 $V1"
+test -x /usr/bin/xCilkNodeInfo && [ "$(version /usr/bin/xCilkNodeInfo)" = "$V1" ]
+ok $? "xCilkNodeInfo installed, saying -V $V1"
 
 key=$(md5sum </etc/cilknow/cluster.key)
 echo "# ours" >>/etc/cilknow/cilknow.conf
 /usr/bin/CilkKey generate-user -u ann "$T/ann.id" >/dev/null
 /usr/bin/CilkKey public "$T/ann.id" >/etc/cilknow/users/ann.pub
 echo "always add idletime=60" >/var/lib/cilknow/predicates-test
-dpkg -i "$D2" >"$T/i2.out" 2>&1
-exit_is $? 0 "upgrade to $V2"
+dpkg -i "$D2" "$X2" >"$T/i2.out" 2>&1
+exit_is $? 0 "upgrade both to $V2"
 [ "$(dpkg-query -W -f='${Version}' cilknow)" = "$V2" ]
 ok $? "$V2 is installed"
 [ "$(version /usr/bin/CilkKey)" = "$V2" ] &&
@@ -179,6 +210,12 @@ two_escaped() { [ "$(escaped)" -eq 2 ]; }
 wait_for 10 two_escaped
 ok $? "two workers run, each with a setsid() child (cgroup: ${CG:-none})"
 
+dpkg -r cilknow >"$T/r0.out" 2>&1
+[ $? -ne 0 ] && dpkg -s cilknow-x11 >/dev/null 2>&1
+ok $? "cilknow is not removed while cilknow-x11 needs it"
+dpkg -r cilknow-x11 >"$T/rx.out" 2>&1 && test ! -e /usr/bin/xCilkNodeInfo &&
+    test -x /usr/sbin/CilkJobBroker
+ok $? "dpkg -r cilknow-x11 removes xCilkNodeInfo only"
 dpkg -r cilknow >"$T/r.out" 2>&1
 exit_is $? 0 "dpkg -r"
 sed 's/^/#   | /' "$T/r.out"

@@ -393,6 +393,8 @@ test_input(void)
 	    msg_addr_parse(&elsewhere, "127.0.0.10:4001", 0) == -1)
 		ok(0, "parse");
 	cb.c_peer = from;
+	ok(msg_ep_last_refusal(b)->mr_at == 0,
+	    "a new endpoint has refused nothing");
 
 	n = seal_for(MSG_SCHEME_CLUSTER, MSG_H_USER, msg_ep_addr(b),
 	    now_real_ms(), "direct", 6);
@@ -465,16 +467,32 @@ test_input(void)
 	    now_real_ms() - 60000, "x", 1);
 	msg_ep_input(b, sealed, n, &from, NULL);
 	is_int(dropped(b, MSG_DROP_STALE), 1, "60 s old: stale");
+	ok(msg_ep_last_refusal(b)->mr_why == MSG_DROP_STALE &&
+	    msg_addr_eq(&msg_ep_last_refusal(b)->mr_from, &from) &&
+	    msg_ep_last_refusal(b)->mr_at > 0 &&
+	    msg_ep_last_refusal(b)->mr_skew_ms <= -58000 &&
+	    msg_ep_last_refusal(b)->mr_skew_ms >= -62000,
+	    "the last refusal: stale, from its sender, its clock 60 s behind "
+	    "(%lld ms)", (long long)msg_ep_last_refusal(b)->mr_skew_ms);
 	n = seal_for(MSG_SCHEME_USER, MSG_H_USER, msg_ep_addr(b),
 	    now_real_ms() + 60000, "x", 1);
 	msg_ep_input(b, sealed, n, &from, NULL);
 	is_int(dropped(b, MSG_DROP_STALE), 2, "60 s ahead: stale");
+	ok(msg_ep_last_refusal(b)->mr_why == MSG_DROP_STALE &&
+	    msg_ep_last_refusal(b)->mr_skew_ms >= 58000 &&
+	    msg_ep_last_refusal(b)->mr_skew_ms <= 62000,
+	    "the last refusal: its clock 60 s ahead (%lld ms)",
+	    (long long)msg_ep_last_refusal(b)->mr_skew_ms);
 
 	n = seal_for(MSG_SCHEME_CLUSTER, MSG_H_USER, msg_ep_addr(b),
 	    now_real_ms(), "mac", 3);
 	sealed[n - 1] ^= 1;
 	msg_ep_input(b, sealed, n, &from, NULL);
 	is_int(dropped(b, MSG_DROP_BAD_MAC), 1, "flipped tag bit: bad mac");
+	ok(msg_ep_last_refusal(b)->mr_why == MSG_DROP_BAD_MAC &&
+	    msg_ep_last_refusal(b)->mr_keyid == cluster_key.k_id &&
+	    msg_ep_last_refusal(b)->mr_skew_ms == 0,
+	    "the last refusal: bad mac, naming the key id it was sealed with");
 	n = seal_for(MSG_SCHEME_USER, MSG_H_USER, msg_ep_addr(b),
 	    now_real_ms(), "sig", 3);
 	sealed[n - 1] ^= 1;
