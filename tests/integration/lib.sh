@@ -120,14 +120,16 @@ answer_is() {
 # worker "sh -c 'sleep 600; : MARK'" forks for sleep, and the child has
 # the shell's command line until its exec (long enough to be seen on a
 # busy machine).
-shells() {
+shells() {	# like pgrep, its status is 1 when there is none
 	_all=" $(pgrep -f "$1" | tr '\n' ' ')"
-	for _p in $_all; do
+	_found=$(for _p in $_all; do
 		# field 4 of /proc/PID/stat is the parent (the name, field 2, is "(sh)")
 		_pp=$(awk '{ print $4 }' "/proc/$_p/stat" 2>/dev/null) || continue
 		case "$_all " in *" $_pp "*) continue ;; esac
 		echo "$_p"
-	done | sort -n
+	done | sort -n)
+	[ -n "$_found" ] || return 1
+	echo "$_found"
 }
 # worker_pids FILE : the live pids of the workers (not the root) a
 # clearinghouse logged in FILE as they joined ("worker N joined from
