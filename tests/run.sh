@@ -118,6 +118,22 @@ if [ -n "$fuzzbuild" ]; then
 	done
 fi
 
+# Integration tests with a line "# chain: WHY" in their leading comment
+# are CPU-bound but wait on nothing and share nothing (0945 builds
+# packages in a mount namespace of its own): with lanes, they follow the
+# fuzzers beside the rest, and the tests that run alone wait for them
+# (the install tests write into the build folder they read).
+chained=
+if [ "${CILKNOW_LANES:-2}" != 1 ]; then
+	for t in "$top"/tests/integration/[0-9]*.sh; do
+		grep -q '^# chain: ' "$t" || continue
+		n="integration/$(basename "$t")"
+		bg "$n" 600 "$prev" bash "$t"
+		prev=$n
+		chained="$chained $n"
+	done
+fi
+
 # No two integration tests (nor valgrind.sh) name one loopback port.
 run "lint/ports" 60 sh "$top/tests/ports.sh"
 
@@ -159,6 +175,7 @@ done
 for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
 	case $t in *-beside.sh) continue ;; esac
+	case " $chained " in *" integration/$(basename "$t") "*) continue ;; esac
 	if grep -q '^# alone: ' "$t"; then
 		echo "alone $t"
 	else
@@ -197,6 +214,17 @@ lane_start() {
 		mv "$log/lane.$l_k.tmp" "$log/lane.$l_k.rc"
 	) &
 }
+# chain_wait : until the chained tests have ended (bounded: each has
+# a time limit, and so has the chain before them)
+chain_wait() {
+	for c in $chained; do
+		for _ in $(seq 3600); do
+			[ -e "$(bg_file "$c").rc" ] && break
+			sleep 0.5
+		done
+	done
+	chained=
+}
 njobs=$(wc -l <"$queue")
 launched=0
 tallied=0
@@ -218,6 +246,7 @@ $(sed -n "${k}p" "$queue")
 EOQ
 		if [ "$kind" = alone ]; then
 			[ "$busy" -eq 0 ] || break
+			chain_wait
 			alone=$k
 		fi
 		lane_start "$k" "$kind" "$t"

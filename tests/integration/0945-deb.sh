@@ -13,7 +13,7 @@
 # (In a chroot whose / is no mount point unshare cannot make the
 # namespace private: then the test skips.)
 # ports: 18300-18309
-# alone: builds packages from the shared build folder and a copy (CPU)
+# chain: builds packages from the shared build folder and a copy (CPU)
 if [ -z "${CILKNOW_DEB_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
     unshare --mount --propagation private true 2>/dev/null; then
 	exec unshare --mount --propagation private env CILKNOW_DEB_NS=1 \
