@@ -114,9 +114,12 @@ static void
 test_colours(void)
 {
 	static const uint32_t want[] = { 0x909090, 0xd04040, 0x40b050,
-	    0x3060d0, 0x60c0e0, 0xf0a030, 0x9050b0 };
+	    0x3060d0, 0x60c0e0, 0xf0a030, 0x9050b0, 0xa0a040, 0x707030,
+	    0x505050 };
 	int s, same = 0;
 
+	_Static_assert(sizeof(want) / sizeof(want[0]) == PROTO_NS_MAX,
+	    "a colour for every state");
 	for (s = 0; s < PROTO_NS_MAX; s++)
 		if (hex(xn_state_rgb((enum proto_node_state)s)) != want[s])
 			break;

@@ -75,18 +75,26 @@ box(cairo_t *cr, double x, double y, double w, double h)
 static void
 legend(cairo_t *cr, double w, double h)
 {
-	double x = 8, y = h - XN_LEGEND + 6;
-	int i;
+	double x = 8, y = h - XN_LEGEND + 6, need = 8, gap = 14;
+	int i, size = 11;
 
 	grey(cr, 0.94);
 	box(cr, 0, h - XN_LEGEND, w, XN_LEGEND);
-	font(cr, 11, 0);
+	/* Every swatch in the width: smaller names where they would not. */
+	for (; size >= 7; size--, gap = 6) {
+		font(cr, size, 0);
+		for (i = 0, need = 8; i < xn_nlegend; i++)
+			need += 18 + text_width(cr,
+			    xn_state_label(xn_legend[i])) + gap;
+		if (need <= w)
+			break;
+	}
 	for (i = 0; i < xn_nlegend; i++) {
 		rgb(cr, xn_state_rgb(xn_legend[i]));
 		box(cr, x, y, 14, 14);
 		grey(cr, 0.1);
 		text(cr, x + 18, y + 11, xn_state_label(xn_legend[i]));
-		x += 18 + text_width(cr, xn_state_label(xn_legend[i])) + 14;
+		x += 18 + text_width(cr, xn_state_label(xn_legend[i])) + gap;
 	}
 }
 

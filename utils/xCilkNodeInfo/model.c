@@ -32,6 +32,15 @@ xn_state_rgb(enum proto_node_state s)
 	case PROTO_NS_SUSPENDED:
 		return (struct xn_rgb){ 0x90 / 255.0, 0x50 / 255.0,
 		    0xb0 / 255.0 };
+	case PROTO_NS_DRAIN:
+		return (struct xn_rgb){ 0xa0 / 255.0, 0xa0 / 255.0,
+		    0x40 / 255.0 };
+	case PROTO_NS_DRAINED:
+		return (struct xn_rgb){ 0x70 / 255.0, 0x70 / 255.0,
+		    0x30 / 255.0 };
+	case PROTO_NS_DOWN:
+		return (struct xn_rgb){ 0x50 / 255.0, 0x50 / 255.0,
+		    0x50 / 255.0 };
 	default:
 		return (struct xn_rgb){ 0x90 / 255.0, 0x90 / 255.0,
 		    0x90 / 255.0 };
@@ -40,7 +49,8 @@ xn_state_rgb(enum proto_node_state s)
 
 const enum proto_node_state xn_legend[] = { PROTO_NS_BUSY, PROTO_NS_IDLE,
 	PROTO_NS_RUNNING, PROTO_NS_SWITCHING, PROTO_NS_STOPPING,
-	PROTO_NS_SUSPENDED, PROTO_NS_UNDEF };
+	PROTO_NS_SUSPENDED, PROTO_NS_DRAIN, PROTO_NS_DRAINED, PROTO_NS_DOWN,
+	PROTO_NS_UNDEF };
 const int xn_nlegend = sizeof(xn_legend) / sizeof(xn_legend[0]);
 
 const char *
