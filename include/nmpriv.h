@@ -20,8 +20,9 @@
  * Parent to engine (answers and news):
  *	HELLO	str cgroup base of the workers ("" for the process-tree
  *		fallback), so the engine can tell a worker's process
- *	SPAWNED	u32 req, u8 ok, str worker, u32 launch pad pid,
- *		str why (when not ok)
+ *	SPAWNED	u32 req, u8 ok (1; 0 refused, NMPRIV_SPAWN_NODE refused
+ *		for a reason of the node's own), str worker, u32 launch
+ *		pad pid, str why (when not ok)
  *	WORKER	str worker, u8 kind, u32 job, u32 task, str user,
  *		u32 launch pad pid, u8 state, u8 how, u32 code, u64 CPU
  *		ms, u64 peak memory KiB (LPAD_USAGE_NONE: not measured;
@@ -60,6 +61,9 @@ enum nmpriv_type {
 	NMPRIV_TYPE_MAX
 };
 
+/* SPAWNED's nm_flag: refused for the node's own reason (nodefault.h). */
+#define NMPRIV_SPAWN_NODE	2
+
 enum nmpriv_kind {
 	NMPRIV_KIND_UNDEF = 0,
 	NMPRIV_KIND_WORKER,	/* a guest worker of a job */
@@ -85,7 +89,8 @@ struct nmpriv_msg {
 	uint32_t	 nm_desclen;
 	char		 nm_worker[LPAD_WORKER_MAX + 1];
 	uint32_t	 nm_grace_ms;		/* STOP */
-	uint8_t		 nm_flag;		/* FREEZE: 1/0; SPAWNED: ok */
+	uint8_t		 nm_flag;		/* FREEZE: 1/0; SPAWNED: ok,
+						   or NMPRIV_SPAWN_NODE */
 	char		 nm_why[NMPRIV_WHY_MAX];	/* SPAWNED */
 	char		 nm_path[NMPRIV_PATH_MAX];	/* HELLO */
 	uint32_t	 nm_job, nm_task;	/* WORKER */

@@ -358,6 +358,14 @@ enum proto_stream {
  * maxima below.
  */
 #define PROTO_USAGE_NONE	UINT64_MAX
+/*
+ * The status of an EXIT with data from a worker the node could not start
+ * for a reason of its own (the user unknown there, its spool full, a key
+ * it lacks): not an exit code, not the program's failure (nodefault.h).
+ * Any other status with data is a start the job itself made fail (its
+ * working folder, its program missing).
+ */
+#define PROTO_EXIT_NODE_FAULT	256
 #define PROTO_USAGE_CPU_MS_MAX	(1ULL << 40)	/* 34 years of CPU */
 #define PROTO_USAGE_RSS_KB_MAX	(1ULL << 36)	/* 64 TiB */
 struct proto_output {

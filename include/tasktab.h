@@ -124,7 +124,14 @@ uint32_t tt_left(const struct tasktab *);
 uint32_t tt_waiting(const struct tasktab *);
 /* 1 when every task is done or given up (never when open-ended). */
 int	tt_over(const struct tasktab *);
+/* 1 if node, or the node it is a processor of (HOST of HOST/i), is given up. */
 int	tt_node_gone(const struct tasktab *, const char *node);
+/*
+ * Gives a whole node up (host: its name without "/i"): none of its
+ * processors is given a task of the job again (a node-side failure,
+ * nodefault.h).
+ */
+void	tt_give_host_up(struct tasktab *, const char *host);
 /* "3, 5, 9" of the tasks given up, cut to fit; returns buf. */
 char	*tt_given_up_list(const struct tasktab *, char *buf, size_t);
 

@@ -324,6 +324,34 @@ task_nostart(struct jobmgr *j, uint32_t task, const char *node,
 		tasks_changed(j);
 }
 
+/*
+ * The node could not start the task for a reason of its own (its user
+ * unknown there, its spool full: PROTO_EXIT_NODE_FAULT): not the task's
+ * failure nor the job's.  The whole node is given up for the job, the
+ * task runs elsewhere, and the reason is said once per node (CilkRun
+ * shows it).  Unlike task_nostart, it never ends the job: other nodes
+ * may run it.
+ */
+static void
+task_node_fault(struct jobmgr *j, uint32_t task, const char *node,
+    const uint8_t *reason, size_t len)
+{
+	char why[PROTO_REASON_MAX], host[TT_NODE_MAX], line[PROTO_REASON_MAX +
+	    TT_NODE_MAX + 64];
+
+	nf_reason(reason, len, why, sizeof(why));
+	nf_host(node, host, sizeof(host));
+	tt_give_host_up(&j->j_tt, host);
+	if (nf_first(&j->j_nf_said, node, why)) {
+		nf_line(node, why, task, tt_running(&j->j_tt) > 0 ||
+		    j->j_tt.tt_ran > 0, line, sizeof(line));
+		log_warnx("%s", line);
+	} else
+		log_debug("task %u: node %s: %s (said before)", task, node,
+		    why);
+	tasks_changed(j);
+}
+
 static void
 task_exit(struct jobmgr *j, uint32_t task, const char *node,
     const struct proto_output *o)
@@ -348,7 +376,10 @@ task_exit(struct jobmgr *j, uint32_t task, const char *node,
 	jobmgr_out_end(j, task, node);
 	switch (end) {
 	case TT_END_NOSTART:
-		task_nostart(j, task, node, o->ou_data, o->ou_len);
+		if (status == PROTO_EXIT_NODE_FAULT)
+			task_node_fault(j, task, node, o->ou_data, o->ou_len);
+		else
+			task_nostart(j, task, node, o->ou_data, o->ou_len);
 		return;
 	case TT_END_STOPPED:
 		log_info("task %u on %s stopped by its node%s", task, node,

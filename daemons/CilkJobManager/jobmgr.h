@@ -4,6 +4,7 @@
 
 #include "dctx.h"
 #include "linebuf.h"
+#include "nodefault.h"
 #include "outpat.h"
 #include "proto.h"
 #include "tasktab.h"
@@ -47,6 +48,7 @@ struct jobmgr {
 	char		 j_attempt_env[ATTEMPT_ENV_MAX];
 	struct task	*j_tasks;
 	struct tasktab	 j_tt;
+	struct nf_said	 j_nf_said;	/* node-side failures said */
 	int		 j_reg_sent;	/* a registration went out */
 	int		 j_has_bcookie;	/* the broker's cookie for us */
 	uint8_t		 j_bcookie[PROTO_COOKIE_LEN];

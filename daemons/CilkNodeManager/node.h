@@ -214,7 +214,11 @@ void	node_stagein_free(struct node *, struct worker *);
 void	node_on_stage(struct msg_ep *, const struct msg_in *, void *);
 int	node_stagein_on_desc(struct node *, const struct msg_in *);
 /* worker.c: a worker that could not start; its job manager hears why. */
-void	node_start_failed(struct node *, struct worker *, const char *why);
+void	node_start_failed(struct node *, struct worker *, const char *why,
+	    int node_fault);
+/* pcheck.c: 0, or -1 and why the node itself cannot start a worker. */
+int	node_start_check(const struct node *, const char *user, char *why,
+	    size_t whylen);
 /* parent.c's part of staging (pstage.c): the spec's staging keys. */
 int	node_stage_spec(struct node *, struct lpad_spec *,
 	    const struct proto_desc *, const char *spool, const char *worker,

@@ -462,7 +462,7 @@ do_spawn(const struct nmpriv_msg *req)
 	struct contain_limits lim;
 	struct pad *p = NULL;
 	char why[512], skipped[64];
-	int i;
+	int i, node_fault = 1;	/* a refusal is the node's, unless said */
 
 	memset(&rep, 0, sizeof(rep));
 	rep.nm_type = NMPRIV_SPAWNED;
@@ -483,14 +483,19 @@ do_spawn(const struct nmpriv_msg *req)
 	strlcpy(p->p_user, d.de_user, sizeof(p->p_user));
 	new_worker_id(req, &d, p->p_worker, sizeof(p->p_worker));
 	skipped[0] = '\0';
+	if (node_start_check(pn, d.de_user, why, sizeof(why)) == -1)
+		goto refuse_desc;
+	node_fault = 0;		/* what the job asks, below */
 	if (worker_limits(&d, &lim, why, sizeof(why)) == -1)
 		goto refuse_desc;
+	node_fault = 1;
 	if (contain_worker_create(&pn->n_cb, p->p_worker, &lim,
 	    p->p_cg, sizeof(p->p_cg), skipped, sizeof(skipped)) == -1) {
 		snprintf(why, sizeof(why), "cgroup for worker %s: %s",
 		    p->p_worker, strerror(errno));
 		goto refuse_desc;
 	}
+	node_fault = 0;		/* its argv, environment and files */
 	if (build_spec(&sp, &d, req->nm_kind, p->p_worker, p->p_cg) == -1) {
 		snprintf(why, sizeof(why), "argv or environment refused");
 		goto refuse_cg;
@@ -498,6 +503,7 @@ do_spawn(const struct nmpriv_msg *req)
 	if (node_stage_spec(pn, &sp, &d, req->nm_kind == NMPRIV_KIND_WORKER ?
 	    req->nm_tag : "", p->p_worker, why, sizeof(why)) == -1)
 		goto refuse_cg;
+	node_fault = 1;		/* a launch pad that does not come up */
 	memset(&pp, 0, sizeof(pp));
 	pp.lpp_run_dir = pn->n_run_dir;
 	pp.lpp_state_dir = pn->n_state_dir;
@@ -555,6 +561,7 @@ do_spawn(const struct nmpriv_msg *req)
  refuse:
 	free(p);
 	lpad_spec_clear(&sp);
+	rep.nm_flag = node_fault ? NMPRIV_SPAWN_NODE : 0;
 	strlcpy(rep.nm_why, why, sizeof(rep.nm_why));
 	tell(&rep);
 }

@@ -462,7 +462,7 @@ node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	if (r == NULL)
 		return 0;
 	r->r_req = 0;
-	if (!m->nm_flag) {
+	if (m->nm_flag != 1) {
 		root_forget(n, r, m->nm_why);
 		return 1;
 	}

@@ -93,7 +93,7 @@ si_fail(struct stagein *si, const char *fmt, const char *a, const char *b)
 	snprintf(why, sizeof(why), fmt, a, b);
 	log_warnx("job %u task %u: %s", w->w_job, w->w_task, why);
 	node_stagein_free(n, w);
-	node_start_failed(n, w, why);	/* may free w */
+	node_start_failed(n, w, why, 0);	/* may free w */
 }
 
 /* Asks for the window's chunks from the i-th on. */

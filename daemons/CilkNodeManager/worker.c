@@ -409,7 +409,7 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (d.de_stage.sl_nin > 0) {
 		if (node_stagein_begin(n, w, in->mi_data, in->mi_len,
 		    &d.de_stage, why, sizeof(why)) == -1)
-			node_start_failed(n, w, why);
+			node_start_failed(n, w, why, 0);
 		workers_tick(n);
 		return;
 	}
@@ -431,16 +431,19 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 /*
  * Its job manager hears why, as an exit that never ran, or it would
- * count the task as running for ever.  May free w.
+ * count the task as running for ever; node_fault: for a reason of this
+ * node's own (PROTO_EXIT_NODE_FAULT), so it runs the task elsewhere
+ * and does not count it against the task.  May free w.
  */
 void
-node_start_failed(struct node *n, struct worker *w, const char *why)
+node_start_failed(struct node *n, struct worker *w, const char *why,
+    int node_fault)
 {
 	struct slot *s = w->w_slot;
 
 	s->s_current = NULL;
 	w->w_state = WORKER_EXITED;
-	w->w_status = LPAD_EXIT_SETUP;
+	w->w_status = node_fault ? PROTO_EXIT_NODE_FAULT : LPAD_EXIT_SETUP;
 	snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
 	    why[0] != '\0' ? why : "no reason given");
 	w->w_seen = now_mono();
@@ -462,10 +465,12 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	if (w == NULL || (s = w->w_slot)->s_current != w)
 		return;
 	node_stagein_free(n, w);	/* the launch pad has the spool */
-	if (!m->nm_flag) {
-		log_warnx("job %u task %u: not started: %s", w->w_job,
-		    w->w_task, m->nm_why);
-		node_start_failed(n, w, m->nm_why);	/* may free w */
+	if (m->nm_flag != 1) {
+		log_warnx("job %u task %u: not started%s: %s", w->w_job,
+		    w->w_task, m->nm_flag == NMPRIV_SPAWN_NODE ?
+		    " (this node's fault: it runs elsewhere)" : "", m->nm_why);
+		node_start_failed(n, w, m->nm_why,
+		    m->nm_flag == NMPRIV_SPAWN_NODE);	/* may free w */
 		return;
 	}
 	strlcpy(w->w_id, m->nm_worker, sizeof(w->w_id));

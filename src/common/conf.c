@@ -95,6 +95,7 @@ static const struct conf_key conf_keys[] = {
 	{ "service_user",	CONF_T_USER,	0, "cilknow" },
 	{ "slots",		CONF_T_SLOTS,	0, "auto" },
 	{ "slots_by_load",	CONF_T_BOOL,	0, "yes" },
+	{ "spool_min_free",	CONF_T_PATH,	0, "1M" },	/* pcheck.c */
 	{ "stage_max",		CONF_T_PATH,	0, "64M" },	/* stage.h */
 	{ "stage_max_task",	CONF_T_PATH,	0, "256M" },
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },

@@ -134,6 +134,8 @@ static void	pad_fill_status(struct lpad_pad *, struct lpad_status *);
 static void	pad_reap_rest(struct lpad_pad *);
 static void	pad_tell_clients(struct lpad_pad *);
 static void	pad_remove_folder(struct lpad_pad *);
+static void	pad_file_reason(const struct lpad_pad *, char *, size_t,
+		    const char *, int);
 
 static void
 pad_reason(char *why, size_t whysz, const char *fmt, ...)
@@ -360,7 +362,7 @@ pad_open_log(struct lpad_pad *pd, const char *name, char *why,
 
 	if ((fd = openat(pd->pd_wfd, name, O_WRONLY | O_APPEND | O_CREAT |
 	    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600)) == -1) {
-		pad_reason(why, whysz, "%s: %s", name, strerror(errno));
+		pad_file_reason(pd, why, whysz, name, errno);
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
@@ -507,6 +509,15 @@ pad_worker_dir(struct lpad_pad *pd, char *why, size_t whysz)
 	return -1;
 }
 
+/* "STATEDIR/workers/W/NAME: strerror": where, for an ENOSPC. */
+static void
+pad_file_reason(const struct lpad_pad *pd, char *why, size_t whysz,
+    const char *name, int err)
+{
+	pad_reason(why, whysz, "%s/workers/%s/%s: %s", pd->pd_state_dir,
+	    pd->pd_spec.ls_worker, name, strerror(err));
+}
+
 /* The spec record, lpad.pid, the logs, and no stale status. */
 static int
 pad_files(struct lpad_pad *pd, char *why, size_t whysz)
@@ -516,7 +527,7 @@ pad_files(struct lpad_pad *pd, char *why, size_t whysz)
 	int rc;
 
 	if (unlinkat(pd->pd_wfd, "status", 0) == -1 && errno != ENOENT) {
-		pad_reason(why, whysz, "status: %s", strerror(errno));
+		pad_file_reason(pd, why, whysz, "status", errno);
 		return -1;
 	}
 	if ((enc = lpad_spec_encode(&pd->pd_spec, &len)) == NULL) {
@@ -526,12 +537,12 @@ pad_files(struct lpad_pad *pd, char *why, size_t whysz)
 	rc = pad_write_file(pd, "spec", enc, len);
 	free(enc);
 	if (rc == -1) {
-		pad_reason(why, whysz, "spec: %s", strerror(errno));
+		pad_file_reason(pd, why, whysz, "spec", errno);
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%ld\n", (long)getpid());
 	if (pad_write_file(pd, "lpad.pid", text, strlen(text)) == -1) {
-		pad_reason(why, whysz, "lpad.pid: %s", strerror(errno));
+		pad_file_reason(pd, why, whysz, "lpad.pid", errno);
 		return -1;
 	}
 	pd->pd_pidfile = 1;

@@ -48,8 +48,9 @@ valid(const struct nmpriv_msg *m)
 		return m->nm_path[0] == '\0' || m->nm_path[0] == '/';
 	case NMPRIV_SPAWNED:
 		/* Started: a worker id; refused: none. */
-		return m->nm_flag <= 1 && (m->nm_worker[0] == '\0' ?
-		    m->nm_flag == 0 : lpad_worker_ok(m->nm_worker));
+		return m->nm_flag <= NMPRIV_SPAWN_NODE &&
+		    (m->nm_worker[0] == '\0' ? m->nm_flag != 1 :
+		    m->nm_flag == 1 && lpad_worker_ok(m->nm_worker));
 	case NMPRIV_WORKER:
 		return lpad_worker_ok(m->nm_worker) &&
 		    m->nm_kind > NMPRIV_KIND_UNDEF &&

@@ -33,12 +33,24 @@ tt_free(struct tasktab *tt)
 int
 tt_node_gone(const struct tasktab *tt, const char *node)
 {
+	size_t hl = strcspn(node, "/");
 	uint32_t i;
 
 	for (i = 0; i < tt->tt_ngone; i++)
-		if (strcmp(tt->tt_gone[i], node) == 0)
+		if (strcmp(tt->tt_gone[i], node) == 0 ||
+		    (node[hl] == '/' && strlen(tt->tt_gone[i]) == hl &&
+		    strncmp(tt->tt_gone[i], node, hl) == 0))
 			return 1;
 	return 0;
+}
+
+void
+tt_give_host_up(struct tasktab *tt, const char *host)
+{
+	if (host[0] == '\0' || strchr(host, '/') != NULL ||
+	    tt_node_gone(tt, host) || tt->tt_ngone == TT_GONE_MAX)
+		return;
+	strlcpy(tt->tt_gone[tt->tt_ngone++], host, TT_NODE_MAX);
 }
 
 static void

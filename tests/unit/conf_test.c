@@ -221,6 +221,7 @@ main(void)
 		{ "service_user",	"cilknow" },
 		{ "slots",		"auto" },
 		{ "slots_by_load",	"yes" },
+		{ "spool_min_free",	"1M" },
 		{ "stage_max",		"64M" },
 		{ "stage_max_task",	"256M" },
 		{ "state_dir",		"/var/lib/cilknow" },

@@ -113,6 +113,22 @@ test_each(void)
 	strlcpy(m.nm_why, "bad signature for user alice", sizeof(m.nm_why));
 	roundtrip("SPAWNED (refused)", &m, &o);
 	ok(strcmp(o.nm_why, m.nm_why) == 0, "SPAWNED: the reason survives");
+	m.nm_flag = NMPRIV_SPAWN_NODE;
+	strlcpy(m.nm_why, "user bob unknown", sizeof(m.nm_why));
+	roundtrip("SPAWNED (refused, the node's fault)", &m, &o);
+	ok(o.nm_flag == NMPRIV_SPAWN_NODE,
+	    "SPAWNED: a node-side refusal stays one");
+	m.nm_flag = NMPRIV_SPAWN_NODE + 1;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "SPAWNED: an unknown flag is not encoded");
+	m.nm_flag = NMPRIV_SPAWN_NODE;
+	strlcpy(m.nm_worker, "j3-00aabbccddee", sizeof(m.nm_worker));
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "SPAWNED: a refusal with a worker id is not encoded");
+	m.nm_flag = 1;
+	m.nm_worker[0] = '\0';
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "SPAWNED: a start without a worker id is not encoded");
 
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_WORKER;

@@ -179,6 +179,37 @@ test_text(void)
 	    "denied", "another reason, as it is");
 }
 
+/* A node-side failure gives the whole node up: all its processors. */
+static void
+test_host(void)
+{
+	struct tasktab tt;
+	uint32_t task;
+
+	ok(tt_init(&tt, 3, 3) == 0, "init: 3 tasks");
+	is_int(tt_take(&tt, "ws2/1", 1, &task), TT_TAKE_NEW,
+	    "ws2/1 takes a task");
+	is_int(tt_exit(&tt, task, "ws2/1", 256, 1), TT_END_NOSTART,
+	    "its start fails: not started");
+	is_int(tt.tt_t[task].tk_failures, 0, "not counted as a failure");
+	is_int(tt.tt_t[task].tk_attempts, 0, "nor as an attempt");
+	ok(tt_node_gone(&tt, "ws2/1"), "that processor is given up");
+	ok(!tt_node_gone(&tt, "ws2/0"), "its neighbour not yet");
+	tt_give_host_up(&tt, "ws2");
+	ok(tt_node_gone(&tt, "ws2/0") && tt_node_gone(&tt, "ws2"),
+	    "the node given up: every processor of it");
+	is_int(tt_take(&tt, "ws2/0", 2, &task), TT_TAKE_GONE,
+	    "ws2/0 is told it cannot run the job");
+	ok(!tt_node_gone(&tt, "ws20/0") && !tt_node_gone(&tt, "ws"),
+	    "a node whose name starts alike is not");
+	is_int(tt_take(&tt, "ws1", 3, &task), TT_TAKE_NEW,
+	    "another node takes it");
+	is_int(task, 0, "task 0, again");
+	tt_give_host_up(&tt, "ws1/0");
+	ok(!tt_node_gone(&tt, "ws1"), "a processor name is not a host");
+	tt_free(&tt);
+}
+
 int
 main(void)
 {
@@ -191,5 +222,6 @@ main(void)
 	test_open();
 	test_fetch();
 	test_text();
+	test_host();
 	return tap_done();
 }
