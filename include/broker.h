@@ -1,7 +1,7 @@
 /*
  * broker — CilkJobBroker's state and its global scheduling, without
- * I/O: the registry of nodes and jobs (soft state, rebuilt from
- * re-registrations), expiry, and the rule that gives nodes to jobs:
+ * I/O: the registry of nodes and jobs (rebuilt from re-registrations;
+ * what a restart keeps of it: broker_persist.h), expiry, and the rule that gives nodes to jobs:
  * a job that runs nowhere gets a node (taken from the largest job if no
  * node is free), and every free node goes to the job furthest below its
  * max-min fair share (so the first job goes to every available node).
