@@ -70,6 +70,18 @@ int	broker_reload_node(struct broker *, const struct broker_saved_node *,
 int	broker_reload_job(struct broker *, const struct broker_saved_job *,
 	    double now, const char **why);
 
+/*
+ * When to write the registry: changed (its epoch moved since the last
+ * write), since (seconds since that write), took (how long it took).
+ * -1: not (unchanged, written within an interval); 0: now; else in so
+ * many seconds.  Writes are BROKER_PERSIST_GAP apart at least, and 20
+ * times as long as the last one took, so that writing a large registry
+ * takes at most a twentieth of the broker's time.
+ */
+#define BROKER_PERSIST_GAP	1.0
+double	broker_persist_when(int changed, double since, double took,
+	    double interval);
+
 /* Seconds since n last registered, with any silence before a reload. */
 double	broker_node_seen_age(const struct broker_node *, double now);
 

@@ -4,8 +4,9 @@
  * schema version in user_version (a newer one is refused).  Reloaded at
  * start, so CilkPs, CilkNodes and CilkKill answer at once; written
  * whole, in one transaction, when the registry's epoch changed (at most
- * once every BPERSIST_GAP seconds, so a flood of registrations is not a
- * flood of writes) and at least once a register interval (ages).
+ * once a second, or less often if writes are slow: broker_persist_when(),
+ * so a flood of registrations is not a flood of writes) and at least
+ * once a register interval (ages).
  */
 #ifndef CILKJOBBROKER_BPERSIST_H
 #define CILKJOBBROKER_BPERSIST_H
@@ -18,7 +19,6 @@
 
 #define BPERSIST_FILE	"registry.db"	/* in state_dir/broker */
 #define BPERSIST_SCHEMA	1
-#define BPERSIST_GAP	1.0
 
 struct bpersist {
 	struct dctx	*bs_dc;
@@ -27,6 +27,7 @@ struct bpersist {
 	char		 bs_path[PATH_MAX];
 	uint64_t	 bs_epoch;	/* br_epoch last written */
 	double		 bs_last;	/* now_mono() of the last write */
+	double		 bs_took;	/* seconds it took */
 	struct evtimer	*bs_timer;	/* a write held back by the gap */
 };
 

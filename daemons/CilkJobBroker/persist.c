@@ -349,6 +349,7 @@ save(struct bpersist *bs)
 	if (bs->bs_db == NULL)
 		return;
 	bs->bs_last = now_mono();
+	bs->bs_took = 0;
 	if (exec(bs, "BEGIN IMMEDIATE") == -1) {
 		db_warn(bs, "save");
 		return;
@@ -361,6 +362,7 @@ save(struct bpersist *bs)
 		return;
 	}
 	bs->bs_epoch = bs->bs_br->br_epoch;
+	bs->bs_took = now_mono() - bs->bs_last;
 }
 
 static void
@@ -376,18 +378,16 @@ save_later(struct evloop *loop, void *arg)
 void
 bpersist_changed(struct bpersist *bs)
 {
-	double since = now_mono() - bs->bs_last;
+	double when;
 
 	if (bs->bs_db == NULL || bs->bs_timer != NULL)
 		return;
-	/* Unchanged: written once an interval all the same, for ages. */
-	if (bs->bs_br->br_epoch == bs->bs_epoch &&
-	    since < bs->bs_br->br_interval)
-		return;
-	if (since >= BPERSIST_GAP)
+	when = broker_persist_when(bs->bs_br->br_epoch != bs->bs_epoch,
+	    now_mono() - bs->bs_last, bs->bs_took, bs->bs_br->br_interval);
+	if (when == 0)
 		save(bs);
-	else if ((bs->bs_timer = evloop_timer_add(bs->bs_dc->dc_loop,
-	    BPERSIST_GAP - since, save_later, bs)) == NULL)
+	else if (when > 0 && (bs->bs_timer = evloop_timer_add(
+	    bs->bs_dc->dc_loop, when, save_later, bs)) == NULL)
 		save(bs);
 }
 

@@ -185,6 +185,18 @@ broker_reload_job(struct broker *br, const struct broker_saved_job *s,
 }
 
 double
+broker_persist_when(int changed, double since, double took,
+    double interval)
+{
+	double gap = took * 20 > BROKER_PERSIST_GAP ? took * 20 :
+	    BROKER_PERSIST_GAP;
+
+	if (!changed && since < interval)
+		return -1;
+	return since >= gap ? 0 : gap - since;
+}
+
+double
 broker_node_seen_age(const struct broker_node *n, double now)
 {
 	return now - n->bn_seen + n->bn_before;

@@ -4,8 +4,8 @@
  * reloaded ones, records that fail their checks refused, a reloaded node
  * or job manager that registers again keeping its id (and a node its
  * SEEN age starting over), a reloaded record expired 3 intervals after
- * the restart and not before, and the slot bytes' round trip and
- * refusals.
+ * the restart and not before, the slot bytes' round trip and
+ * refusals, and when the registry is written.
  */
 #include <stdio.h>
 #include <string.h>
@@ -195,6 +195,22 @@ main(void)
 	    "nothing expired within 3 intervals of the reload");
 	ok(broker_expire(&br, 6 + 3 * INTERVAL + 1, NULL, NULL) == 2,
 	    "a silent reloaded node and job: expired after 3 intervals");
+
+	/* When to write: changes at most once a second, ages once an
+	 * interval, slow writes less often. */
+	ok(broker_persist_when(0, 5, 0.01, INTERVAL) == -1,
+	    "unchanged, written 5 s ago: not written");
+	ok(broker_persist_when(0, INTERVAL, 0.01, INTERVAL) == 0,
+	    "unchanged for an interval: written (ages)");
+	ok(broker_persist_when(1, 2, 0.01, INTERVAL) == 0,
+	    "changed, written 2 s ago: now");
+	ok(broker_persist_when(1, 0.25, 0.01, INTERVAL) == 0.75,
+	    "changed, written 0.25 s ago: in 0.75 s (a flood is one write "
+	    "a second)");
+	ok(broker_persist_when(1, 2, 0.5, INTERVAL) == 8,
+	    "a write that took 0.5 s: the next 10 s after it");
+	ok(broker_persist_when(0, INTERVAL, 0.5, INTERVAL) == 0,
+	    "and not later than an interval if that is longer");
 
 	broker_fini(&br);
 	broker_fini(&old);
