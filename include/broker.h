@@ -1,7 +1,7 @@
 /*
  * broker — CilkJobBroker's state and its global scheduling, without
- * I/O: the registry of nodes and jobs (soft state, rebuilt from
- * re-registrations), expiry, and the rule that gives nodes to jobs:
+ * I/O: the registry of nodes and jobs (rebuilt from re-registrations;
+ * what a restart keeps of it: broker_persist.h), expiry, and the rule that gives nodes to jobs:
  * a job that runs nowhere gets a node (taken from the largest job if no
  * node is free), and every free node goes to the job furthest below its
  * max-min fair share (so the first job goes to every available node).
@@ -37,6 +37,9 @@ struct broker_node {
 	uint16_t	 bn_users;
 	uint32_t	 bn_pairs, bn_switches;
 	double		 bn_seen;	/* now_mono() of last registration */
+	double		 bn_before;	/* reloaded, not heard since: its
+					   silence before this broker started
+					   (broker_persist.h); else 0 */
 	uint16_t	 bn_total;	/* processors */
 	uint16_t	 bn_lent;	/* of them lent */
 	uint32_t	 bn_mem_mb;	/* lendable memory */
@@ -134,6 +137,13 @@ int	broker_job_unregister(struct broker *, uint32_t job, const char *user,
 int	broker_job_withdraw(struct broker *, const char *user,
 	    const struct msg_addr *);
 struct broker_job *broker_job_find(struct broker *, uint32_t);
+/*
+ * A record made elsewhere (broker_persist.h: reloaded at start) into the
+ * tables.  -1 if its id (or a node's address) is taken, its id is 0, or
+ * the table is full; next ids stay above it.
+ */
+int	broker_node_adopt(struct broker *, struct broker_node *);
+int	broker_job_adopt(struct broker *, struct broker_job *);
 /* The node registered from addr, or with this id; NULL if none. */
 struct broker_node *broker_node_by_addr(struct broker *,
 	    const struct msg_addr *);

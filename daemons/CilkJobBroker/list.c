@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "blist.h"
+#include "broker_persist.h"
 #include "log.h"
 #include "mono.h"
 #include "proto_page.h"
@@ -36,6 +37,7 @@ static void
 node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 {
 	const struct broker_slot *s;
+	double seen;
 	uint16_t i;
 	uint8_t k;
 
@@ -48,7 +50,9 @@ node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 	r->nw_load_milli = n->bn_load_milli;
 	r->nw_idle = n->bn_idle;
 	r->nw_users = n->bn_users;
-	r->nw_seen_ms = (uint32_t)((now - n->bn_seen) * 1000);
+	/* A reloaded node: with its silence before our restart. */
+	seen = broker_node_seen_age(n, now) * 1000;
+	r->nw_seen_ms = seen < UINT32_MAX ? (uint32_t)seen : UINT32_MAX;
 	r->nw_pairs = n->bn_pairs;
 	r->nw_switches = n->bn_switches;
 	r->nw_total = n->bn_total;

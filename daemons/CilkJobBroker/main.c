@@ -9,6 +9,7 @@
 #include "bacct.h"
 #include "bhealth.h"
 #include "bkill.h"
+#include "bpersist.h"
 #include "blist.h"
 #include "bpred.h"
 #include "bpush.h"
@@ -37,6 +38,7 @@ struct bctx {
 	struct breg	 b_reg;		/* reg.c: cookie and rate */
 	struct jobid	 b_jobid;		/* jobid.c */
 	struct bacct	 b_acct;		/* acct.c: CilkHist */
+	struct bpersist	 b_persist;	/* persist.c: registry.db */
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
 	uint8_t		 b_buf[MSG_PAYLOAD_MAX];
 };
@@ -85,6 +87,7 @@ schedule_now(struct evloop *loop, void *arg)
 	b->b_soon = NULL;
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
 	bpush_changed(&b->b_push);
+	bpersist_changed(&b->b_persist);
 }
 
 /* Changes come in bursts; one schedule and one push per burst. */
@@ -148,6 +151,7 @@ on_tick(struct evloop *loop, void *arg)
 		    "forgotten", gone.g_k - GONE_NAMED, 3 * interval);
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
 	bpush_changed(&b->b_push);
+	bpersist_changed(&b->b_persist);
 	evloop_timer_add(loop, interval / 2, on_tick, b);
 }
 
@@ -397,6 +401,8 @@ check(struct dctx *dc, char *err, size_t errlen)
 	b->b_pred.bp_cookie = &b->b_cookie;	/* made in main */
 	if (jobid_init(&b->b_jobid, dc, err, errlen) == -1)
 		return -1;
+	if (bpersist_init(&b->b_persist, dc, &b->b_br, err, errlen) == -1)
+		return -1;
 	return bacct_init(&b->b_acct, dc, &b->b_br, err, errlen);
 }
 
@@ -450,6 +456,8 @@ main(int argc, char *argv[])
 	/* Ids stay unique in the history even if last_job was lost. */
 	if (bacct_max_job(&b.b_acct) >= b.b_br.br_next_job)
 		b.b_br.br_next_job = bacct_max_job(&b.b_acct) + 1;
+	/* Nodes and jobs as the broker before us left them (persist.c). */
+	bpersist_load(&b.b_persist);
 	bpush_init(&b.b_push, &b.b_dc, &b.b_br);
 	cookie_init(&b.b_cookie);
 	if (breg_init(&b.b_reg, &b.b_cookie) == -1)
@@ -471,6 +479,7 @@ main(int argc, char *argv[])
 	bkill_fini(&b.b_kill);
 	bhealth_fini(&b.b_health);
 	bacct_fini(&b.b_acct);
+	bpersist_fini(&b.b_persist);
 	bpush_fini(&b.b_push);
 	breg_fini(&b.b_reg);
 	broker_fini(&b.b_br);

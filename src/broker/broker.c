@@ -274,6 +274,7 @@ broker_node_register(struct broker *br, const struct proto_node_reg *r,
 	n->bn_pairs = r->nr_pairs;
 	n->bn_switches = r->nr_switches;
 	n->bn_seen = now;
+	n->bn_before = 0;	/* heard: no longer as reloaded */
 	if (slots_update(br, n, r) == -1)
 		return NULL;
 	return n;
@@ -355,6 +356,35 @@ broker_job_register(struct broker *br, const struct proto_job_reg *r,
 	j->bj_mem_mb = r->jr_mem_mb;
 	j->bj_seen = now;
 	return j;
+}
+
+int
+broker_node_adopt(struct broker *br, struct broker_node *n)
+{
+	if (n->bn_id == 0 || br->br_nnodes >= br->br_nodes_max ||
+	    broker_node_find(br, n->bn_id) != NULL ||
+	    broker_node_by_addr(br, &n->bn_addr) != NULL ||
+	    node_insert(br, n) == -1)
+		return -1;
+	if (n->bn_id >= br->br_next_node)
+		br->br_next_node = n->bn_id + 1;
+	return 0;
+}
+
+int
+broker_job_adopt(struct broker *br, struct broker_job *j)
+{
+	if (j->bj_id == 0 || br->br_njobs >= br->br_jobs_max ||
+	    broker_job_find(br, j->bj_id) != NULL ||
+	    htab_add(&br->br_job_by_id, id_hash(&br->br_job_by_id,
+	    j->bj_id), j) == -1)
+		return -1;
+	TAILQ_INSERT_TAIL(&br->br_jobs, j, bj_entry);
+	br->br_njobs++;
+	br->br_epoch++;
+	if (j->bj_id >= br->br_next_job)
+		br->br_next_job = j->bj_id + 1;
+	return 0;
 }
 
 static void
