@@ -58,6 +58,9 @@ enum nmpriv_type {
 	NMPRIV_SPAWNED,
 	NMPRIV_WORKER,
 	NMPRIV_RELOAD,
+	NMPRIV_WATCHDOG,	/* engine: its loop runs (systemd's watchdog) */
+	NMPRIV_SCAN,		/* engine: look for input devices, tell me */
+	NMPRIV_INPUT,		/* parent: the devices read, time since input */
 	NMPRIV_TYPE_MAX
 };
 
@@ -101,6 +104,8 @@ struct nmpriv_msg {
 	uint32_t	 nm_code;
 	uint64_t	 nm_cpu_ms;		/* WORKER, exited: its usage */
 	uint64_t	 nm_maxrss_kb;
+	uint32_t	 nm_devices;		/* INPUT: devices read */
+	uint64_t	 nm_idle_ms;		/* INPUT: since the last input */
 };
 
 /* Encodes into buf; -1 (EINVAL) for an invalid message or no room. */

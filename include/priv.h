@@ -35,7 +35,6 @@
 #include "msg_codec.h"
 
 #define PRIV_USER_DEFAULT	"cilknow"
-#define PRIV_GROUPS_MAX		16	/* primary and extra groups */
 #define PRIV_MSG_MAX		65536	/* one message, header included */
 #define PRIV_HDR_LEN		6	/* u16 type, u32 payload length */
 #define PRIV_STATUS_MAX		200	/* READY/RELOADED status text */
@@ -47,30 +46,25 @@ struct priv_user {
 	uid_t		 pu_uid;
 	gid_t		 pu_gid;
 	char		 pu_name[33];
-	gid_t		 pu_groups[PRIV_GROUPS_MAX];	/* [0] is pu_gid */
-	size_t		 pu_ngroups;
 };
 
 /*
- * Looks up the service user (NULL: PRIV_USER_DEFAULT) and the extra
- * supplementary groups named in extra_groups (e.g. "input").  -1 with
- * err if the user does not exist (fail closed: the message names the
- * useradd command that makes it), if it or any group is root's (uid or
- * gid 0: dropping to it would keep root's power), or on a lookup error.
- * An extra group that does not exist is skipped: 0, and err names it as
- * a warning for the caller to log; otherwise err is empty on success.
+ * Looks up the service user (NULL: PRIV_USER_DEFAULT).  -1 with err if
+ * the user does not exist (fail closed: the message names the useradd
+ * command that makes it), if it is root's (uid or gid 0: dropping to it
+ * would keep root's power), or on a lookup error.
  */
-int	priv_lookup(struct priv_user *, const char *user,
-	    const char *const *extra_groups, size_t nextra, char *err,
+int	priv_lookup(struct priv_user *, const char *user, char *err,
 	    size_t errlen);
 
 /*
- * Becomes pu for good: setgroups (primary and extra groups), setresgid,
- * setresuid, PR_SET_NO_NEW_PRIVS (nothing we exec may gain privileges:
- * the daemons exec no setuid program), then verifies it: real,
- * effective and saved ids are pu's, the groups are exactly pu's,
- * setuid(0) and setgid(0) fail, and no permitted, effective or ambient
- * capability is left (/proc/self/status).  -1 with err on any failure:
+ * Becomes pu for good: no supplementary group (setgroups), an empty
+ * capability bounding set, setresgid, setresuid, PR_SET_NO_NEW_PRIVS
+ * (nothing we exec may gain privileges: the daemons exec no setuid
+ * program), then verifies it: real, effective and saved ids are pu's,
+ * no supplementary group is left, setuid(0) and setgid(0) fail, and no
+ * permitted, effective, ambient or bounding capability is left
+ * (/proc/self/status).  -1 with err on any failure:
  * the caller must exit.  Not root (no uid 0 among real, effective and
  * saved): does nothing and returns 0; the caller decides what to say.
  */

@@ -18,6 +18,8 @@
 
 static uint8_t	cbuf[NMPRIV_MSG_MAX];
 
+static void	on_watchdog(struct evloop *, void *);
+
 static void
 chan_send(struct node *n, const struct nmpriv_msg *m)
 {
@@ -94,6 +96,36 @@ node_chan_ready(struct node *n)
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_READY;
 	chan_send(n, &m);
+	if (n->n_dc.dc_watchdog_usec > 0)
+		on_watchdog(n->n_dc.dc_loop, n);
+}
+
+void
+node_chan_scan(struct node *n)
+{
+	struct nmpriv_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_SCAN;
+	chan_send(n, &m);
+}
+
+/*
+ * systemd's watchdog watches the engine's loop, the one that reads the
+ * network: the parent passes WATCHDOG on only when we say so.
+ */
+static void
+on_watchdog(struct evloop *loop, void *arg)
+{
+	struct node *n = arg;
+	struct nmpriv_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_WATCHDOG;
+	chan_send(n, &m);
+	if (evloop_timer_add(loop, (double)n->n_dc.dc_watchdog_usec / 2e6,
+	    on_watchdog, n) == NULL)
+		log_warn("%s: timer", __func__);
 }
 
 static void
@@ -132,6 +164,9 @@ on_parent(struct evloop *loop, int fd, short revents, void *arg)
 	case NMPRIV_RELOAD:
 		/* The parent's SIGHUP: its configuration and keys. */
 		(void)dctx_reload_from(&n->n_dc, m.nm_desc, m.nm_desclen);
+		break;
+	case NMPRIV_INPUT:
+		node_idle_on_input(n, &m);
 		break;
 	case NMPRIV_WORKER:
 		if (m.nm_kind == NMPRIV_KIND_ROOT)

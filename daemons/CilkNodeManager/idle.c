@@ -51,6 +51,44 @@ logind_idle(struct node *nd, double *idle)
 	return 0;
 }
 
+/*
+ * The input devices the parent reads: 0 if none.  Until its first word
+ * the owner may be there: input now (fail closed).
+ */
+static int
+input_idle(const struct node *n, double *idle)
+{
+	double d;
+
+	if (!n->n_input_told) {
+		*idle = 0;
+		return 1;
+	}
+	if (n->n_input_devices == 0)
+		return 0;
+	d = now_mono() - n->n_input_last;
+	*idle = d > 0 ? d : 0;
+	return 1;
+}
+
+void
+node_idle_on_input(struct node *n, const struct nmpriv_msg *m)
+{
+	double last = now_mono() - (double)m->nm_idle_ms / 1000;
+	int first = !n->n_input_told, newer = last > n->n_input_last + 0.001;
+
+	n->n_input_told = 1;
+	n->n_input_devices = m->nm_devices;
+	if (m->nm_devices > 0)
+		n->n_input_last = last;
+	/* Only a lent node can change its mind on input: act now. */
+	if (first || (m->nm_devices > 0 && newer && n->n_owner_away)) {
+		log_debug("%s: input %.1f s ago on %u devices", __func__,
+		    (double)m->nm_idle_ms / 1000, m->nm_devices);
+		node_idle_update(n);
+	}
+}
+
 /* The system's own measurements. */
 static int
 sense_system(struct node *nd, struct pred_meas *m)
@@ -71,7 +109,7 @@ sense_system(struct node *nd, struct pred_meas *m)
 	    sensors_tod(now.tv_sec, &m->pm_tod) == -1)
 		m->pm_tod = -1;
 	/* Terminals without their own measure count as the devices say. */
-	if (!node_input_idle(nd, &m->pm_idle))
+	if (!input_idle(nd, &m->pm_idle))
 		(void)logind_idle(nd, &m->pm_idle);
 	if (sensors_read_utmp("/var/run/utmp", s, SESSIONS_MAX, &n) == -1 &&
 	    errno != ENOENT)
@@ -101,7 +139,7 @@ node_sense(struct node *n)
 		loadmodel_update(&n->n_loadmodel, now_mono(),
 		    node_slots_running(n));
 		/* Input devices, if configured, count with the file. */
-		if (rc == 0 && node_input_idle(n, &in) &&
+		if (rc == 0 && input_idle(n, &in) &&
 		    in < n->n_meas.pm_idle)
 			n->n_meas.pm_idle = in;
 		/* Free memory the file does not give, the system does. */
@@ -235,7 +273,7 @@ on_sense(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 
-	node_input_scan(n);	/* a keyboard plugged in since */
+	node_chan_scan(n);	/* a keyboard plugged in since */
 	node_idle_update(n);
 	n->n_sense_timer = evloop_timer_add(loop, node_slots_running(n) > 0 ?
 	    POLL_WORKING :
@@ -267,7 +305,6 @@ node_idle_start(struct node *n)
 {
 	loadmodel_init(&n->n_loadmodel);
 	logind_since(n);
-	node_input_scan(n);
 	n->n_owner_away = node_sense(n);
 	n->n_state = PROTO_NS_BUSY;
 	node_slots_lend(n);

@@ -1,11 +1,16 @@
 /*
- * CilkNodeManager: keyboards and mice.  The input devices named by the
+ * CilkNodeManager's privileged parent: keyboards and mice (DESIGN.md
+ * §9: devices are the parent's; the engine, which reads the network,
+ * never sees a keystroke).  The input devices named by the
  * input_devices key (a glob; by default /dev/input/event* with the
- * system sensors, none with a sensor file) are read from the event
- * loop, never blocking it.  A key press while the node is lent is acted
- * on at once, not at the next poll, so a worker retreats within the
- * time it takes to signal it.  Any file that yields struct input_event
- * records works, so tests feed a FIFO.
+ * system sensors, none with a sensor file) are read from the parent's
+ * event loop, never blocking it, and the engine is told only how many
+ * devices are read and how long ago the last input was (INPUT): at
+ * once when input comes after a quiet moment, so that a worker retreats
+ * within the time it takes to signal it, and at most every
+ * INPUT_EVERY seconds while it goes on.  The engine asks for a look at
+ * new devices (SCAN) at each of its polls.  Any file that yields
+ * struct input_event records works, so tests feed a FIFO.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,11 +26,16 @@
 #include "sensors.h"
 
 #define INPUT_DEFAULT	"/dev/input/event*"
+#define INPUT_EVERY	0.25	/* s between INPUTs while input goes on */
 
 static void	on_input(struct evloop *, int, short, void *);
+static int	input_idle(const struct node *, double *);
+
+static double		 told_at = -1;	/* last INPUT sent */
+static struct evtimer	*tell_timer;	/* a deferred INPUT */
 
 /*
- * The last input, kept across restarts in ENGINE/last_input (wall-clock
+ * The last input, kept across restarts in STATE/last_input (wall-clock
  * seconds), so that a restarted node manager does not take opening the
  * devices for the owner's return and stop the worker it adopts.  Without
  * the file (a first start), opening counts as input: the owner may be
@@ -40,7 +50,7 @@ last_input_save(struct node *n)
 	if (now_mono() - n->n_input_saved_at < 1)
 		return;
 	n->n_input_saved_at = now_mono();
-	snprintf(path, sizeof(path), "%s/last_input", n->n_engine_dir);
+	snprintf(path, sizeof(path), "%s/last_input", n->n_state_dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if ((f = fopen(tmp, "w")) == NULL) {
 		log_warn("%s: %s", __func__, tmp);
@@ -60,7 +70,7 @@ last_input_before(const struct node *n)
 	FILE *f;
 	int got;
 
-	snprintf(path, sizeof(path), "%s/last_input", n->n_engine_dir);
+	snprintf(path, sizeof(path), "%s/last_input", n->n_state_dir);
 	if ((f = fopen(path, "r")) == NULL)
 		return now;
 	got = fscanf(f, "%lf", &when);
@@ -69,6 +79,50 @@ last_input_before(const struct node *n)
 	if (got != 1 || !(ago >= 0) || ago > now)
 		return now;
 	return now - ago;
+}
+
+/* INPUT to the engine: the devices read, the time since input. */
+void
+node_input_tell(struct node *n)
+{
+	struct nmpriv_msg m;
+	double idle = 0;
+	size_t i;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_INPUT;
+	for (i = 0; i < n->n_ninput; i++)
+		if (n->n_input[i].ni_dev.inp_fd != -1)
+			m.nm_devices++;
+	if (input_idle(n, &idle))
+		m.nm_idle_ms = (uint64_t)(idle * 1000);
+	told_at = now_mono();
+	node_parent_tell(&m);
+}
+
+static void
+on_tell(struct evloop *loop, void *arg)
+{
+	(void)loop;
+	tell_timer = NULL;
+	node_input_tell(arg);
+}
+
+/* New input: told at once after a quiet moment, else a little later. */
+static void
+input_came(struct node *n)
+{
+	double since = now_mono() - told_at;
+
+	if (tell_timer != NULL)
+		return;
+	if (told_at < 0 || since >= INPUT_EVERY) {
+		node_input_tell(n);
+		return;
+	}
+	if ((tell_timer = evloop_timer_add(n->n_dc.dc_loop, INPUT_EVERY -
+	    since, on_tell, n)) == NULL)
+		node_input_tell(n);
 }
 
 static struct node_input *
@@ -123,12 +177,9 @@ on_input(struct evloop *loop, int fd, short revents, void *arg)
 	}
 	if (ni->ni_dev.inp_eof)
 		input_reopen(n, ni);
-	if (nev > 0)
+	if (nev > 0) {
 		last_input_save(n);
-	/* Only a lent node can change its mind on input: act now. */
-	if (nev > 0 && n->n_owner_away) {
-		log_debug("%s: input on %s", __func__, ni->ni_path);
-		node_idle_update(n);
+		input_came(n);
 	}
 }
 
@@ -216,8 +267,8 @@ node_input_scan(struct node *n)
 	globfree(&g);
 }
 
-int
-node_input_idle(const struct node *n, double *idle)
+static int
+input_idle(const struct node *n, double *idle)
 {
 	double now = now_mono(), d;
 	size_t i;
@@ -239,6 +290,9 @@ node_input_stop(struct node *n)
 {
 	size_t i;
 
+	if (tell_timer != NULL)
+		evloop_timer_cancel(n->n_dc.dc_loop, tell_timer);
+	tell_timer = NULL;
 	for (i = 0; i < n->n_ninput; i++)
 		sensors_input_close(&n->n_input[i].ni_dev);
 	n->n_ninput = 0;

@@ -218,7 +218,6 @@ node_limits(struct node *n, char *err, size_t errlen)
 static void
 node_privileged_setup(struct node *n, struct priv_user *pu)
 {
-	static const char *const extra[] = { "input" };
 	char err[512], name[PATH_MAX + 16], text[PATH_MAX + 64], *p;
 
 	snprintf(name, sizeof(name), "node-%s-%u", n->n_name,
@@ -239,11 +238,10 @@ node_privileged_setup(struct node *n, struct priv_user *pu)
 	memset(pu, 0, sizeof(*pu));
 	if (!n->n_root)
 		return;
-	if (priv_lookup(pu, conf_get(n->n_dc.dc_conf, "service_user"), extra,
-	    1, err, sizeof(err)) == -1)
+	/* No group: input devices are the parent's (input.c). */
+	if (priv_lookup(pu, conf_get(n->n_dc.dc_conf, "service_user"), err,
+	    sizeof(err)) == -1)
 		fatalx("%s", err);
-	if (err[0] != '\0')	/* no group input: no input devices */
-		log_warnx("%s", err);
 	n->n_log_gid = pu->pu_gid;
 	if (chown(n->n_engine_dir, pu->pu_uid, pu->pu_gid) == -1 ||
 	    chmod(n->n_engine_dir, 0700) == -1)
@@ -357,7 +355,6 @@ main(int argc, char *argv[])
 	/* Workers go on without us; a restarted node manager adopts them. */
 	proto_push_free(&n.n_push);
 	node_pred_fini(&n);
-	node_input_stop(&n);
 	sensors_logind_close(&n.n_logind);
 	node_roots_stop();
 	while (!TAILQ_EMPTY(&n.n_workers)) {

@@ -156,9 +156,12 @@ struct node {
 	struct pred_meas n_meas;
 	int		 n_owner_away;	/* the predicates hold */
 	struct loadmodel n_loadmodel;	/* own workers' load */
-	struct node_input n_input[NODE_INPUT_MAX];
+	struct node_input n_input[NODE_INPUT_MAX];	/* the parent's */
 	int		 n_input_scanned;	/* node_input_scan() ran */
 	double		 n_input_saved_at;	/* last_input written */
+	int		 n_input_told;		/* the engine: an INPUT came */
+	uint32_t	 n_input_devices;	/* the devices the parent reads */
+	double		 n_input_last;		/* now_mono() of the last input */
 	struct sensors_logind n_logind;	/* idle hint, without devices */
 	double		 n_logind_retry;	/* next try to connect */
 	size_t		 n_ninput;
@@ -228,6 +231,8 @@ int	node_stage_spec(struct node *, struct lpad_spec *,
 int	node_end_workers(const char *run_dir, double grace);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
+/* parent.c: a message to the engine. */
+void	node_parent_tell(const struct nmpriv_msg *);
 /* chan.c: the engine's requests to the parent. */
 void	node_chan_start(struct node *, int chan);
 uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
@@ -236,6 +241,7 @@ void	node_chan_stop(struct node *, const char *worker, double grace);
 void	node_chan_freeze(struct node *, const char *worker, int freeze);
 void	node_chan_forget(struct node *, const char *worker);
 void	node_chan_ready(struct node *);
+void	node_chan_scan(struct node *);
 /* register.c */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
@@ -248,11 +254,12 @@ void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
 void	node_idle_start(struct node *);
 int	node_sense(struct node *);
 void	node_idle_update(struct node *);
-/* input.c */
+/* The parent's INPUT: devices read, time since the last input. */
+void	node_idle_on_input(struct node *, const struct nmpriv_msg *);
+/* input.c: the parent's */
 void	node_input_scan(struct node *);
+void	node_input_tell(struct node *);
 void	node_input_stop(struct node *);
-/* The least idle time of the input devices; 0 if none is read. */
-int	node_input_idle(const struct node *, double *idle);
 /* npred.c */
 int	node_pred_init(struct node *, char *err, size_t errlen);
 void	node_pred_fini(struct node *);

@@ -83,6 +83,7 @@ static int		 engine_status;
 static int		 leaving;	/* SIGUSR1 passed to the engine */
 static uint8_t		 pbuf[NMPRIV_MSG_MAX];
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
+static uint64_t		 watchdog_usec;	/* the engine pings (chan.c) */
 
 static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
@@ -101,6 +102,12 @@ tell(const struct nmpriv_msg *m)
 	if (send(chan, pbuf, len, MSG_NOSIGNAL) == -1)
 		log_warn("%s: %s to the engine", __func__,
 		    nmpriv_type_name(m->nm_type));
+}
+
+void
+node_parent_tell(const struct nmpriv_msg *m)
+{
+	tell(m);
 }
 
 static void
@@ -656,6 +663,21 @@ unknown_worker(const struct nmpriv_msg *req)
 	tell(&m);
 }
 
+/* What the engine may ask. */
+static int
+from_engine(uint8_t type)
+{
+	return (type >= NMPRIV_SPAWN && type <= NMPRIV_READY) ||
+	    type == NMPRIV_WATCHDOG || type == NMPRIV_SCAN;
+}
+
+static int
+about_worker(uint8_t type)
+{
+	return type == NMPRIV_STOP || type == NMPRIV_FREEZE ||
+	    type == NMPRIV_FORGET;
+}
+
 /* The engine's requests; a malformed one is the engine's end. */
 static void
 on_engine(struct evloop *loop, int fd, short revents, void *arg)
@@ -675,15 +697,14 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 		return;
 	}
 	if ((size_t)n > sizeof(pbuf) || nmpriv_decode(&m, pbuf,
-	    (size_t)n) == -1 || m.nm_type > NMPRIV_READY) {
+	    (size_t)n) == -1 || !from_engine(m.nm_type)) {
 		log_warnx("the engine sent a malformed or unknown request "
 		    "(%zd bytes); ending it", n);
 		(void)kill(engine, SIGKILL);
 		evloop_break(loop);
 		return;
 	}
-	if (m.nm_type != NMPRIV_SPAWN && m.nm_type != NMPRIV_READY &&
-	    (p = pad_find(m.nm_worker)) == NULL) {
+	if (about_worker(m.nm_type) && (p = pad_find(m.nm_worker)) == NULL) {
 		unknown_worker(&m);
 		return;
 	}
@@ -702,6 +723,14 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 		break;
 	case NMPRIV_READY:
 		dctx_ready(&pn->n_dc);
+		break;
+	case NMPRIV_WATCHDOG:
+		if (watchdog_usec > 0)
+			sdnotify_printf("WATCHDOG=1");
+		break;
+	case NMPRIV_SCAN:
+		node_input_scan(pn);
+		node_input_tell(pn);
 		break;
 	}
 }
@@ -843,11 +872,20 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	engine = child;
 	n->n_dc.dc_on_reload = on_reload;
 	n->n_dc.dc_engine_speaks = 1;
+	/* Not our loop's pings: the engine's, passed on (NMPRIV_WATCHDOG). */
+	watchdog_usec = n->n_dc.dc_watchdog_usec;
+	n->n_dc.dc_watchdog_usec = 0;
 	if (evloop_add_fd(n->n_dc.dc_loop, chan, POLLIN, on_engine,
 	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGCHLD, on_child,
 	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGUSR1, on_leave,
 	    NULL) == -1)
 		fatal("%s: event loop", __func__);
+	/*
+	 * The owner's input first: the engine keeps an adopted worker only
+	 * if the owner is away, and takes nobody's input for presence.
+	 */
+	node_input_scan(n);
+	node_input_tell(n);
 	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
 		tell_worker(p);
@@ -885,6 +923,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 		TAILQ_REMOVE(&pads, p, p_entry);
 		free(p);
 	}
+	node_input_stop(n);
 	close(chan);
 	/* Ours, if nothing is left in it: a surviving worker keeps it. */
 	if (n->n_cb.cb_mech == CONTAIN_CGROUP && rmdir(n->n_cb.cb_path) == -1 &&

@@ -385,7 +385,7 @@ privsep_user(struct dctx *dc)
 	if (geteuid() != 0)
 		return;
 	if (priv_lookup(&dc->dc_user, conf_get(dc->dc_conf, "service_user"),
-	    NULL, 0, err, sizeof(err)) == -1)
+	    err, sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
 	dc->dc_drop = 1;
 }

@@ -16,6 +16,9 @@ static const char *const names[NMPRIV_TYPE_MAX] = {
 	[NMPRIV_SPAWNED] = "SPAWNED",
 	[NMPRIV_WORKER] = "WORKER",
 	[NMPRIV_RELOAD] = "RELOAD",
+	[NMPRIV_WATCHDOG] = "WATCHDOG",
+	[NMPRIV_SCAN] = "SCAN",
+	[NMPRIV_INPUT] = "INPUT",
 };
 
 const char *
@@ -43,7 +46,11 @@ valid(const struct nmpriv_msg *m)
 	case NMPRIV_FORGET:
 		return lpad_worker_ok(m->nm_worker);
 	case NMPRIV_READY:
+	case NMPRIV_WATCHDOG:
+	case NMPRIV_SCAN:
 		return 1;
+	case NMPRIV_INPUT:
+		return m->nm_devices > 0 || m->nm_idle_ms == 0;
 	case NMPRIV_HELLO:
 		return m->nm_path[0] == '\0' || m->nm_path[0] == '/';
 	case NMPRIV_SPAWNED:
@@ -131,6 +138,10 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 		wire_put_u32(&w, m->nm_desclen);
 		wire_put_bytes(&w, m->nm_desc, m->nm_desclen);
 		break;
+	case NMPRIV_INPUT:
+		wire_put_u32(&w, m->nm_devices);
+		wire_put_u64(&w, m->nm_idle_ms);
+		break;
 	default:
 		break;
 	}
@@ -178,6 +189,12 @@ nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 		    sizeof(m->nm_worker)) == -1;
 		break;
 	case NMPRIV_READY:
+	case NMPRIV_WATCHDOG:
+	case NMPRIV_SCAN:
+		break;
+	case NMPRIV_INPUT:
+		bad = wire_get_u32(&r, &m->nm_devices) == -1 ||
+		    wire_get_u64(&r, &m->nm_idle_ms) == -1;
 		break;
 	case NMPRIV_HELLO:
 		bad = wire_get_str(&r, m->nm_path, sizeof(m->nm_path)) == -1;

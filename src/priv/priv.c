@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #define PRIV_PWBUF_MIN	16384
-#define PRIV_PWBUF_MAX	(1024 * 1024)	/* a group with many members */
+#define PRIV_PWBUF_MAX	(1024 * 1024)
 
-/* getpwnam_r and getgrnam_r say "no such entry" in several ways. */
+/* getpwnam_r says "no such entry" in several ways. */
 static int
 not_found(int rc)
 {
@@ -57,54 +57,9 @@ lookup_user(const char *name, uid_t *uid, gid_t *gid)
 	return -1;
 }
 
-/* 0 found, 1 not found, -1 error (errno). */
-static int
-lookup_group(const char *name, gid_t *gid)
-{
-	struct group gr, *res = NULL;
-	size_t sz = PRIV_PWBUF_MIN;
-	char *buf = NULL, *nbuf;
-	int rc;
-
-	for (;;) {
-		if ((nbuf = realloc(buf, sz)) == NULL) {
-			free(buf);
-			return -1;
-		}
-		buf = nbuf;
-		if ((rc = getgrnam_r(name, &gr, buf, sz, &res)) != ERANGE ||
-		    sz >= PRIV_PWBUF_MAX)
-			break;
-		sz *= 2;
-	}
-	if (res != NULL)
-		*gid = gr.gr_gid;
-	free(buf);
-	if (res != NULL)
-		return 0;
-	if (not_found(rc))
-		return 1;
-	errno = rc;
-	return -1;
-}
-
-static void
-add_group(struct priv_user *pu, gid_t g)
-{
-	size_t i;
-
-	for (i = 0; i < pu->pu_ngroups; i++)
-		if (pu->pu_groups[i] == g)
-			return;
-	pu->pu_groups[pu->pu_ngroups++] = g;
-}
-
 int
-priv_lookup(struct priv_user *pu, const char *user,
-    const char *const *extra, size_t nextra, char *err, size_t errlen)
+priv_lookup(struct priv_user *pu, const char *user, char *err, size_t errlen)
 {
-	size_t i, off;
-	gid_t g;
 	int rc;
 
 	memset(pu, 0, sizeof(*pu));
@@ -115,11 +70,6 @@ priv_lookup(struct priv_user *pu, const char *user,
 	if (*user == '\0' || strlen(user) >= sizeof(pu->pu_name)) {
 		snprintf(err, errlen, "service user '%s': not a user name",
 		    user);
-		return -1;
-	}
-	if (nextra >= PRIV_GROUPS_MAX) {
-		snprintf(err, errlen, "service user %s: more than %d extra "
-		    "groups", user, PRIV_GROUPS_MAX - 1);
 		return -1;
 	}
 	if ((rc = lookup_user(user, &pu->pu_uid, &pu->pu_gid)) == -1) {
@@ -141,78 +91,67 @@ priv_lookup(struct priv_user *pu, const char *user,
 		return -1;
 	}
 	strlcpy(pu->pu_name, user, sizeof(pu->pu_name));
-	add_group(pu, pu->pu_gid);
-	for (i = 0; i < nextra; i++) {
-		if ((rc = lookup_group(extra[i], &g)) == -1) {
-			snprintf(err, errlen, "group %s: cannot look it up: %s",
-			    extra[i], strerror(errno));
-			return -1;
-		}
-		if (rc == 1) {
-			/* A warning: the caller logs it and goes on. */
-			off = strlen(err);
-			snprintf(err + off, errlen - off, "%sgroup %s does not "
-			    "exist: %s runs without it", off ? "; " : "",
-			    extra[i], user);
-			continue;
-		}
-		if (g == 0) {
-			snprintf(err, errlen, "group %s is gid 0: root's group "
-			    "is not for a service user", extra[i]);
-			return -1;
-		}
-		add_group(pu, g);
-	}
 	return 0;
 }
 
 /*
- * The permitted, effective and ambient capability sets, ORed, from
+ * The permitted, effective and ambient capability sets, and with
+ * bounding the bounding set (full in any ordinary process), ORed, from
  * /proc/self/status.  -1 if it cannot be read or lacks a line.
  */
 static int
-caps_left(unsigned long long *any)
+caps_left(unsigned long long *any, int bounding)
 {
-	static const char *const keys[] = { "CapPrm:", "CapEff:", "CapAmb:" };
+	static const char *const keys[] = { "CapPrm:", "CapEff:", "CapAmb:",
+	    "CapBnd:" };
 	char line[256];
 	unsigned long long v;
 	FILE *fp;
 	size_t i;
+	size_t nkeys = bounding ? 4 : 3;
 	int seen = 0;
 
 	*any = 0;
 	if ((fp = fopen("/proc/self/status", "re")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), fp) != NULL)
-		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		for (i = 0; i < nkeys; i++)
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0 &&
 			    sscanf(line + strlen(keys[i]), "%llx", &v) == 1) {
 				*any |= v;
 				seen |= 1 << i;
 			}
 	fclose(fp);
-	return seen == 7 ? 0 : -1;
+	return seen == (1 << nkeys) - 1 ? 0 : -1;
 }
 
-/* The supplementary groups are exactly pu's (in any order). */
+/* No supplementary group: the primary one is all a service needs. */
 static int
-groups_are(const struct priv_user *pu)
+no_groups(void)
 {
-	gid_t now[PRIV_GROUPS_MAX];
-	int n, i;
-	size_t j;
+	gid_t g;
 
-	if ((n = getgroups(PRIV_GROUPS_MAX, now)) == -1 ||
-	    (size_t)n != pu->pu_ngroups)
-		return 0;
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < pu->pu_ngroups; j++)
-			if (now[i] == pu->pu_groups[j])
+	return getgroups(1, &g) == 0;
+}
+
+/*
+ * Empties the bounding set while CAP_SETPCAP is ours: nothing exec'd
+ * later could gain a capability back, whatever it is.
+ */
+static int
+drop_bounding(char *err, size_t errlen)
+{
+	int cap;
+
+	for (cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
+			if (errno == EINVAL)	/* past the kernel's last */
 				break;
-		if (j == pu->pu_ngroups)
-			return 0;
-	}
-	return 1;
+			snprintf(err, errlen, "PR_CAPBSET_DROP %d: %s", cap,
+			    strerror(errno));
+			return -1;
+		}
+	return 0;
 }
 
 /* After the drop: trust nothing, look. */
@@ -235,9 +174,9 @@ verify(const struct priv_user *pu, char *err, size_t errlen)
 		    (unsigned long)eg, (unsigned long)sg, pu->pu_name);
 		return -1;
 	}
-	if (!groups_are(pu)) {
-		snprintf(err, errlen, "after the drop the supplementary "
-		    "groups are not %s's", pu->pu_name);
+	if (!no_groups()) {
+		snprintf(err, errlen, "after the drop supplementary groups "
+		    "are left");
 		return -1;
 	}
 	if (setuid(0) != -1 || setgid(0) != -1) {
@@ -245,7 +184,7 @@ verify(const struct priv_user *pu, char *err, size_t errlen)
 		    "(setuid(0) succeeded)");
 		return -1;
 	}
-	if (caps_left(&caps) == -1) {
+	if (caps_left(&caps, 1) == -1) {
 		snprintf(err, errlen, "cannot verify the drop: /proc/self/"
 		    "status has no capability sets");
 		return -1;
@@ -271,17 +210,18 @@ priv_drop(const struct priv_user *pu, char *err, size_t errlen)
 	}
 	if (r != 0 && e != 0 && s != 0)
 		return 0;	/* not root: nothing to drop */
-	if (pu->pu_uid == 0 || pu->pu_gid == 0 || pu->pu_ngroups == 0 ||
-	    pu->pu_ngroups > PRIV_GROUPS_MAX) {
+	if (pu->pu_uid == 0 || pu->pu_gid == 0) {
 		snprintf(err, errlen, "refusing to drop to uid %lu gid %lu",
 		    (unsigned long)pu->pu_uid, (unsigned long)pu->pu_gid);
 		return -1;
 	}
-	/* Groups first: afterwards we would no longer be allowed. */
-	if (setgroups(pu->pu_ngroups, pu->pu_groups) == -1) {
+	/* Groups and bounding set first: afterwards we may not. */
+	if (setgroups(0, NULL) == -1) {
 		snprintf(err, errlen, "setgroups: %s", strerror(errno));
 		return -1;
 	}
+	if (drop_bounding(err, errlen) == -1)
+		return -1;
 	if (setresgid(pu->pu_gid, pu->pu_gid, pu->pu_gid) == -1) {
 		snprintf(err, errlen, "setresgid %lu: %s",
 		    (unsigned long)pu->pu_gid, strerror(errno));
@@ -318,7 +258,7 @@ priv_have_any(void)
 	for (i = 0; i < n; i++)
 		if (groups[i] == 0)
 			return 1;
-	if (caps_left(&caps) == -1 || caps != 0)
+	if (caps_left(&caps, 0) == -1 || caps != 0)
 		return 1;
 	return 0;
 }
@@ -327,13 +267,10 @@ priv_have_any(void)
 static int
 may_search(const struct priv_user *pu, const struct stat *st)
 {
-	size_t i;
-
 	if (st->st_uid == pu->pu_uid)
 		return (st->st_mode & S_IXUSR) != 0;
-	for (i = 0; i < pu->pu_ngroups; i++)
-		if (st->st_gid == pu->pu_groups[i])
-			return (st->st_mode & S_IXGRP) != 0;
+	if (st->st_gid == pu->pu_gid)
+		return (st->st_mode & S_IXGRP) != 0;
 	return (st->st_mode & S_IXOTH) != 0;
 }
 

@@ -43,6 +43,25 @@ press() {	# press [DEVICE]: $KBD by default
 
 wait_for 10 grep -q "reading input device $KBD" "$LOG"
 ok $? "the node manager reads the FIFO as an input device"
+# Devices are the privileged parent's (DESIGN.md §9): the engine, which
+# reads the network, holds none, and as root it has no group or
+# capability left that could open one.
+PARENT=$(cat "$D/nodes/127.0.0.2/run/CilkNodeManager.pid")
+ENGINE=$(ps -o pid= --ppid "$PARENT" | tr -d ' ' | head -n 1)
+holds() { ls -l /proc/"$1"/fd 2>/dev/null | grep -qF -- "-> $KBD"; }
+[ -n "$ENGINE" ] && holds "$PARENT" && ! holds "$ENGINE"
+ok $? "the parent holds the device open, the engine does not"
+if [ "$(id -u)" = 0 ]; then
+	grep -Eq '^Groups:\s*$' /proc/"$ENGINE"/status
+	ok $? "the engine has no supplementary group (input included)"
+	grep -Eq '^CapBnd:\s+0+$' /proc/"$ENGINE"/status &&
+	    grep -Eq '^CapEff:\s+0+$' /proc/"$ENGINE"/status &&
+	    grep -Eq '^CapPrm:\s+0+$' /proc/"$ENGINE"/status
+	ok $? "the engine has no capability, its bounding set empty"
+else
+	ok 0 "# SKIP not root: the engine is this user, groups and all"
+	ok 0 "# SKIP not root: no capability to drop"
+fi
 # Input counts from the device's opening: 15 minutes would be too long.
 "$BIN/CilkPred" always add idletime=2 >/dev/null 2>&1
 exit_is $? 0 "CilkPred always add idletime=2"

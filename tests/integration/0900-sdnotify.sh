@@ -57,6 +57,17 @@ wait_for 10 notified node '^READY=1\|MAINPID=[0-9]+\|STATUS=listening on 127\.0\
 ok $? "the node manager says READY=1 too (the same start-up code)"
 wait_for 10 at_least node '^WATCHDOG=1$' 2
 ok $? "and pings the watchdog"
+# The ping is the engine's, whose loop reads the network: with the
+# engine stopped, systemd hears nothing, though the parent runs on.
+ENGINE=$(ps -o pid= --ppid "$NODE" | tr -d ' ' | head -n 1)
+kill -STOP "$ENGINE"
+sleep 0.5	# a ping already sent is passed on
+STOPPED_AT=$(count node '^WATCHDOG=1$')
+! wait_for 2 at_least node '^WATCHDOG=1$' $((STOPPED_AT + 1))
+ok $? "no WATCHDOG=1 while the engine is stopped (SIGSTOP, 2 s)"
+kill -CONT "$ENGINE"
+wait_for 10 at_least node '^WATCHDOG=1$' $((STOPPED_AT + 2))
+ok $? "and again once it runs"
 
 stop "$BROKER"
 notified broker '^STOPPING=1$'

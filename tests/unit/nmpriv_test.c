@@ -102,6 +102,24 @@ test_each(void)
 	ok(strcmp(o.nm_path, m.nm_path) == 0, "HELLO: the base survives");
 
 	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_WATCHDOG;
+	roundtrip("WATCHDOG", &m, &o);
+	m.nm_type = NMPRIV_SCAN;
+	roundtrip("SCAN", &m, &o);
+	m.nm_type = NMPRIV_INPUT;
+	m.nm_devices = 3;
+	m.nm_idle_ms = 123456789012ULL;
+	roundtrip("INPUT", &m, &o);
+	ok(o.nm_devices == 3 && o.nm_idle_ms == 123456789012ULL,
+	    "INPUT: devices and idle time survive");
+	m.nm_devices = 0;
+	m.nm_idle_ms = 0;
+	roundtrip("INPUT (no device)", &m, &o);
+	m.nm_idle_ms = 5;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "INPUT: an idle time without a device is not encoded");
+
+	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_SPAWNED;
 	m.nm_req = 9;
 	m.nm_flag = 1;
