@@ -141,13 +141,14 @@ engine "$PARENT"
 ok $? "the parent ($PARENT) has one child ($CHILD)"
 [ "$(field "$CHILD" Uid)" = "$SUID $SUID $SUID $SUID" ] &&
     [ "$(field "$CHILD" Gid)" = "$SGID $SGID $SGID $SGID" ] &&
-    [ "$(field "$CHILD" Groups)" = "$SGID" ]
-ok $? "the child's real, effective, saved and file ids are $SU's, its only group $SU's"
+    [ -z "$(field "$CHILD" Groups)" ]
+ok $? "the child's real, effective, saved and file ids are $SU's, no supplementary group"
 [ "$(field "$CHILD" CapEff)" = 0000000000000000 ] &&
     [ "$(field "$CHILD" CapPrm)" = 0000000000000000 ] &&
     [ "$(field "$CHILD" CapAmb)" = 0000000000000000 ] &&
+    [ "$(field "$CHILD" CapBnd)" = 0000000000000000 ] &&
     [ "$(field "$CHILD" NoNewPrivs)" = 1 ]
-ok $? "no capability is left to it, and no new privileges"
+ok $? "no capability is left to it, an empty bounding set, and no new privileges"
 ss -H -lunp "sport = :${B##*:}" >"$T/ss.out" 2>&1
 grep -q "pid=$CHILD," "$T/ss.out" && ! grep -q "pid=$PARENT," "$T/ss.out"
 ok $? "the child holds the UDP socket (ss -lunp)"
