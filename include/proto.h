@@ -456,14 +456,28 @@ size_t	proto_desc_enc(const struct proto_desc *, uint8_t *, size_t);
 int	proto_desc_dec(struct proto_desc *, const uint8_t *, size_t);
 void	proto_desc_free(struct proto_desc *);
 /*
+ * What a signed description authorises, each in a signing domain of its
+ * own: a job's worker (DESC), or a root's restart (ROOT_BACKUP).
+ */
+enum proto_desc_purpose {
+	PROTO_DESC_JOB = 1,
+	PROTO_DESC_ROOT
+};
+/*
  * DESC message: key id, description bytes, Ed25519 signature by key over
- * a domain prefix and the bytes.  _open verifies against the public key
- * the keyring finds for the description's user and decodes it.
+ * the purpose's domain and the bytes.  _open verifies against the public
+ * key the keyring finds for the description's user and decodes it.
+ * Without _for: PROTO_DESC_JOB.
  */
 size_t	proto_desc_sign(const struct proto_desc *, const struct msg_key *,
 	    uint8_t *, size_t);
+size_t	proto_desc_sign_for(const struct proto_desc *,
+	    enum proto_desc_purpose, const struct msg_key *, uint8_t *, size_t);
 int	proto_desc_open(struct proto_desc *, struct msg_keyring *,
 	    double now_mono, const uint8_t *, size_t, char *why, size_t);
+int	proto_desc_open_for(struct proto_desc *, enum proto_desc_purpose,
+	    struct msg_keyring *, double now_mono, const uint8_t *, size_t,
+	    char *why, size_t);
 /*
  * proto_desc_munge.c: _seal authorises a description as the keyring
  * can, with the user key or, for a process that speaks with munge,
@@ -475,8 +489,10 @@ int	proto_desc_open(struct proto_desc *, struct msg_keyring *,
  */
 size_t	proto_desc_seal(const struct proto_desc *, struct msg_keyring *,
 	    uint8_t *, size_t);
-int	proto_desc_open_munge(struct proto_desc *, struct msg_keyring *,
-	    const uint8_t *, size_t, char *why, size_t);
+size_t	proto_desc_seal_for(const struct proto_desc *,
+	    enum proto_desc_purpose, struct msg_keyring *, uint8_t *, size_t);
+int	proto_desc_open_munge(struct proto_desc *, enum proto_desc_purpose,
+	    struct msg_keyring *, const uint8_t *, size_t, char *why, size_t);
 int	proto_desc_peek(struct proto_desc *, const uint8_t *, size_t,
 	    char *why, size_t);
 int	proto_desc_is_munge(const uint8_t *, size_t);

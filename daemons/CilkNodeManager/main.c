@@ -316,6 +316,7 @@ main(int argc, char *argv[])
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
 	cookie_init(&n.n_cookie);
 	node_name(&n);
+	n.n_listen = *msg_ep_addr(n.n_dc.dc_ep);
 	node_privileged_setup(&n, &pu);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == -1 ||
 	    (engine = fork()) == -1)

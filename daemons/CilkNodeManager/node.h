@@ -116,6 +116,7 @@ struct node {
 	struct dctx	 n_dc;
 	struct msg_addr	 n_broker;
 	char		 n_name[PROTO_HOST_MAX];
+	struct msg_addr	 n_listen;	/* where the engine listens */
 	uint32_t	 n_id;
 	uint64_t	 n_boot;
 	double		 n_interval, n_grace, n_timeout;
@@ -227,6 +228,12 @@ int	node_stage_spec(struct node *, struct lpad_spec *,
 	    const struct proto_desc *, const char *spool, const char *worker,
 	    char *why, size_t);
 
+/*
+ * pbind.c: d is for this node (a job's: its name; a root's: an address
+ * of ours) and young enough (replay_window; root_restart_window).
+ */
+int	node_desc_bound(const struct node *, const struct proto_desc *,
+	    int root, char *why, size_t whylen);
 /* endall.c: -k, every worker and launch pad ended; the exit status. */
 int	node_end_workers(const char *run_dir, double grace);
 /* parent.c: the privileged parent's loop; returns its exit status. */

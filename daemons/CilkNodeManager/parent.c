@@ -398,24 +398,22 @@ new_worker_id(const struct nmpriv_msg *req, const struct proto_desc *d,
 
 /*
  * Checks what only the user can authorise, ourselves: the signature
- * against the user's key, and for a worker that it was signed just now
- * (a description the engine kept cannot start the job again later).
+ * against the user's key in the domain of the kind asked for (a job's
+ * description never passes for a root's backup), and that it was
+ * issued to this node, recently (pbind.c): a description the engine
+ * kept cannot start the job again later, or elsewhere.
  */
 static int
 check_desc(const struct nmpriv_msg *req, struct proto_desc *d, char *why,
     size_t whylen)
 {
-	double window = dctx_seconds(&pn->n_dc, "replay_window", 30);
-	double age;
+	int root = req->nm_kind == NMPRIV_KIND_ROOT;
 
-	if (proto_desc_open(d, pn->n_dc.dc_keys, now_mono(), req->nm_desc,
-	    req->nm_desclen, why, whylen) == -1)
+	if (proto_desc_open_for(d, root ? PROTO_DESC_ROOT : PROTO_DESC_JOB,
+	    pn->n_dc.dc_keys, now_mono(), req->nm_desc, req->nm_desclen, why,
+	    whylen) == -1)
 		return -1;
-	age = ((double)now_real_ms() - (double)d->de_issued_ms) / 1000;
-	if (req->nm_kind == NMPRIV_KIND_WORKER &&
-	    (age > window || age < -window)) {
-		snprintf(why, whylen, "description of job %u signed %.0f s "
-		    "ago (replay_window %.0f)", d->de_job, age, window);
+	if (node_desc_bound(pn, d, root, why, whylen) == -1) {
 		proto_desc_free(d);
 		return -1;
 	}

@@ -198,8 +198,8 @@ root_check(struct node *n, const char *sender, const uint8_t *p,
 		snprintf(why, whylen, "malformed");
 		return -1;
 	}
-	if (proto_desc_open(d, n->n_dc.dc_keys, now_mono(), b->rb_desc,
-	    b->rb_desclen, why, whylen) == -1)
+	if (proto_desc_open_for(d, PROTO_DESC_ROOT, n->n_dc.dc_keys,
+	    now_mono(), b->rb_desc, b->rb_desclen, why, whylen) == -1)
 		return -1;
 	if (sender != NULL && strcmp(d->de_user, sender) != 0)
 		snprintf(why, whylen, "sent by %s for user %s", sender,
@@ -314,6 +314,23 @@ is_owner(struct node *n, const char *user)
 /* A peer can make this line repeat; see log_rate(). */
 static struct log_rate refused_log = LOG_RATE_DEFAULT;
 
+/* The same root's backup, signed again: the record keeps the newest. */
+static void
+root_renew(struct node *n, struct root *r, const uint8_t *msg, size_t len)
+{
+	uint8_t *copy;
+
+	if ((copy = malloc(len)) == NULL) {
+		log_warn("%s", __func__);
+		return;
+	}
+	memcpy(copy, msg, len);
+	free(r->r_msg);
+	r->r_msg = copy;
+	r->r_len = len;
+	(void)root_save(n, r);
+}
+
 void
 node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -345,7 +362,11 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if ((r = root_find(key)) != NULL && r->r_pid == b.rb_pid &&
 	    r->r_start == b.rb_start) {
 		proto_desc_free(&d);
-		return;		/* known: a repeat */
+		/* A repeat, or signed again (cn_home.c): keep the newest. */
+		if (r->r_len != in->mi_len ||
+		    memcmp(r->r_msg, in->mi_data, in->mi_len) != 0)
+			root_renew(n, r, in->mi_data, in->mi_len);
+		return;
 	}
 	if (r == NULL && nroots >= ROOTS_MAX) {
 		snprintf(why, sizeof(why), "%d roots kept already", ROOTS_MAX);

@@ -90,6 +90,7 @@ static const struct conf_key conf_keys[] = {
 	{ "quantum",		CONF_T_SECONDS,	0, "5" },
 	{ "register_interval",	CONF_T_SECONDS,	0, "60" },
 	{ "replay_window",	CONF_T_SECONDS,	0, "30" },
+	{ "root_restart_window", CONF_T_SECONDS, 0, "86400" },	/* pbind.c */
 	{ "run_dir",		CONF_T_PATH,	0, "/run/cilknow" },
 	{ "sensors",		CONF_T_SENSORS,	0, "system" },
 	{ "service_user",	CONF_T_USER,	0, "cilknow" },

@@ -680,12 +680,38 @@ proto_desc_free(struct proto_desc *m)
 	m->de_argc = m->de_envc = 0;
 }
 
-static const char desc_domain[] = "cilknow-jobdesc-v2";
+/*
+ * One signing domain per purpose: a job description can never pass for
+ * a root's backup, nor the other way round (cilknow-protocol(7)).
+ */
+static const char *
+desc_domain(enum proto_desc_purpose purpose)
+{
+	return purpose == PROTO_DESC_ROOT ? "cilknow-rootbackup-v1" :
+	    "cilknow-jobdesc-v2";
+}
 
 size_t
 proto_desc_sign(const struct proto_desc *m, const struct msg_key *k,
     uint8_t *buf, size_t cap)
 {
+	return proto_desc_sign_for(m, PROTO_DESC_JOB, k, buf, cap);
+}
+
+int
+proto_desc_open(struct proto_desc *m, struct msg_keyring *kr, double now,
+    const uint8_t *buf, size_t len, char *why, size_t whylen)
+{
+	return proto_desc_open_for(m, PROTO_DESC_JOB, kr, now, buf, len, why,
+	    whylen);
+}
+
+size_t
+proto_desc_sign_for(const struct proto_desc *m,
+    enum proto_desc_purpose purpose, const struct msg_key *k, uint8_t *buf,
+    size_t cap)
+{
+	const char *domain = desc_domain(purpose);
 	uint8_t body[MSG_PAYLOAD_MAX], sig[crypto_sign_BYTES];
 	crypto_sign_state st;
 	struct wire_w w;
@@ -694,8 +720,7 @@ proto_desc_sign(const struct proto_desc *m, const struct msg_key *k,
 	if ((n = proto_desc_enc(m, body, sizeof(body))) == 0)
 		return 0;
 	crypto_sign_init(&st);
-	crypto_sign_update(&st, (const uint8_t *)desc_domain,
-	    sizeof(desc_domain));
+	crypto_sign_update(&st, (const uint8_t *)domain, strlen(domain) + 1);
 	crypto_sign_update(&st, body, n);
 	crypto_sign_final_create(&st, sig, NULL, k->k_sk);
 	wire_w_init(&w, buf, cap);
@@ -708,9 +733,11 @@ proto_desc_sign(const struct proto_desc *m, const struct msg_key *k,
 }
 
 int
-proto_desc_open(struct proto_desc *m, struct msg_keyring *kr, double now,
-    const uint8_t *buf, size_t len, char *why, size_t whylen)
+proto_desc_open_for(struct proto_desc *m, enum proto_desc_purpose purpose,
+    struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
+    char *why, size_t whylen)
 {
+	const char *domain = desc_domain(purpose);
 	const struct msg_key *k;
 	const uint8_t *body, *sig;
 	crypto_sign_state st;
@@ -719,7 +746,8 @@ proto_desc_open(struct proto_desc *m, struct msg_keyring *kr, double now,
 	char user[MSG_NAME_MAX + 1];
 
 	if (proto_desc_is_munge(buf, len))
-		return proto_desc_open_munge(m, kr, buf, len, why, whylen);
+		return proto_desc_open_munge(m, purpose, kr, buf, len, why,
+		    whylen);
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &keyid) == -1 ||
@@ -738,8 +766,7 @@ proto_desc_open(struct proto_desc *m, struct msg_keyring *kr, double now,
 		return -1;
 	}
 	crypto_sign_init(&st);
-	crypto_sign_update(&st, (const uint8_t *)desc_domain,
-	    sizeof(desc_domain));
+	crypto_sign_update(&st, (const uint8_t *)domain, strlen(domain) + 1);
 	crypto_sign_update(&st, body, n);
 	if (crypto_sign_final_verify(&st, sig, k->k_pk) != 0) {
 		snprintf(why, whylen, "bad signature for user %s", user);

@@ -16,16 +16,18 @@
 
 #include "log.h"
 
-static const char munge_domain[] = "cilknow-jobdesc-munge-v1";
-
+/* One domain per purpose, as for signatures (proto.c). */
 static void
-desc_hash(const uint8_t *body, size_t n, uint8_t out[MSG_MUNGE_HASH])
+desc_hash(enum proto_desc_purpose purpose, const uint8_t *body, size_t n,
+    uint8_t out[MSG_MUNGE_HASH])
 {
+	const char *domain = purpose == PROTO_DESC_ROOT ?
+	    "cilknow-rootbackup-munge-v1" : "cilknow-jobdesc-munge-v1";
 	crypto_generichash_state st;
 
 	crypto_generichash_init(&st, NULL, 0, MSG_MUNGE_HASH);
-	crypto_generichash_update(&st, (const uint8_t *)munge_domain,
-	    sizeof(munge_domain));
+	crypto_generichash_update(&st, (const uint8_t *)domain,
+	    strlen(domain) + 1);
 	crypto_generichash_update(&st, body, n);
 	crypto_generichash_final(&st, out, MSG_MUNGE_HASH);
 }
@@ -34,6 +36,14 @@ size_t
 proto_desc_seal(const struct proto_desc *m, struct msg_keyring *kr,
     uint8_t *buf, size_t cap)
 {
+	return proto_desc_seal_for(m, PROTO_DESC_JOB, kr, buf, cap);
+}
+
+size_t
+proto_desc_seal_for(const struct proto_desc *m,
+    enum proto_desc_purpose purpose, struct msg_keyring *kr, uint8_t *buf,
+    size_t cap)
+{
 	static uint8_t body[MSG_PAYLOAD_MAX];
 	uint8_t hash[MSG_MUNGE_HASH];
 	char cred[MSG_CRED_MAX + 1], why[256];
@@ -41,11 +51,11 @@ proto_desc_seal(const struct proto_desc *m, struct msg_keyring *kr,
 	size_t n, clen;
 
 	if (!kr->kr_munge)
-		return kr->kr_user.ks_n > 0 ? proto_desc_sign(m,
+		return kr->kr_user.ks_n > 0 ? proto_desc_sign_for(m, purpose,
 		    &kr->kr_user.ks_key[0], buf, cap) : 0;
 	if ((n = proto_desc_enc(m, body, sizeof(body))) == 0)
 		return 0;
-	desc_hash(body, n, hash);
+	desc_hash(purpose, body, n, hash);
 	if (msg_munge_encode(kr->kr_munge_socket, kr->kr_munge_ttl, hash,
 	    cred, sizeof(cred), &clen, why, sizeof(why)) == -1) {
 		log_warnx("job description: %s", why);
@@ -111,8 +121,9 @@ decode(struct proto_desc *m, const char *user, const uint8_t *body,
 }
 
 int
-proto_desc_open_munge(struct proto_desc *m, struct msg_keyring *kr,
-    const uint8_t *buf, size_t len, char *why, size_t whylen)
+proto_desc_open_munge(struct proto_desc *m, enum proto_desc_purpose purpose,
+    struct msg_keyring *kr, const uint8_t *buf, size_t len, char *why,
+    size_t whylen)
 {
 	uint8_t want[MSG_MUNGE_HASH], got[MSG_MUNGE_HASH];
 	char user[MSG_NAME_MAX + 1], name[MSG_NAME_MAX + 1];
@@ -137,7 +148,7 @@ proto_desc_open_munge(struct proto_desc *m, struct msg_keyring *kr,
 		snprintf(why, whylen, "description of %s: %s", user, mwhy);
 		return -1;
 	}
-	desc_hash(body, n, want);
+	desc_hash(purpose, body, n, want);
 	if (sodium_memcmp(want, got, sizeof(want)) != 0) {
 		snprintf(why, whylen, "description of %s: the credential is "
 		    "another description's", user);

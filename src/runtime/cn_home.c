@@ -2,8 +2,12 @@
  * cn_home — a checkpointing root leaves its job with its home node
  * manager (CILKNOW_HOME=HOST:PORT): every CN_HOME_EVERY seconds a
  * ROOT_BACKUP holding the job's recovery command, signed with the
- * user's key, so that the node manager restarts it with -Recover if
- * this process dies before the job ends; a ROOT_DONE when it ends.
+ * user's key for that node and purpose only, so that the node manager
+ * restarts it with -Recover if this process dies before the job ends;
+ * a ROOT_DONE when it ends.  The signature is made again every
+ * CN_HOME_RESEAL seconds: the node restarts only from a backup signed
+ * recently (root_restart_window, cilknow.conf(5)), so an old one kept
+ * by a compromised node manager cannot start the job again later.
  * UDP may lose any of them: the backups repeat, and a lost ROOT_DONE
  * is harmless, as the node manager restarts nothing whose checkpoint
  * is gone (the clearinghouse removes it when the job ends).
@@ -22,6 +26,7 @@
 #include "proto_root.h"
 
 #define CN_HOME_EVERY	2.0	/* seconds between backups */
+#define CN_HOME_RESEAL	60.0	/* seconds between signatures */
 #define CN_HOME_DONES	3	/* ROOT_DONE copies */
 #define CN_HOME_DEFAULT	"127.0.0.1:7411"
 
@@ -66,13 +71,32 @@ catch_end(struct cn_ctx *c, int signo)
 		    c->c_prog->cp_name, signo, strerror(errno));
 }
 
+/* Signs the description now, for the home node, as a root's backup. */
+static int
+home_seal(struct cn_ctx *c)
+{
+	static uint8_t signed_desc[MSG_PAYLOAD_MAX];
+	size_t sn;
+
+	c->c_home_desc.de_issued_ms = now_real_ms();
+	if ((sn = proto_desc_seal_for(&c->c_home_desc, PROTO_DESC_ROOT,
+	    c->c_keys, signed_desc, sizeof(signed_desc))) == 0)
+		return -1;
+	c->c_home_b.rb_desc = signed_desc;
+	c->c_home_b.rb_desclen = sn;
+	if ((c->c_home_len = proto_root_backup_enc(&c->c_home_b,
+	    c->c_home_msg, MSG_PAYLOAD_MAX)) == 0)
+		return -1;
+	c->c_home_sealed = now_mono();
+	return 0;
+}
+
 int
 cn_home_open(struct cn_ctx *c, const char *ckpt, const char *self,
     int argc, char **argv)
 {
 	static uint8_t signed_desc[MSG_PAYLOAD_MAX];
 	const char *home = getenv("CILKNOW_HOME");
-	struct proto_root_backup b;
 	struct proto_desc d;
 	char cwd[PROTO_PATH_MAX], path[PROTO_PATH_MAX + 16];
 	uint64_t start;
@@ -104,7 +128,8 @@ cn_home_open(struct cn_ctx *c, const char *ckpt, const char *self,
 	memset(&d, 0, sizeof(d));
 	strlcpy(d.de_user, c->c_user, sizeof(d.de_user));
 	strlcpy(d.de_cwd, cwd, sizeof(d.de_cwd));
-	d.de_issued_ms = now_real_ms();
+	/* The node it is for, as this process names it (HOST:PORT). */
+	msg_addr_text(&c->c_home, d.de_node, sizeof(d.de_node));
 	d.de_job = (uint32_t)getpid();	/* a root's: its pid, signed */
 	d.de_pri = 1;
 	if (argc + 2 > PROTO_ARGS_MAX) {
@@ -121,26 +146,25 @@ cn_home_open(struct cn_ctx *c, const char *ckpt, const char *self,
 		    strlen(environ[i]) < PROTO_ARG_MAX)
 			d.de_env[n++] = environ[i];
 	d.de_envc = (uint16_t)n;
-	if ((sn = proto_desc_seal(&d, c->c_keys, signed_desc,
-	    sizeof(signed_desc))) == 0) {
+	/* A copy of its own, to be signed again (home_seal). */
+	if ((sn = proto_desc_enc(&d, signed_desc, sizeof(signed_desc))) == 0 ||
+	    proto_desc_dec(&c->c_home_desc, signed_desc, sn) == -1) {
 		home_say(c, "the job description is too large");
 		return -1;
 	}
-	memset(&b, 0, sizeof(b));
-	b.rb_pid = (uint32_t)getpid();
-	b.rb_start = start;
-	b.rb_desc = signed_desc;
-	b.rb_desclen = sn;
+	memset(&c->c_home_b, 0, sizeof(c->c_home_b));
+	c->c_home_b.rb_pid = (uint32_t)getpid();
+	c->c_home_b.rb_start = start;
 	if ((c->c_home_msg = malloc(MSG_PAYLOAD_MAX)) == NULL ||
-	    (c->c_home_len = proto_root_backup_enc(&b, c->c_home_msg,
-	    MSG_PAYLOAD_MAX)) == 0) {
+	    home_seal(c) == -1) {
 		free(c->c_home_msg);
 		c->c_home_msg = NULL;
+		proto_desc_free(&c->c_home_desc);
 		home_say(c, "the job description is too large");
 		return -1;
 	}
 	memset(&c->c_home_done, 0, sizeof(c->c_home_done));
-	c->c_home_done.rd_pid = b.rb_pid;
+	c->c_home_done.rd_pid = c->c_home_b.rb_pid;
 	c->c_home_done.rd_start = start;
 	strlcpy(c->c_home_done.rd_ckpt, path + strlen(PROTO_RECOVER_FLAG),
 	    sizeof(c->c_home_done.rd_ckpt));
@@ -157,6 +181,10 @@ cn_home_tick(struct cn_ctx *c, double now)
 	if (c->c_home_msg == NULL || now - c->c_home_at < CN_HOME_EVERY)
 		return;
 	c->c_home_at = now;
+	/* A failure keeps the last backup: it only ages. */
+	if (now - c->c_home_sealed >= CN_HOME_RESEAL && home_seal(c) == -1)
+		fprintf(stderr, "%s: cilknow: CILKNOW_HOME: cannot sign the "
+		    "backup again\n", c->c_prog->cp_name);
 	(void)msg_ep_send(c->c_ep, &c->c_home, MSG_SCHEME_USER,
 	    PROTO_H_ROOT_BACKUP, c->c_home_msg, c->c_home_len);
 }
@@ -172,6 +200,7 @@ cn_home_done(struct cn_ctx *c)
 		return;
 	free(c->c_home_msg);
 	c->c_home_msg = NULL;
+	proto_desc_free(&c->c_home_desc);
 	if ((len = proto_root_done_enc(&c->c_home_done, buf,
 	    sizeof(buf))) == 0)
 		return;

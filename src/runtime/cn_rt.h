@@ -89,6 +89,9 @@ struct cn_ctx {
 	uint8_t		*c_home_msg;	/* ROOT_BACKUP; NULL: none */
 	size_t		 c_home_len;
 	double		 c_home_at;
+	double		 c_home_sealed;	/* its description signed then */
+	struct proto_desc c_home_desc;	/* what is signed again */
+	struct proto_root_backup c_home_b;
 	struct proto_root_done c_home_done;
 	uint8_t		 c_buf[MSG_PAYLOAD_MAX];
 	uint8_t		 c_out[MSG_PAYLOAD_MAX]; /* last EXPORT, for resending */

@@ -307,6 +307,31 @@ ok $? "the parent refuses it: the signature is no key of alice's"
     >"$T/inject2.out" 2>&1
 wait_for 10 grep -q "refusing to start a worker: description of job 7 signed 600 s ago" "$LOG"
 ok $? "a genuine description signed 600 s ago is refused"
+# One signature, one purpose, one node, one window (issue 27.2): every
+# request below is signed honestly by the key of the job's user.
+inject() {	# inject KIND PURPOSE AGE NODE JOB: sent as the engine
+	"$TOOLS/chan_inject" "$ENGINE" spawn "$D/cilknow.conf" "$@" /bin/true \
+	    >>"$T/inject5.out" 2>&1
+}
+refused() { wait_for 10 grep -q "refusing to start a worker: $1" "$LOG"; }
+inject root job 0 "$NODE" 71 &&
+    refused "bad signature for user .*"
+ok $? "a fresh job description for this node, sent as a root's backup: bad signature (another domain)"
+inject worker root 0 127.0.0.2 72 &&
+    refused "bad signature for user .*"
+ok $? "a root's backup sent as a job's description: bad signature"
+inject worker job 0 127.0.0.3/0 73 &&
+    refused "description of job 73 issued to 127.0.0.3/0, not to this node (127.0.0.2)"
+ok $? "a fresh job description issued to another node is refused"
+inject root root 691200 "$NODE" 74 &&
+    refused "root backup of job 74 signed 691200 s ago (root_restart_window 86400)"
+ok $? "a root's backup for this node signed 8 days ago is refused"
+inject root root 0 127.0.0.3:$((PORT + 2)) 75 &&
+    refused "root backup of job 75 issued to 127.0.0.3:$((PORT + 2)), not to this node"
+ok $? "a fresh root's backup for another node is refused"
+inject root root 0 - 76 &&
+    refused "root backup of job 76 issued to no node"
+ok $? "a root's backup that names no node is refused"
 [ "$(ls "$STATE/workers" | wc -l)" -eq "$before" ]
 ok $? "nothing was started"
 # A request about a worker the parent does not know (its launch pad went

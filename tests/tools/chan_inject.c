@@ -8,6 +8,10 @@
  *                   signed by the user key CONF names (a key of another
  *                   user, or not installed on the node);
  *      stale-spawn CONF JOB CMD: signed honestly, but 600 s ago;
+ *      spawn CONF KIND PURPOSE AGE NODE JOB CMD: a SPAWN of KIND (worker
+ *                   or root) whose description is signed honestly by
+ *                   the key CONF names, in PURPOSE's domain (job or
+ *                   root), AGE seconds ago, issued to NODE (- for none);
  *      stop WORKER: a STOP for a worker the parent never started;
  *      garbage:     bytes that are no message at all.
  * Prints "sent MODE"; the test reads the parent's log.
@@ -61,8 +65,9 @@ engine_channel(pid_t pid)
 }
 
 static size_t
-signed_desc(const char *conf, uint32_t job, const char *user,
-    const char *cmd, int64_t age_ms, uint8_t *buf, size_t cap)
+signed_desc_for(const char *conf, enum proto_desc_purpose purpose,
+    const char *node, uint32_t job, const char *user, const char *cmd,
+    int64_t age_ms, uint8_t *buf, size_t cap)
 {
 	static struct msg_keyring kr;
 	struct proto_desc d;
@@ -83,11 +88,21 @@ signed_desc(const char *conf, uint32_t job, const char *user,
 	strlcpy(d.de_cwd, "/", sizeof(d.de_cwd));
 	d.de_pri = 1;
 	d.de_issued_ms = now_real_ms() - (uint64_t)age_ms;
+	strlcpy(d.de_node, node, sizeof(d.de_node));
 	d.de_argv[d.de_argc++] = (char *)(uintptr_t)cmd;
-	if ((n = proto_desc_sign(&d, &kr.kr_user.ks_key[0], buf, cap)) == 0)
+	if ((n = proto_desc_sign_for(&d, purpose, &kr.kr_user.ks_key[0], buf,
+	    cap)) == 0)
 		errx(1, "cannot sign");
 	conf_free(cf);
 	return n;
+}
+
+static size_t
+signed_desc(const char *conf, uint32_t job, const char *user,
+    const char *cmd, int64_t age_ms, uint8_t *buf, size_t cap)
+{
+	return signed_desc_for(conf, PROTO_DESC_JOB, "", job, user, cmd,
+	    age_ms, buf, cap);
 }
 
 int
@@ -124,6 +139,19 @@ main(int argc, char *argv[])
 		m.nm_desclen = (uint32_t)signed_desc(argv[3],
 		    (uint32_t)atoi(argv[4]), NULL, argv[5], 600000, desc,
 		    sizeof(desc));
+	} else if (strcmp(mode, "spawn") == 0 && argc == 10) {
+		m.nm_type = NMPRIV_SPAWN;
+		m.nm_kind = strcmp(argv[4], "root") == 0 ? NMPRIV_KIND_ROOT :
+		    NMPRIV_KIND_WORKER;
+		m.nm_req = 999997;
+		if (m.nm_kind == NMPRIV_KIND_ROOT)
+			strlcpy(m.nm_tag, "rinject", sizeof(m.nm_tag));
+		m.nm_desc = desc;
+		m.nm_desclen = (uint32_t)signed_desc_for(argv[3],
+		    strcmp(argv[5], "root") == 0 ? PROTO_DESC_ROOT :
+		    PROTO_DESC_JOB, strcmp(argv[7], "-") == 0 ? "" : argv[7],
+		    (uint32_t)atoi(argv[8]), NULL, argv[9],
+		    (int64_t)atoll(argv[6]) * 1000, desc, sizeof(desc));
 	} else if (strcmp(mode, "stop") == 0 && argc == 4) {
 		m.nm_type = NMPRIV_STOP;
 		strlcpy(m.nm_worker, argv[3], sizeof(m.nm_worker));

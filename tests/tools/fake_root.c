@@ -86,7 +86,7 @@ main(int argc, char *argv[])
 	d.de_issued_ms = now_real_ms();
 	d.de_job = b.rb_pid;
 	d.de_pri = 1;
-	if ((sn = proto_desc_sign(&d, key, sig, sizeof(sig))) == 0)
+	if ((sn = proto_desc_sign_for(&d, PROTO_DESC_ROOT, key, sig, sizeof(sig))) == 0)
 		errx(1, "cannot sign");
 	if (strcmp(mode, "tampered") == 0) {
 		/* The last argument's last byte, inside the signed part. */

@@ -242,6 +242,15 @@ test_desc(void)
 	buf[4 + 2 + strlen(d.de_user) + 4 + 3] ^= 1;	/* de_job */
 	ok(proto_desc_open(&got, &kr, now_mono(), buf, n, why,
 	    sizeof(why)) == -1, "a changed description is refused (%s)", why);
+	n = proto_desc_seal_for(&d, PROTO_DESC_ROOT, &kr, buf, sizeof(buf));
+	ok(proto_desc_open(&got, &kr, now_mono(), buf, n, why,
+	    sizeof(why)) == -1 && strstr(why, "another description") != NULL,
+	    "a root's backup under a credential is no job's description (%s)",
+	    why);
+	n = proto_desc_seal_for(&d, PROTO_DESC_ROOT, &kr, buf, sizeof(buf));
+	ok(proto_desc_open_for(&got, PROTO_DESC_ROOT, &kr, now_mono(), buf, n,
+	    why, sizeof(why)) == 0, "and opens as a root's backup");
+	proto_desc_free(&got);
 	n = proto_desc_seal(&d, &kr, buf, sizeof(buf));
 	kr.kr_user_auth = 1u << MSG_SCHEME_USER;
 	ok(proto_desc_open(&got, &kr, now_mono(), buf, n, why,

@@ -35,7 +35,7 @@ main(void)
 	memcpy(de.de_argv, argv, sizeof(argv));
 	ok(proto_root_ckpt(&de, ckpt, sizeof(ckpt)) == 0 &&
 	    strcmp(ckpt, "/tmp/q.ckpt") == 0, "the checkpoint is argv[1]'s");
-	sn = proto_desc_sign(&de, &ann, sig, sizeof(sig));
+	sn = proto_desc_sign_for(&de, PROTO_DESC_ROOT, &ann, sig, sizeof(sig));
 	ok(sn > 0, "a recovery description is signed");
 
 	memset(&b, 0, sizeof(b));

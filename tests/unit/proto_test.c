@@ -634,6 +634,20 @@ main(void)
 	    sizeof(why)) == 0 && strcmp(d2.de_argv[0], "queens") == 0,
 	    "a description signed by ann opens");
 	proto_desc_free(&d2);
+	/* One signature, one purpose: a job's and a root's never mix. */
+	ok(proto_desc_open_for(&d2, PROTO_DESC_ROOT, &kr, 1, buf, n, why,
+	    sizeof(why)) == -1 && strstr(why, "bad signature") != NULL,
+	    "a job's description does not open as a root's backup (%s)",
+	    why);
+	n = proto_desc_sign_for(&d, PROTO_DESC_ROOT, &ann, buf, sizeof(buf));
+	ok(n > 0 && proto_desc_open_for(&d2, PROTO_DESC_ROOT, &kr, 1, buf, n,
+	    why, sizeof(why)) == 0, "a root's backup signed by ann opens as "
+	    "one");
+	proto_desc_free(&d2);
+	ok(proto_desc_open(&d2, &kr, 1, buf, n, why, sizeof(why)) == -1 &&
+	    strstr(why, "bad signature") != NULL,
+	    "and not as a job's description (%s)", why);
+	n = proto_desc_sign(&d, &ann, buf, sizeof(buf));
 	memcpy(buf2, buf, n);
 	buf2[n / 2] ^= 1;
 	ok(proto_desc_open(&d2, &kr, 1, buf2, n, why, sizeof(why)) == -1,
