@@ -84,9 +84,11 @@ main(int argc, char *argv[])
 	for (i = 7; i < last && d.de_argc < PROTO_ARGS_MAX; i++)
 		d.de_argv[d.de_argc++] = argv[i];
 	d.de_issued_ms = now_real_ms();
+	msg_addr_text(&to, d.de_node, sizeof(d.de_node));	/* as cn_home */
 	d.de_job = b.rb_pid;
 	d.de_pri = 1;
-	if ((sn = proto_desc_sign_for(&d, PROTO_DESC_ROOT, key, sig, sizeof(sig))) == 0)
+	if ((sn = proto_desc_sign_for(&d, PROTO_DESC_ROOT, key, sig,
+	    sizeof(sig))) == 0)
 		errx(1, "cannot sign");
 	if (strcmp(mode, "tampered") == 0) {
 		/* The last argument's last byte, inside the signed part. */
