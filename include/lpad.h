@@ -329,6 +329,30 @@ struct lpad_paths {
 int	lpad_spawn(const struct lpad_spec *, const struct lpad_paths *,
 	    const char *launchpad_binary, pid_t *pidp, char *why,
 	    size_t whysz);
+/*
+ * lpad_spawn in steps, for an event loop that must not wait: _begin
+ * writes the spec and starts the launch pad (0, or -1 with why); then
+ * _poll whenever lst_fd is readable or a child has ended (SIGCHLD), and
+ * at least once after lst_deadline: 1 while it starts, 0 with the
+ * launch pad's pid, -1 with why as lpad_spawn.  Either end removes the
+ * spec and closes lst_fd.  _abort gives up: the starting process is
+ * killed and reaped.
+ */
+struct lpad_start {
+	pid_t		 lst_child;	/* the starting process: ours */
+	int		 lst_fd;	/* its report, non-blocking; -1 */
+	int		 lst_eof, lst_reaped, lst_status;
+	double		 lst_deadline;	/* now_mono() */
+	char		 lst_spec[LPAD_PATH_MAX];
+	char		 lst_text[512];
+	size_t		 lst_len;
+};
+int	lpad_spawn_begin(struct lpad_start *, const struct lpad_spec *,
+	    const struct lpad_paths *, const char *launchpad_binary,
+	    char *why, size_t whysz);
+int	lpad_spawn_poll(struct lpad_start *, pid_t *pidp, char *why,
+	    size_t whysz);
+void	lpad_spawn_abort(struct lpad_start *);
 /* A connected control socket (close(2) it), or -1 (ENOENT, ...). */
 int	lpad_connect(const char *run_dir, const char *worker);
 int	lpad_status(int fd, struct lpad_status *);

@@ -44,6 +44,7 @@
 #include "pred_auth.h"
 #include "priv.h"
 #include "sdnotify.h"
+#include "seqq.h"
 
 #define PAD_ANSWER	1.0	/* s a launch pad has to answer */
 /*
@@ -54,6 +55,8 @@
 #define PAD_FIRST_ANSWER 10.0
 #define PAD_HARD	2.0	/* s past a stop's SIGKILL: ours */
 #define PAD_TICK	0.1	/* s between deadline checks, while one is due */
+#define PAD_REAP	5.0	/* s for a killed cgroup to empty */
+#define TELL_QUEUE_MAX	(4 * 1024 * 1024)	/* bytes unread by the engine */
 
 struct pad {
 	TAILQ_ENTRY(pad) p_entry;
@@ -73,6 +76,11 @@ struct pad {
 	double		 p_answer_by;	/* a request is unanswered; 0: none */
 	double		 p_gone_by;	/* stopping: gone by then; 0: not */
 	int		 p_spawning;	/* SPAWNED not yet told */
+	uint32_t	 p_req;		/* the engine's SPAWN */
+	struct lpad_start *p_start;	/* its launch pad is starting */
+	int		 p_start_fd;	/* its report, in the loop; -1 */
+	char		 p_skipped[64];	/* limits not enforced */
+	double		 p_reap_by;	/* never started: its cgroup's end */
 };
 
 static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
@@ -84,22 +92,36 @@ static int		 leaving;	/* SIGUSR1 passed to the engine */
 static uint8_t		 pbuf[NMPRIV_MSG_MAX];
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
 static uint64_t		 watchdog_usec;	/* the engine pings (chan.c) */
+static struct seqq	*chanq;		/* what the engine has not read */
 
 static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
 static void	pad_arm(void);
+static void	pad_starting(struct pad *);
 
+/*
+ * Never blocks: an engine that stops reading cannot stop us from
+ * policing its workers.  One that leaves TELL_QUEUE_MAX bytes unread is
+ * ended (the service restarts both; launch pads are adopted).
+ */
 static void
 tell(const struct nmpriv_msg *m)
 {
+	uint8_t buf[NMPRIV_MSG_MAX];
 	size_t len;
 
-	if (nmpriv_encode(m, pbuf, sizeof(pbuf), &len) == -1) {
+	if (nmpriv_encode(m, buf, sizeof(buf), &len) == -1) {
 		log_warnx("%s: cannot encode %s", __func__,
 		    nmpriv_type_name(m->nm_type));
 		return;
 	}
-	if (send(chan, pbuf, len, MSG_NOSIGNAL) == -1)
+	if (seqq_send(chanq, buf, len) == 0)
+		return;
+	if (errno == EOVERFLOW && engine > 0) {
+		log_warnx("the engine leaves %zu bytes of news unread; "
+		    "ending it", seqq_waiting(chanq));
+		(void)kill(engine, SIGKILL);
+	} else if (errno != EOVERFLOW)
 		log_warn("%s: %s to the engine", __func__,
 		    nmpriv_type_name(m->nm_type));
 }
@@ -136,13 +158,15 @@ tell_worker(const struct pad *p)
 	tell(&m);
 }
 
+/* One the engine knows of: started, not starting or being reaped. */
 static struct pad *
 pad_find(const char *worker)
 {
 	struct pad *p;
 
 	TAILQ_FOREACH(p, &pads, p_entry)
-		if (strcmp(p->p_worker, worker) == 0)
+		if (p->p_start == NULL && p->p_reap_by == 0 &&
+		    strcmp(p->p_worker, worker) == 0)
 			return p;
 	return NULL;
 }
@@ -280,6 +304,23 @@ pad_attach(struct pad *p)
 	return 0;
 }
 
+/* A worker that never started: its cgroup goes once empty. */
+static void
+pad_reaped(struct pad *p, double now)
+{
+	int left = contain_count(p->p_cg, 0);
+
+	if (left > 0 && now < p->p_reap_by)
+		return;
+	if (left > 0)
+		log_warnx("worker %s: %d processes left in %s after it was "
+		    "killed", p->p_worker, left, p->p_cg);
+	else if (contain_remove(p->p_cg) == -1)
+		log_warn("worker %s: remove its cgroup", p->p_worker);
+	TAILQ_REMOVE(&pads, p, p_entry);
+	free(p);
+}
+
 static void
 on_tick(struct evloop *loop, void *arg)
 {
@@ -290,6 +331,15 @@ on_tick(struct evloop *loop, void *arg)
 	(void)arg;
 	pad_timer = NULL;
 	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next) {
+		if (p->p_start != NULL) {
+			if (now > p->p_start->lst_deadline)
+				pad_starting(p);
+			continue;
+		}
+		if (p->p_reap_by != 0) {
+			pad_reaped(p, now);
+			continue;
+		}
 		if (p->p_answer_by != 0 && now > p->p_answer_by)
 			pad_lost(p, "its launch pad did not answer");
 		else if (p->p_gone_by != 0 && now > p->p_gone_by &&
@@ -313,7 +363,8 @@ pad_arm(void)
 	if (pad_timer != NULL)
 		return;
 	TAILQ_FOREACH(p, &pads, p_entry)
-		if (p->p_answer_by != 0 || (p->p_gone_by != 0 &&
+		if (p->p_start != NULL || p->p_reap_by != 0 ||
+		    p->p_answer_by != 0 || (p->p_gone_by != 0 &&
 		    p->p_state != NMPRIV_W_EXITED)) {
 			pad_timer = evloop_timer_add(pn->n_dc.dc_loop,
 			    PAD_TICK, on_tick, NULL);
@@ -457,37 +508,156 @@ worker_limits(const struct proto_desc *d, struct contain_limits *lim,
 	return 0;
 }
 
+/* SPAWNED, refused: fault says whose (the node's, or the job's). */
+static void
+tell_refused(uint32_t req, int node_fault, const char *why)
+{
+	struct nmpriv_msg rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.nm_type = NMPRIV_SPAWNED;
+	rep.nm_req = req;
+	rep.nm_flag = node_fault ? NMPRIV_SPAWN_NODE : 0;
+	strlcpy(rep.nm_why, why, sizeof(rep.nm_why));
+	tell(&rep);
+}
+
+/*
+ * A worker that did not start: what is in its cgroup (a launch pad that
+ * ended during its start may have exec'd the worker already, and a
+ * worker may kill its launch pad at once) is killed, and the cgroup
+ * removed once empty, from the tick (cgroup.kill is not waited for).
+ */
+static void
+spawn_undo(struct pad *p)
+{
+	if (p->p_cg[0] == '\0' || contain_count(p->p_cg, 0) == 0) {
+		if (p->p_cg[0] != '\0' && contain_remove(p->p_cg) == -1)
+			log_warn("worker %s: remove its cgroup", p->p_worker);
+		free(p);
+		return;
+	}
+	if (contain_kill(p->p_cg, 0) == -1)
+		log_warn("worker %s: kill its cgroup", p->p_worker);
+	else
+		log_warnx("worker %s: its launch pad ended during its start: "
+		    "what it started is killed", p->p_worker);
+	p->p_reap_by = now_mono() + PAD_REAP;
+	TAILQ_INSERT_TAIL(&pads, p, p_entry);
+	pad_arm();
+}
+
+/* The launch pad is up, or failed to come up (pad_starting). */
+static void
+spawn_done(struct pad *p, int rc, const char *why)
+{
+	struct nmpriv_msg rep;
+
+	free(p->p_start);
+	p->p_start = NULL;
+	TAILQ_REMOVE(&pads, p, p_entry);
+	if (rc == -1) {
+		log_warnx("job %u: worker not started: %s", p->p_job, why);
+		tell_refused(p->p_req, 1, why);	/* the node's */
+		spawn_undo(p);
+		return;
+	}
+	p->p_state = NMPRIV_W_RUNNING;
+	TAILQ_INSERT_TAIL(&pads, p, p_entry);
+	/* Its news waits for SPAWNED: the engine learns of it first. */
+	p->p_spawning = 1;
+	if (pad_attach(p) == -1)
+		pad_lost(p, "no connection to its launch pad");
+	log_info("job %u task %u of %s: worker %s started (launch pad %d%s%s)",
+	    p->p_job, p->p_task, p->p_user, p->p_worker, (int)p->p_lpad,
+	    p->p_skipped[0] ? "; limits not enforced here: " : "",
+	    p->p_skipped);
+	memset(&rep, 0, sizeof(rep));
+	rep.nm_type = NMPRIV_SPAWNED;
+	rep.nm_req = p->p_req;
+	rep.nm_flag = 1;
+	strlcpy(rep.nm_worker, p->p_worker, sizeof(rep.nm_worker));
+	rep.nm_lpad = (uint32_t)p->p_lpad;
+	tell(&rep);
+	p->p_spawning = 0;
+	if (p->p_state == NMPRIV_W_EXITED)
+		tell_worker(p);
+}
+
+static void
+unwatch_start(struct pad *p)
+{
+	if (p->p_start_fd == -1)
+		return;
+	(void)evloop_del_fd(pn->n_dc.dc_loop, p->p_start_fd);
+	p->p_start_fd = -1;
+}
+
+/* Its report came, or a child ended, or the tick: has it started? */
+static void
+pad_starting(struct pad *p)
+{
+	char why[512];
+	pid_t lpid;
+	int rc;
+
+	if ((rc = lpad_spawn_poll(p->p_start, &lpid, why,
+	    sizeof(why))) == 1)
+		return;
+	/* Its report is closed: out of the loop before anything reuses it. */
+	unwatch_start(p);
+	if (rc == 0)
+		p->p_lpad = lpid;
+	spawn_done(p, rc, why);
+}
+
+static void
+on_start_report(struct evloop *loop, int fd, short revents, void *arg)
+{
+	struct pad *p = arg;
+
+	(void)loop;
+	(void)fd;
+	(void)revents;
+	pad_starting(p);
+	/* All said: its exit comes with SIGCHLD (on_child). */
+	if (p->p_start != NULL && p->p_start->lst_eof)
+		unwatch_start(p);
+}
+
+/*
+ * Starts a worker as the engine asks, if the description allows it:
+ * its launch pad comes up in the background, and SPAWNED says how it
+ * went; nothing here waits.
+ */
 static void
 do_spawn(const struct nmpriv_msg *req)
 {
-	struct nmpriv_msg rep;
 	struct lpad_spec sp;
 	struct lpad_paths pp;
 	struct proto_desc d;
 	struct contain_limits lim;
 	struct pad *p = NULL;
-	char why[512], skipped[64];
-	int i, node_fault = 1;	/* a refusal is the node's, unless said */
+	char why[512];
+	int node_fault = 1;	/* a refusal is the node's, unless said */
 
-	memset(&rep, 0, sizeof(rep));
-	rep.nm_type = NMPRIV_SPAWNED;
-	rep.nm_req = req->nm_req;
 	lpad_spec_init(&sp);
 	if (check_desc(req, &d, why, sizeof(why)) == -1) {
 		log_warnx("refusing to start a worker: %s", why);
 		goto refuse;
 	}
-	if ((p = calloc(1, sizeof(*p))) == NULL) {
+	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->p_start = calloc(1, sizeof(*p->p_start))) == NULL) {
 		snprintf(why, sizeof(why), "out of memory");
 		goto refuse_desc;
 	}
 	p->p_fd = -1;
+	p->p_req = req->nm_req;
 	p->p_kind = req->nm_kind;
 	p->p_job = d.de_job;
 	p->p_task = d.de_task;
 	strlcpy(p->p_user, d.de_user, sizeof(p->p_user));
 	new_worker_id(req, &d, p->p_worker, sizeof(p->p_worker));
-	skipped[0] = '\0';
 	if (node_start_check(pn, d.de_user, why, sizeof(why)) == -1)
 		goto refuse_desc;
 	node_fault = 0;		/* what the job asks, below */
@@ -495,7 +665,8 @@ do_spawn(const struct nmpriv_msg *req)
 		goto refuse_desc;
 	node_fault = 1;
 	if (contain_worker_create(&pn->n_cb, p->p_worker, &lim,
-	    p->p_cg, sizeof(p->p_cg), skipped, sizeof(skipped)) == -1) {
+	    p->p_cg, sizeof(p->p_cg), p->p_skipped,
+	    sizeof(p->p_skipped)) == -1) {
 		snprintf(why, sizeof(why), "cgroup for worker %s: %s",
 		    p->p_worker, strerror(errno));
 		goto refuse_desc;
@@ -515,60 +686,41 @@ do_spawn(const struct nmpriv_msg *req)
 	pp.lpp_conf = pn->n_dc.dc_args.da_cc.cc_conf_path;
 	pp.lpp_linger = -1;
 	pp.lpp_verbose = pn->n_dc.dc_args.da_cc.cc_verbose;
-	if (lpad_spawn(&sp, &pp, pn->n_lpad_bin, &p->p_lpad, why,
+	if (lpad_spawn_begin(p->p_start, &sp, &pp, pn->n_lpad_bin, why,
 	    sizeof(why)) == -1)
 		goto refuse_cg;
-	p->p_state = NMPRIV_W_RUNNING;
-	TAILQ_INSERT_TAIL(&pads, p, p_entry);
-	/* Its news waits for SPAWNED: the engine learns of it first. */
+	if (evloop_add_fd(pn->n_dc.dc_loop, p->p_start->lst_fd, POLLIN,
+	    on_start_report, p) == -1) {
+		p->p_start_fd = -1;
+		snprintf(why, sizeof(why), "event loop: %s", strerror(errno));
+		lpad_spawn_abort(p->p_start);
+		goto refuse_cg;
+	}
+	p->p_start_fd = p->p_start->lst_fd;
 	p->p_spawning = 1;
-	if (pad_attach(p) == -1)
-		pad_lost(p, "no connection to its launch pad");
-	log_info("job %u task %u of %s: worker %s started (launch pad %d%s%s)",
-	    d.de_job, d.de_task, d.de_user, p->p_worker, (int)p->p_lpad,
-	    skipped[0] ? "; limits not enforced here: " : "", skipped);
-	rep.nm_flag = 1;
-	strlcpy(rep.nm_worker, p->p_worker, sizeof(rep.nm_worker));
-	rep.nm_lpad = (uint32_t)p->p_lpad;
-	tell(&rep);
-	p->p_spawning = 0;
-	if (p->p_state == NMPRIV_W_EXITED)
-		tell_worker(p);
+	TAILQ_INSERT_TAIL(&pads, p, p_entry);
+	pad_arm();		/* its deadline */
 	lpad_spec_clear(&sp);
 	proto_desc_free(&d);
 	return;
  refuse_cg:
-	/*
-	 * A launch pad that ended during its start may have exec'd the
-	 * worker already (a worker may kill its launch pad at once): what
-	 * is in its cgroup is killed before the cgroup goes.
-	 */
-	if (p->p_cg[0] != '\0') {
-		if (contain_count(p->p_cg, 0) > 0) {
-			if (contain_kill(p->p_cg, 0) == -1)
-				log_warn("worker %s: kill its cgroup",
-				    p->p_worker);
-			else
-				log_warnx("worker %s: its launch pad ended "
-				    "during its start: what it started is "
-				    "killed", p->p_worker);
-			/* cgroup.kill is not waited for: a moment, bounded */
-			for (i = 0; i < 100 && contain_count(p->p_cg, 0) > 0;
-			    i++)
-				(void)usleep(1000);
-		}
-		if (contain_remove(p->p_cg) == -1)
-			log_warn("worker %s: remove its cgroup", p->p_worker);
-	}
+	log_warnx("job %u: worker not started: %s", d.de_job, why);
+	proto_desc_free(&d);
+	lpad_spec_clear(&sp);
+	free(p->p_start);
+	p->p_start = NULL;
+	tell_refused(req->nm_req, node_fault, why);
+	spawn_undo(p);
+	return;
  refuse_desc:
 	log_warnx("job %u: worker not started: %s", d.de_job, why);
 	proto_desc_free(&d);
  refuse:
+	if (p != NULL)
+		free(p->p_start);
 	free(p);
 	lpad_spec_clear(&sp);
-	rep.nm_flag = node_fault ? NMPRIV_SPAWN_NODE : 0;
-	strlcpy(rep.nm_why, why, sizeof(rep.nm_why));
-	tell(&rep);
+	tell_refused(req->nm_req, node_fault, why);
 }
 
 static void
@@ -801,10 +953,15 @@ on_child(struct evloop *loop, int signo, void *arg)
 {
 	int status;
 
+	struct pad *p, *next;
+
 	(void)signo;
 	(void)arg;
-	/* Only the engine: lpad_spawn() waits for its own children. */
-	if (waitpid(engine, &status, WNOHANG) == engine) {
+	/* Launch pads starting reap their starting processes themselves. */
+	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next)
+		if (p->p_start != NULL && p->p_start->lst_eof)
+			pad_starting(p);
+	if (engine > 0 && waitpid(engine, &status, WNOHANG) == engine) {
 		engine_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 		    128 + WTERMSIG(status);
 		if (leaving && engine_status == 0)
@@ -868,6 +1025,8 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	pn = n;
 	chan = fd;
 	engine = child;
+	if ((chanq = seqq_new(n->n_dc.dc_loop, chan, TELL_QUEUE_MAX)) == NULL)
+		fatal("%s: channel queue", __func__);
 	n->n_dc.dc_on_reload = on_reload;
 	n->n_dc.dc_engine_speaks = 1;
 	/* Not our loop's pings: the engine's, passed on (NMPRIV_WATCHDOG). */
@@ -914,6 +1073,11 @@ node_parent_run(struct node *n, int fd, pid_t child)
 		engine_status = 0;
 	}
 	while ((p = TAILQ_FIRST(&pads)) != NULL) {
+		if (p->p_start != NULL) {
+			unwatch_start(p);
+			lpad_spawn_abort(p->p_start);
+			free(p->p_start);
+		}
 		pad_close(p);
 		/* An ended worker's empty cgroup; a running one stays. */
 		if (p->p_cg[0] != '\0' && contain_count(p->p_cg, 0) == 0)
@@ -922,6 +1086,8 @@ node_parent_run(struct node *n, int fd, pid_t child)
 		free(p);
 	}
 	node_input_stop(n);
+	seqq_free(chanq);
+	chanq = NULL;
 	close(chan);
 	/* Ours, if nothing is left in it: a surviving worker keeps it. */
 	if (n->n_cb.cb_mech == CONTAIN_CGROUP && rmdir(n->n_cb.cb_path) == -1 &&

@@ -43,8 +43,6 @@ static int	client_open_worker_file(const char *, const char *,
 		    const char *);
 static void	client_child(const char *, char **, int)
 		    __attribute__((noreturn));
-static int	client_wait_start(pid_t, int, double, pid_t *, char *,
-		    size_t);
 static int	client_prepare_dir(const char *, char *, size_t);
 
 static void
@@ -493,66 +491,15 @@ client_child(const char *binary, char **argv, int errfd)
 	_exit(127);
 }
 
-/*
- * Collects what the launch pad's starting process writes (its pid under
- * -p, or why it failed) until it closes the pipe, and its exit status,
- * until the deadline.  0 with the launch pad's pid in *lpid when it
- * reported success; -1 otherwise, with its words in why.
- */
+/* The starting process's last word: its launch pad's pid, or why not. */
 static int
-client_wait_start(pid_t pid, int fd, double deadline, pid_t *lpid,
-    char *why, size_t whysz)
+start_result(struct lpad_start *st, pid_t *lpid, char *why, size_t whysz)
 {
-	char text[512], *p;
+	char *p, *text = st->lst_text;
 	const char *errstr;
-	size_t len = 0;
-	struct pollfd pfd;
 	long long n64;
-	double left;
-	ssize_t n;
-	pid_t w = 0;
-	int status = 0, open_fd = 1, reaped = 0;
 
-	text[0] = '\0';
-	while (open_fd || !reaped) {
-		if (now_mono() >= deadline) {
-			kill(pid, SIGKILL);
-			if (!reaped)
-				waitpid(pid, &status, 0);
-			client_reason(why, whysz, "the launch pad did not "
-			    "start within %d s", LPAD_TIMEOUT);
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		if (open_fd) {
-			left = deadline - now_mono();
-			pfd.fd = fd;
-			pfd.events = POLLIN;
-			if (poll(&pfd, 1, left > 0 ? (int)(left * 1000) + 1 :
-			    0) > 0) {
-				n = read(fd, text + len,
-				    sizeof(text) - 1 - len);
-				if (n > 0) {
-					len += (size_t)n;
-					text[len] = '\0';
-				}
-				if (n == 0 || len == sizeof(text) - 1 ||
-				    (n == -1 && errno != EINTR &&
-				    errno != EAGAIN))
-					open_fd = 0;
-			}
-		}
-		if (!reaped) {
-			w = waitpid(pid, &status, WNOHANG);
-			if (w == pid || (w == -1 && errno == ECHILD)) {
-				reaped = 1;	/* ECHILD: someone else's */
-				if (w == -1)
-					status = 0;
-			} else if (!open_fd)
-				usleep(10000);
-		}
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	if (WIFEXITED(st->lst_status) && WEXITSTATUS(st->lst_status) == 0 &&
 	    (p = strchr(text, '\n')) != NULL && p[1] == '\0') {
 		*p = '\0';
 		n64 = strtonum(text, 1, INT32_MAX, &errstr);
@@ -566,24 +513,91 @@ client_wait_start(pid_t pid, int fd, double deadline, pid_t *lpid,
 	for (p = text; *p != '\0'; p++)
 		if (*p == '\n')
 			*p = *(p + 1) != '\0' ? ';' : '\0';
-	client_reason(why, whysz, "%s", len > 0 ? text :
+	client_reason(why, whysz, "%s", st->lst_len > 0 ? text :
 	    "the launch pad failed to start");
 	errno = ECANCELED;
 	return -1;
 }
 
-int
-lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
-    const char *binary, pid_t *pidp, char *why, size_t whysz)
+static void
+start_close(struct lpad_start *st)
 {
-	char spec[LPAD_PATH_MAX], sock[LPAD_PATH_MAX];
+	int saved = errno;
+
+	if (st->lst_fd != -1)
+		close(st->lst_fd);
+	st->lst_fd = -1;
+	if (st->lst_spec[0] != '\0')
+		unlink(st->lst_spec);
+	st->lst_spec[0] = '\0';
+	errno = saved;
+}
+
+void
+lpad_spawn_abort(struct lpad_start *st)
+{
+	if (st->lst_child > 0 && !st->lst_reaped) {
+		(void)kill(st->lst_child, SIGKILL);
+		(void)waitpid(st->lst_child, &st->lst_status, 0);
+		st->lst_reaped = 1;
+	}
+	start_close(st);
+}
+
+int
+lpad_spawn_poll(struct lpad_start *st, pid_t *lpid, char *why, size_t whysz)
+{
+	ssize_t n;
+	pid_t w;
+
+	while (st->lst_fd != -1 && !st->lst_eof) {
+		n = read(st->lst_fd, st->lst_text + st->lst_len,
+		    sizeof(st->lst_text) - 1 - st->lst_len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n > 0) {
+			st->lst_len += (size_t)n;
+			st->lst_text[st->lst_len] = '\0';
+		}
+		if (n <= 0 || st->lst_len == sizeof(st->lst_text) - 1)
+			st->lst_eof = 1;
+	}
+	if (st->lst_eof && !st->lst_reaped) {
+		w = waitpid(st->lst_child, &st->lst_status, WNOHANG);
+		if (w == st->lst_child || (w == -1 && errno == ECHILD)) {
+			st->lst_reaped = 1;	/* ECHILD: someone else's */
+			if (w == -1)
+				st->lst_status = 0;
+		}
+	}
+	if (st->lst_eof && st->lst_reaped) {
+		start_close(st);
+		return start_result(st, lpid, why, whysz);
+	}
+	if (now_mono() < st->lst_deadline)
+		return 1;
+	lpad_spawn_abort(st);
+	client_reason(why, whysz, "the launch pad did not start within %d s",
+	    LPAD_TIMEOUT);
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+int
+lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
+    const struct lpad_paths *pp, const char *binary, char *why, size_t whysz)
+{
+	char sock[LPAD_PATH_MAX];
 	char o_run[LPAD_PATH_MAX + 16], o_state[LPAD_PATH_MAX + 16];
 	char linger[16], sub[256];
 	char *argv[CLIENT_ARGV_MAX];
-	double deadline = now_mono() + LPAD_TIMEOUT;
-	pid_t pid;
-	int ep[2], i = 0, rc = -1, saved_errno;
+	int ep[2], i = 0;
 
+	memset(st, 0, sizeof(*st));
+	st->lst_fd = -1;
+	st->lst_deadline = now_mono() + LPAD_TIMEOUT;
 	if (lpad_spec_check(sp, sub, sizeof(sub)) == -1) {
 		client_reason(why, whysz, "invalid spec: %s", sub);
 		errno = EINVAL;
@@ -593,30 +607,35 @@ lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
 		return -1;
 	if (lpad_sock_path(pp->lpp_run_dir, sp->ls_worker, sock,
 	    sizeof(sock)) == -1 ||
-	    (size_t)snprintf(spec, sizeof(spec), "%s/lpad/%s.spec",
-	    pp->lpp_run_dir, sp->ls_worker) >= sizeof(spec) ||
+	    (size_t)snprintf(st->lst_spec, sizeof(st->lst_spec),
+	    "%s/lpad/%s.spec", pp->lpp_run_dir, sp->ls_worker) >=
+	    sizeof(st->lst_spec) ||
 	    (size_t)snprintf(o_run, sizeof(o_run), "run_dir=%s",
 	    pp->lpp_run_dir) >= sizeof(o_run) ||
 	    (size_t)snprintf(o_state, sizeof(o_state), "state_dir=%s",
 	    pp->lpp_state_dir) >= sizeof(o_state)) {
+		st->lst_spec[0] = '\0';
 		client_reason(why, whysz, "path too long");
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	if (client_alive(sock) == 1) {
+		st->lst_spec[0] = '\0';	/* its spec, not ours */
 		client_reason(why, whysz, "a launch pad for worker %s is "
 		    "already running", sp->ls_worker);
 		errno = EEXIST;
 		return -1;
 	}
-	if (lpad_spec_write(sp, spec) == -1) {
-		client_reason(why, whysz, "%s: %s", spec, strerror(errno));
+	if (lpad_spec_write(sp, st->lst_spec) == -1) {
+		client_reason(why, whysz, "%s: %s", st->lst_spec,
+		    strerror(errno));
+		start_close(st);
 		return -1;
 	}
 	argv[i++] = (char *)(uintptr_t)binary;
 	argv[i++] = (char *)(uintptr_t)"-p";
 	argv[i++] = (char *)(uintptr_t)"-s";
-	argv[i++] = spec;
+	argv[i++] = st->lst_spec;
 	argv[i++] = (char *)(uintptr_t)"-o";
 	argv[i++] = o_run;
 	argv[i++] = (char *)(uintptr_t)"-o";
@@ -636,23 +655,49 @@ lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
 
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		client_reason(why, whysz, "pipe: %s", strerror(errno));
-		goto out;
+		start_close(st);
+		return -1;
 	}
-	if ((pid = fork()) == -1) {
+	if ((st->lst_child = fork()) == -1) {
 		client_reason(why, whysz, "fork: %s", strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
-		goto out;
+		start_close(st);
+		return -1;
 	}
-	if (pid == 0)
+	if (st->lst_child == 0)
 		client_child(binary, argv, ep[1]);
 	close(ep[1]);
-	rc = client_wait_start(pid, ep[0], deadline, pidp, why, whysz);
-	close(ep[0]);
- out:
-	saved_errno = errno;
-	unlink(spec);
-	errno = saved_errno;
+	st->lst_fd = ep[0];
+	if (fcntl(st->lst_fd, F_SETFL, O_NONBLOCK) == -1) {
+		client_reason(why, whysz, "pipe: %s", strerror(errno));
+		lpad_spawn_abort(st);
+		return -1;
+	}
+	return 0;
+}
+
+int
+lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
+    const char *binary, pid_t *pidp, char *why, size_t whysz)
+{
+	struct lpad_start st;
+	struct pollfd pfd;
+	double left;
+	int rc;
+
+	if (lpad_spawn_begin(&st, sp, pp, binary, why, whysz) == -1)
+		return -1;
+	while ((rc = lpad_spawn_poll(&st, pidp, why, whysz)) == 1) {
+		left = st.lst_deadline - now_mono();
+		if (st.lst_eof) {	/* its exit, next */
+			usleep(10000);
+			continue;
+		}
+		pfd.fd = st.lst_fd;
+		pfd.events = POLLIN;
+		(void)poll(&pfd, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+	}
 	return rc;
 }
 

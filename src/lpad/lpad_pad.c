@@ -602,6 +602,11 @@ pad_child_fail(struct lpad_pad *pd, int epfd, int code, const char *what)
 
 	dprintf(2, "CilkLaunchPad: worker %s: %s: %s\n",
 	    pd->pd_spec.ls_worker, what, strerror(saved_errno));
+	/*
+	 * The launch pad may have stopped listening (PAD_EXEC_WAIT passed
+	 * on a loaded machine): the code, not SIGPIPE, is the worker's end.
+	 */
+	(void)signal(SIGPIPE, SIG_IGN);
 	dprintf(epfd, "%s: %s", what, strerror(saved_errno));
 	_exit(code);
 }

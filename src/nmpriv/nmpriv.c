@@ -62,7 +62,9 @@ valid(const struct nmpriv_msg *m)
 		return lpad_worker_ok(m->nm_worker) &&
 		    m->nm_kind > NMPRIV_KIND_UNDEF &&
 		    m->nm_kind < NMPRIV_KIND_MAX &&
-		    lpad_user_ok(m->nm_user) &&
+		    /* "": a worker the parent no longer knows, gone */
+		    (lpad_user_ok(m->nm_user) || (m->nm_user[0] == '\0' &&
+		    m->nm_state == NMPRIV_W_EXITED)) &&
 		    m->nm_state > NMPRIV_W_UNDEF &&
 		    m->nm_state < NMPRIV_W_MAX &&
 		    m->nm_how < LPAD_HOW_MAX &&

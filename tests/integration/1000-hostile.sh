@@ -339,6 +339,8 @@ ok $? "nothing was started"
 "$TOOLS/chan_inject" "$ENGINE" stop j9-000000000000 >"$T/inject4.out" 2>&1
 wait_for 10 grep -q "the engine asked to STOP worker j9-000000000000, which is gone" "$LOG"
 ok $? "a STOP for a worker the parent does not know is answered: gone"
+! grep -q "cannot encode" "$LOG"
+ok $? "the answer was sent (no encoding failure)"
 kill -0 "$ENGINE" 2>/dev/null
 ok $? "and the engine lives on"
 "$TOOLS/chan_inject" "$ENGINE" garbage >"$T/inject3.out" 2>&1

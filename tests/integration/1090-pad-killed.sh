@@ -42,10 +42,15 @@ starts() { cat "$D"/nodes/*/log | grep -c ': worker .* started on '; }
 enough_starts() { [ "$(starts)" -ge 2 ]; }
 wait_for 120 enough_starts
 ok $? "the job's workers were started and killed their launch pads ($(starts) starts)"
-# and then nothing more is started on them for the job
+# and then nothing more is started on them for the job: a launch pad
+# killed before it reported the worker started is the node's fault
+# (both nodes given up for the job), one killed after it is the task's
+# failure (the task given up after its tries, and CilkRun ends); which
+# comes first is a race the machine's load decides.
 given_up() { [ "$(cat "$D"/nodes/*/log | grep -c 'cannot run the job')" -ge 2 ]; }
-wait_for 60 given_up
-ok $? "both nodes were given up for the job (its job manager says so)"
+settled() { given_up || ! kill -0 "$RUN" 2>/dev/null; }
+wait_for 90 settled
+ok $? "both nodes were given up for the job, or its task after its tries"
 both_live
 ok $? "both node managers and their engines live on"
 ! grep -q "malformed or unknown request" "$D"/nodes/*/log

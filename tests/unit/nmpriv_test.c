@@ -102,6 +102,20 @@ test_each(void)
 	ok(strcmp(o.nm_path, m.nm_path) == 0, "HELLO: the base survives");
 
 	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_WORKER;
+	strlcpy(m.nm_worker, "j9-000000000000", sizeof(m.nm_worker));
+	m.nm_kind = NMPRIV_KIND_WORKER;
+	m.nm_state = NMPRIV_W_EXITED;
+	m.nm_how = LPAD_HOW_SIGNAL;
+	m.nm_code = 9;
+	m.nm_cpu_ms = m.nm_maxrss_kb = LPAD_USAGE_NONE;
+	roundtrip("WORKER (gone, its user unknown to the parent)", &m, &o);
+	m.nm_state = NMPRIV_W_RUNNING;
+	m.nm_how = LPAD_HOW_UNDEF;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "WORKER: running without a user is not encoded");
+
+	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_WATCHDOG;
 	roundtrip("WATCHDOG", &m, &o);
 	m.nm_type = NMPRIV_SCAN;
