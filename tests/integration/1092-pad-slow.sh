@@ -5,10 +5,10 @@
 # has timed out (it starts launch pads in the background, DESIGN.md §9).
 # The hanging launch pad is a wrapper that waits; its start times out
 # after 5 s and counts as the node's fault.
-# ports: 20490-20499
+# ports: 20180-20189
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
-PORT=20490
+PORT=20180
 # Our programs, with a CilkLaunchPad that hangs while $T/hold exists.
 mkdir "$T/sbin"
 for f in "$SBIN"/*; do ln -s "$f" "$T/sbin/$(basename "$f")"; done
