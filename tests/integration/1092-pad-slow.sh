@@ -33,7 +33,8 @@ MARK=cilknow-padslow-$$
 idle_cpus() { "$BIN/CilkNodes" --json 2>/dev/null | grep -o '"idle": *[0-9]*' | grep -o '[0-9]*$'; }
 
 start runa "$BIN/CilkRun" --tasks 1 -- sh -c "sleep 300; : $MARK-a"
-wait_for 30 shells "^sh -c .*$MARK-a" >/dev/null
+wait_for 30 shells "^sh -c .*$MARK-a" >/dev/null &&
+    wait_for 30 grep -q 'worker j[0-9]*-[0-9a-f]* started on' "$LOG"
 ok $? "job A's worker runs"
 A=$(shells "^sh -c .*$MARK-a" | head -n 1)
 WA=$(grep -o 'worker j[0-9]*-[0-9a-f]* started on' "$LOG" | head -n 1 | awk '{ print $2 }')
