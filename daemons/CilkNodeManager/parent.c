@@ -792,10 +792,12 @@ do_forget(struct pad *p)
 static void
 unknown_worker(const struct nmpriv_msg *req)
 {
-	static unsigned long unknown;	/* a log line for the first few */
+	static struct log_rate said = LOG_RATE_DEFAULT;
+	static unsigned long unknown;
 	struct nmpriv_msg m;
 
-	if (unknown++ < 20 || unknown % 1000 == 0)
+	unknown++;
+	if (log_rate(&said, now_mono(), "requests about gone workers"))
 		log_info("the engine asked to %s worker %s, which is gone; "
 		    "told so (%lu such requests)", nmpriv_type_name(
 		    req->nm_type), req->nm_worker, unknown);
