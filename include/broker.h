@@ -43,8 +43,11 @@ struct broker_node {
 	uint16_t	 bn_total;	/* processors */
 	uint16_t	 bn_lent;	/* of them lent */
 	uint32_t	 bn_mem_mb;	/* lendable memory */
-	uint8_t		 bn_drain;	/* 1: drained, takes no new work
+	uint8_t		 bn_drain;	/* 1: drained, 2: down by itself;
+					   takes no new work
 					   (broker_health.h) */
+	uint64_t	 bn_resumed_boot;	/* its NODE_DOWN resumed last: */
+	uint32_t	 bn_resumed_gen;	/* its boot and number */
 	uint16_t	 bn_nslots;	/* bn_slots in use ... */
 	uint16_t	 bn_cap;	/* ... and allocated */
 	struct broker_slot *bn_slots;

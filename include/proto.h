@@ -67,6 +67,8 @@ enum proto_handler {
 	/* CilkNodes drain, resume, -R (proto_health.h). */
 	PROTO_H_HEALTH_REQ = 62,		/* tool -> broker, any */
 	PROTO_H_HEALTH = 63,			/* broker -> tool */
+	PROTO_H_NODE_DOWN = 64,			/* node -> broker, cluster:
+						   down by itself (nodedown.h) */
 	PROTO_H_MAX
 };
 

@@ -351,6 +351,12 @@ on_after_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	bacct_on_after(&((struct bctx *)arg)->b_acct, ep, in);
 }
 
+static void
+on_node_down(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bhealth_on_node_down(&((struct bctx *)arg)->b_health, ep, in);
+}
+
 static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_NODE_REGISTER] = { "node-register",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_node_register },
@@ -363,6 +369,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_PRED_REQ] = { "pred-req", MSG_SCHEMES_ALL, on_pred_req },
 	[PROTO_H_PRED_USERS] = { "pred-users",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_pred_users },
+	[PROTO_H_NODE_DOWN] = { "node-down",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_node_down },
 	/* Only a user's key speaks for a user. */
 	[PROTO_H_KILL_REQ] = { "kill-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_kill_req },

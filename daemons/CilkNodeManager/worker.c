@@ -188,6 +188,8 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
 	    proto_assign_dec(&a, in->mi_data, in->mi_len) == -1)
 		return;
+	if (node_down_on_assign(n))
+		return;		/* down by itself (ndown.c) */
 	if (!n->n_owner_away || (s = node_slot_at(n, a.as_slot)) == NULL ||
 	    !s->s_lent) {
 		node_register_now(n);	/* it has us wrong: correct it */
@@ -269,6 +271,8 @@ node_may_take(struct node *n, const struct slot *s, uint32_t job,
 
 	if (!n->n_root && strcmp(user, n->n_self) != 0)
 		return 0;
+	if (n->n_nd.nd_down)
+		return 0;	/* down by itself (ndown.c) */
 	if (pj != NULL && !node_fits(n, s, pj->pj_cpus, pj->pj_mem_mb, 0))
 		return 0;
 	if (job_draining(n, s, job))
@@ -448,6 +452,9 @@ node_start_failed(struct node *n, struct worker *w, const char *why,
 	    why[0] != '\0' ? why : "no reason given");
 	w->w_seen = now_mono();
 	n->n_refused++;
+	if (node_fault)
+		node_fault_counted(n, why[0] != '\0' ? why : "no reason "
+		    "given");
 	forget_assignment(n, s);
 	node_relay(n, w);	/* may free w */
 }
@@ -480,6 +487,7 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	if (s->s_want_job == w->w_job)
 		s->s_want_job = 0;
 	n->n_started++;
+	node_start_counted(n);
 	/* No pairing until the broker has counted us in the new job. */
 	s->s_pair_block_until = now_mono() + 3 * n->n_quantum;
 	s->s_jobmgr_seen = w->w_seen = now_mono();
