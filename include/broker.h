@@ -167,6 +167,16 @@ void	broker_recount(struct broker *, double now);
 int	broker_schedule(struct broker *, double now, broker_assign_fn *,
 	    void *);
 
+/*
+ * A node not heard from for more than BROKER_QUIET register intervals
+ * is given no new work (its processors count only while they run a
+ * job), though it is listed as it last said until broker_expire()
+ * forgets it after 3.  The quarter is for a registration a little late.
+ */
+#define BROKER_QUIET	1.25
+int	broker_node_quiet(const struct broker *, const struct broker_node *,
+	    double now);
+
 /* 1 if the node can take a job now or runs one (not busy, not gone). */
 int	broker_node_available(const struct broker_node *);
 /* 1 if that processor of a node can take a job or runs one. */
