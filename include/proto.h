@@ -222,6 +222,9 @@ enum proto_pending {
 	PROTO_PENDING_NONE = 0,	/* it has some, or has not been looked at */
 	PROTO_PENDING_WAITING,	/* every processor that fits is in use */
 	PROTO_PENDING_NOFIT,	/* no node lends what one worker takes */
+	PROTO_PENDING_AFTER,	/* not registered yet: its job manager waits
+				   for CilkRun --after JOB (broker_wait.h);
+				   job 0 */
 	PROTO_PENDING_MAX
 };
 
