@@ -69,6 +69,8 @@ enum proto_handler {
 	PROTO_H_HEALTH = 63,			/* broker -> tool */
 	PROTO_H_NODE_DOWN = 64,			/* node -> broker, cluster:
 						   down by itself (nodedown.h) */
+	PROTO_H_DESC_REFUSED = 65,		/* node -> jobmgr, user as
+						   @cluster (proto_refuse.h) */
 	PROTO_H_MAX
 };
 

@@ -224,6 +224,10 @@ void	node_fault_counted(struct node *, const char *why);
 void	node_start_counted(struct node *);
 void	node_down_report(struct node *);
 int	node_down_on_assign(struct node *);
+/* refuse.c: DESC_REFUSED to the job manager (proto_refuse.h). */
+void	node_desc_refused(struct node *, struct slot *, const char *why);
+int	node_fetch_refusal(const struct node *, const struct slot *,
+	    double since, char *why, size_t whysz);
 /* pcheck.c: 0, or -1 and why the node itself cannot start a worker. */
 int	node_start_check(const struct node *, const char *user, char *why,
 	    size_t whylen);
