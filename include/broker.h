@@ -169,9 +169,10 @@ int	broker_schedule(struct broker *, double now, broker_assign_fn *,
 
 /*
  * A node not heard from for more than BROKER_QUIET register intervals
- * is given no new work (its processors count only while they run a
- * job), though it is listed as it last said until broker_expire()
- * forgets it after 3.  The quarter is for a registration a little late.
+ * (and at least an interval and a second, for a registration a little
+ * late on a loaded host, but at most two intervals) is given no new
+ * work (its processors count only while they run a job), though it is
+ * listed as it last said until broker_expire() forgets it after 3.
  */
 #define BROKER_QUIET	1.25
 int	broker_node_quiet(const struct broker *, const struct broker_node *,

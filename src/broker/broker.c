@@ -585,7 +585,12 @@ int
 broker_node_quiet(const struct broker *br, const struct broker_node *n,
     double now)
 {
-	return now - n->bn_seen > BROKER_QUIET * br->br_interval;
+	double slack = br->br_interval * (BROKER_QUIET - 1);
+
+	/* At least a second late (a loaded host), at most an interval. */
+	if (slack < 1)
+		slack = br->br_interval < 1 ? br->br_interval : 1;
+	return now - n->bn_seen > br->br_interval + slack;
 }
 
 /* 1 if n takes no new work: drained, down by itself, or quiet. */

@@ -353,6 +353,13 @@ test_quiet(void)
 	ok(!broker_node_quiet(&br, a, 12.5), "heard 12.5 s ago of 10: not "
 	    "quiet");
 	ok(broker_node_quiet(&br, a, 12.6), "12.6 s: quiet");
+	br.br_interval = 1;
+	ok(!broker_node_quiet(&br, a, 2.0) && broker_node_quiet(&br, a, 2.1),
+	    "an interval of 1 s: quiet after 2 s (a second late at least)");
+	br.br_interval = 0.5;
+	ok(!broker_node_quiet(&br, a, 1.0) && broker_node_quiet(&br, a, 1.1),
+	    "of 0.5 s: after 1 s (an interval late at most)");
+	br.br_interval = 10;
 	/* b registers again at 10; a is silent since 0. */
 	b = node(&br, 3, b->bn_id, PROTO_NS_IDLE, 0, 10);
 	j = job(&br, 0, "ann", 0, 1, 13, &why);
