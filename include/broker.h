@@ -43,8 +43,11 @@ struct broker_node {
 	uint16_t	 bn_total;	/* processors */
 	uint16_t	 bn_lent;	/* of them lent */
 	uint32_t	 bn_mem_mb;	/* lendable memory */
-	uint8_t		 bn_drain;	/* 1: drained, takes no new work
+	uint8_t		 bn_drain;	/* 1: drained, 2: down by itself;
+					   takes no new work
 					   (broker_health.h) */
+	uint64_t	 bn_resumed_boot;	/* its NODE_DOWN resumed last: */
+	uint32_t	 bn_resumed_gen;	/* its boot and number */
 	uint16_t	 bn_nslots;	/* bn_slots in use ... */
 	uint16_t	 bn_cap;	/* ... and allocated */
 	struct broker_slot *bn_slots;
@@ -163,6 +166,17 @@ void	broker_recount(struct broker *, double now);
 /* Recounts, then assigns free nodes; returns how many it assigned. */
 int	broker_schedule(struct broker *, double now, broker_assign_fn *,
 	    void *);
+
+/*
+ * A node not heard from for more than BROKER_QUIET register intervals
+ * (and at least an interval and a second, for a registration a little
+ * late on a loaded host, but at most two intervals) is given no new
+ * work (its processors count only while they run a job), though it is
+ * listed as it last said until broker_expire() forgets it after 3.
+ */
+#define BROKER_QUIET	1.25
+int	broker_node_quiet(const struct broker *, const struct broker_node *,
+	    double now);
 
 /* 1 if the node can take a job now or runs one (not busy, not gone). */
 int	broker_node_available(const struct broker_node *);

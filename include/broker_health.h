@@ -12,6 +12,14 @@
  * broker_schedule() passes over nodes whose bn_drain is set, and the
  * broker's pushes give it no peers and no other job (bpush).  It shows
  * as drain while it still runs guest work, drained once it runs none.
+ * A node may also take itself down (NODE_DOWN: its starts failed
+ * node_fault_limit times in a row for reasons of its own, nodedown.h):
+ * held like a drain (bn_drain 2), listed as down with its reason, kept
+ * by address and name through its node manager's restarts until
+ * CilkNodes resume NODE.  A node down by itself says so again with
+ * every registration until it is given work again, so a broker
+ * restarted meanwhile learns it again; a report of a down already
+ * resumed (its boot and number) is not taken again.
  * Nothing here survives a restart of the broker.
  */
 #ifndef CILKNOW_BROKER_HEALTH_H
@@ -30,7 +38,8 @@
 
 enum broker_hold_kind {
 	BROKER_HOLD_DRAIN = 1,
-	BROKER_HOLD_DOWN
+	BROKER_HOLD_DOWN,	/* forgotten: silent */
+	BROKER_HOLD_FAULT	/* down by itself (NODE_DOWN) */
 };
 
 struct broker_hold {
@@ -42,6 +51,8 @@ struct broker_hold {
 	char		 bh_reason[PROTO_HEALTH_REASON_MAX + 1];
 	char		 bh_user[MSG_NAME_MAX + 1];	/* drain: who */
 	uint64_t	 bh_since_ms;	/* wall clock */
+	uint64_t	 bh_boot;	/* fault: the node's boot ... */
+	uint32_t	 bh_gen;	/* ... and its down's number */
 	double		 bh_at;		/* now_mono() when recorded */
 };
 
@@ -78,6 +89,17 @@ void	broker_health_on_register(struct broker_health *, struct broker *,
 	    struct broker_node *);
 
 /*
+ * A registered node n reported itself down (NODE_DOWN) with its boot,
+ * the down's number and reason.  1 if it is held down now (a new hold,
+ * or a new reason for it), 0 if nothing changed: held already for this
+ * down, or a down resumed already (resume sets bn_resumed_*), or its
+ * boot is not the node's, or the table is full.
+ */
+int	broker_health_fault(struct broker_health *, struct broker *,
+	    struct broker_node *n, uint64_t boot, uint32_t gen,
+	    const char *reason, uint64_t wall_ms, double now);
+
+/*
  * broker_expire() forgets n, silent for `silent` seconds: it is down,
  * "silent since TIME" (UTC), since wall_ms less its silence.  The
  * oldest down record makes room if the table is full.
@@ -88,7 +110,10 @@ void	broker_health_down(struct broker_health *, const struct broker_node *,
 /* Forgets down records older than bh_down_keep seconds (if not 0). */
 void	broker_health_expire(struct broker_health *, double now);
 
-/* The state CilkNodes shows: drain or drained if held, else its own. */
+/*
+ * The state CilkNodes shows: down if down by itself, drain or drained
+ * if drained, else its own.
+ */
 uint8_t	broker_health_state(const struct broker_node *);
 
 /*

@@ -67,6 +67,10 @@ enum proto_handler {
 	/* CilkNodes drain, resume, -R (proto_health.h). */
 	PROTO_H_HEALTH_REQ = 62,		/* tool -> broker, any */
 	PROTO_H_HEALTH = 63,			/* broker -> tool */
+	PROTO_H_NODE_DOWN = 64,			/* node -> broker, cluster:
+						   down by itself (nodedown.h) */
+	PROTO_H_DESC_REFUSED = 65,		/* node -> jobmgr, user as
+						   @cluster (proto_refuse.h) */
 	PROTO_H_MAX
 };
 
@@ -220,6 +224,9 @@ enum proto_pending {
 	PROTO_PENDING_NONE = 0,	/* it has some, or has not been looked at */
 	PROTO_PENDING_WAITING,	/* every processor that fits is in use */
 	PROTO_PENDING_NOFIT,	/* no node lends what one worker takes */
+	PROTO_PENDING_AFTER,	/* not registered yet: its job manager waits
+				   for CilkRun --after JOB (broker_wait.h);
+				   job 0 */
 	PROTO_PENDING_MAX
 };
 

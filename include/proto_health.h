@@ -66,6 +66,24 @@ struct proto_health {
 	struct proto_health_row	 he_rows[PROTO_HEALTH_ROWS_MAX];
 };
 
+/*
+ * NODE_DOWN (node -> broker, cluster scheme): a node manager whose
+ * starts failed node_fault_limit times in a row for reasons of its own
+ * (nodedown.h) is down and says why, at once and again with every
+ * registration while it is down.  nd_boot is its registration's
+ * nr_boot, nd_gen (>= 1) numbers its downs, nd_reason as a drain's.
+ */
+struct proto_node_down {
+	uint64_t	nd_boot;
+	uint32_t	nd_gen;
+	char		nd_reason[PROTO_HEALTH_REASON_MAX + 1];
+};
+
+size_t	proto_node_down_enc(const struct proto_node_down *, uint8_t *,
+	    size_t);
+int	proto_node_down_dec(struct proto_node_down *, const uint8_t *,
+	    size_t);
+
 /* 1 if s may be a reason: 1 to the maximum bytes, no control bytes. */
 int	proto_health_reason_ok(const char *s);
 

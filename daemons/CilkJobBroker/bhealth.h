@@ -29,6 +29,12 @@ void	bhealth_init(struct bhealth *, struct dctx *, struct broker *,
 void	bhealth_fini(struct bhealth *);
 void	bhealth_on_req(struct bhealth *, struct msg_ep *,
 	    const struct msg_in *);
+/*
+ * NODE_DOWN from a registered node (cluster scheme): it is down by
+ * itself, with its reason, until CilkNodes resume (broker_health.h).
+ */
+void	bhealth_on_node_down(struct bhealth *, struct msg_ep *,
+	    const struct msg_in *);
 /* broker_expire's news of a node forgotten: it is down. */
 void	bhealth_down(struct bhealth *, const struct broker_node *,
 	    double silent);

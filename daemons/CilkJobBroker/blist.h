@@ -6,13 +6,15 @@
  * there, not at the head of the list, while no node has joined or left:
  * a whole listing costs O(rows).  A drained node shows as drain or
  * drained; the nodes down (forgotten, broker_health.h) come after the
- * registered ones, at the places after theirs.
+ * registered ones, at the places after theirs; so do the job managers
+ * waiting for --after (broker_wait.h) after the jobs.
  */
 #ifndef CILKJOBBROKER_BLIST_H
 #define CILKJOBBROKER_BLIST_H
 
 #include "broker.h"
 #include "broker_health.h"
+#include "broker_wait.h"
 #include "cookie.h"
 
 struct blist {
@@ -20,6 +22,8 @@ struct blist {
 	struct cookie_key	*bl_cookie;
 	/* Down nodes, listed after the registered ones (NULL: none). */
 	const struct broker_health *bl_health;
+	/* Job managers held by --after, after the jobs (NULL: none). */
+	const struct broker_waits *bl_waits;
 	/* Where the last node page stopped, while br_members holds. */
 	uint64_t		 bl_members;
 	uint32_t		 bl_at;

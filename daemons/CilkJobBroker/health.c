@@ -98,6 +98,33 @@ bhealth_on_req(struct bhealth *bh, struct msg_ep *ep, const struct msg_in *in)
 }
 
 void
+bhealth_on_node_down(struct bhealth *bh, struct msg_ep *ep,
+    const struct msg_in *in)
+{
+	struct proto_node_down d;
+	struct broker_node *n;
+	uint64_t epoch = bh->bh_br->br_epoch;
+
+	(void)ep;
+	if (proto_node_down_dec(&d, in->mi_data, in->mi_len) == -1) {
+		log_debug("%s: malformed, from %s", __func__, in->mi_name);
+		return;
+	}
+	/* Only a node registered from there speaks for itself. */
+	if ((n = broker_node_by_addr(bh->bh_br, &in->mi_from)) == NULL)
+		return;
+	if (broker_health_fault(&bh->bh_mem, bh->bh_br, n, d.nd_boot,
+	    d.nd_gen, d.nd_reason, now_real_ms(), now_mono()) == 0)
+		return;
+	log_warnx("node %u (%s) is down: %s; it takes no work until "
+	    "CilkNodes resume %u", n->bn_id, n->bn_host, d.nd_reason,
+	    n->bn_id);
+	bpush_to(bh->bh_push, n);	/* no peers for it from now on */
+	if (bh->bh_br->br_epoch != epoch && bh->bh_changed != NULL)
+		bh->bh_changed(bh->bh_arg);
+}
+
+void
 bhealth_down(struct bhealth *bh, const struct broker_node *n, double silent)
 {
 	broker_health_down(&bh->bh_mem, n, silent, now_real_ms(), now_mono());

@@ -103,7 +103,7 @@ blist_on_list(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 	struct broker_job *j;
 	struct broker_node *n;
 	double now = now_mono();
-	uint32_t k = 0;
+	uint32_t k = 0, i;
 	size_t len;
 
 	if (proto_list_dec(&l, in->mi_data, in->mi_len) == -1)
@@ -125,6 +125,10 @@ blist_on_list(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 				break;
 			job_row(j, now_real_ms(), &jrows[k++]);
 		}
+		for (i = 0; bl->bl_waits != NULL &&
+		    i < bl->bl_waits->bw_n && k < PROTO_ROWS_MAX; i++)
+			broker_wait_row(&bl->bl_waits->bw_w[i], now,
+			    &jrows[k++]);
 		while ((len = proto_jobs_enc(jrows, k, bl->bl_buf,
 		    sizeof(bl->bl_buf))) == 0 && k > 0)
 			k--;
@@ -200,6 +204,27 @@ down_page(struct blist *bl, const struct proto_list_page *q, double now,
 	return x == NULL ? 0 : at;
 }
 
+/*
+ * The job managers waiting for --after at places br_njobs on, into rows
+ * after *k; the place to go on from, 0 at the end.
+ */
+static uint32_t
+wait_page(struct blist *bl, const struct proto_list_page *q, double now,
+    struct proto_job_row *rows, uint32_t *k, uint32_t scanned)
+{
+	uint32_t at = bl->bl_br->br_njobs, i;
+
+	if (bl->bl_waits == NULL || q->lp_job != 0)
+		return 0;
+	i = q->lp_from > at ? q->lp_from - at : 0;
+	for (; i < bl->bl_waits->bw_n && *k < PROTO_PAGE_JOB_ROWS &&
+	    scanned < PROTO_PAGE_SCAN; i++) {
+		scanned++;
+		broker_wait_row(&bl->bl_waits->bw_w[i], now, &rows[(*k)++]);
+	}
+	return i >= bl->bl_waits->bw_n ? 0 : at + i;
+}
+
 void
 blist_on_page(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 {
@@ -236,6 +261,9 @@ blist_on_page(struct blist *bl, struct msg_ep *ep, const struct msg_in *in)
 				job_row(j, wall, &jrows[k++]);
 		}
 		next = j == NULL ? 0 : q.lp_from + scanned;
+		/* The jobs done: those waiting for --after, after them. */
+		if (j == NULL)
+			next = wait_page(bl, &q, now, jrows, &k, scanned);
 		h = PROTO_H_JOBS_PAGE;
 		len = proto_page_enc(q.lp_what, q.lp_from, next, jrows, k,
 		    bl->bl_buf, sizeof(bl->bl_buf));

@@ -15,6 +15,7 @@
 #include "bpush.h"
 #include "breg.h"
 #include "broker.h"
+#include "broker_wait.h"
 #include "cookie.h"
 #include "dctx.h"
 #include "gone.h"
@@ -39,6 +40,7 @@ struct bctx {
 	struct jobid	 b_jobid;		/* jobid.c */
 	struct bacct	 b_acct;		/* acct.c: CilkHist */
 	struct bpersist	 b_persist;	/* persist.c: registry.db */
+	struct broker_waits b_waits;	/* held by --after: CilkPs */
 	struct evtimer	*b_soon;	/* batched schedule-and-push */
 	uint8_t		 b_buf[MSG_PAYLOAD_MAX];
 };
@@ -145,6 +147,7 @@ on_tick(struct evloop *loop, void *arg)
 	bkill_expire(&b->b_kill, now_mono());
 	bacct_expire(&b->b_acct, now_mono());
 	bhealth_expire(&b->b_health, now_mono());
+	broker_wait_expire(&b->b_waits, now_mono(), 3 * interval);
 
 	if (broker_expire(&b->b_br, now_mono(), on_gone, &gone) > GONE_NAMED)
 		log_warnx("and %d more nodes or jobs silent for %g s: "
@@ -239,6 +242,7 @@ on_job_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    now_mono() - b->b_push.bu_started);
 	if (b->b_br.br_epoch != epoch)
 		bacct_job_registered(&b->b_acct, j);
+	broker_wait_forget(&b->b_waits, &in->mi_from);	/* held no more */
 	jobid_save(&b->b_jobid, &b->b_br);
 	ack.ak_id = j->bj_id;
 	ack.ak_interval_ms = (uint32_t)(b->b_br.br_interval * 1000);
@@ -348,7 +352,22 @@ on_acct_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 static void
 on_after_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
-	bacct_on_after(&((struct bctx *)arg)->b_acct, ep, in);
+	struct bctx *b = arg;
+	struct proto_job_unreg q;
+
+	/* Its job manager waits: CilkPs lists it (broker_wait.h). */
+	if (msg_user_name_ok(in->mi_name) &&
+	    proto_job_unreg_dec(&q, in->mi_data, in->mi_len) == 0 &&
+	    q.ju_job != 0)
+		(void)broker_wait_note(&b->b_waits, in->mi_name, &in->mi_from,
+		    q.ju_job, b->b_br.br_user_jobs, now_mono());
+	bacct_on_after(&b->b_acct, ep, in);
+}
+
+static void
+on_node_down(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	bhealth_on_node_down(&((struct bctx *)arg)->b_health, ep, in);
 }
 
 static const struct msg_handler handlers[PROTO_H_MAX] = {
@@ -363,6 +382,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_PRED_REQ] = { "pred-req", MSG_SCHEMES_ALL, on_pred_req },
 	[PROTO_H_PRED_USERS] = { "pred-users",
 	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_pred_users },
+	[PROTO_H_NODE_DOWN] = { "node-down",
+	    MSG_SCHEME_BIT(MSG_SCHEME_CLUSTER), on_node_down },
 	/* Only a user's key speaks for a user. */
 	[PROTO_H_KILL_REQ] = { "kill-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_kill_req },
@@ -470,6 +491,8 @@ main(int argc, char *argv[])
 	bhealth_init(&b.b_health, &b.b_dc, &b.b_br, &b.b_push, &b.b_cookie,
 	    kill_changed, &b);
 	b.b_list.bl_health = &b.b_health.bh_mem;
+	broker_wait_init(&b.b_waits);
+	b.b_list.bl_waits = &b.b_waits;
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
 	    &b);
 	dctx_ready(&b.b_dc);

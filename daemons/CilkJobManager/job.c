@@ -8,6 +8,7 @@
 
 #include "jmacct.h"
 #include "jobmgr.h"
+#include "proto_refuse.h"
 #include "log.h"
 #include "mono.h"
 #include "proto_kill.h"
@@ -463,6 +464,46 @@ on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		(void)msg_ep_reply(ep, in, PROTO_H_OUTPUT_ACK, buf, len);
 }
 
+/*
+ * A processor that fetched a task refused it for its node's own reason
+ * (DESC_REFUSED, proto_refuse.h): as if it had reported an exit with
+ * status PROTO_EXIT_NODE_FAULT, at once rather than at the reclaim.
+ */
+static void
+on_desc_refused(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct jobmgr *j = arg;
+	struct proto_desc_refused m;
+	struct proto_output o;
+	const struct tt_task *tk;
+	uint32_t i;
+
+	(void)ep;
+	if (!msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
+	    proto_desc_refused_dec(&m, in->mi_data, in->mi_len) == -1 ||
+	    m.rf_job != j->j_job)
+		return;
+	/* The task handed to that processor, by that fetch. */
+	for (i = 0; i < j->j_tt.tt_n; i++) {
+		tk = &j->j_tt.tt_t[i];
+		if (tt_holds(&j->j_tt, i, m.rf_node) &&
+		    tk->tk_state == TT_RUNNING && (m.rf_fetch == 0 ||
+		    tk->tk_fetch == 0 || tk->tk_fetch == m.rf_fetch))
+			break;
+	}
+	if (i == j->j_tt.tt_n)
+		return;		/* not its task (any more) */
+	memset(&o, 0, sizeof(o));
+	o.ou_job = m.rf_job;
+	o.ou_task = i;
+	o.ou_stream = PROTO_STREAM_EXIT;
+	o.ou_status = PROTO_EXIT_NODE_FAULT;
+	o.ou_data = (const uint8_t *)m.rf_reason;
+	o.ou_len = (uint16_t)strlen(m.rf_reason);
+	strlcpy(o.ou_node, m.rf_node, sizeof(o.ou_node));
+	task_exit(j, i, m.rf_node, &o);
+}
+
 static void
 on_lost(uint32_t task, const struct tt_task *tk, void *arg)
 {
@@ -571,6 +612,8 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    jmacct_on_ack },
 	[PROTO_H_STAGE_REQ] = { "stage-req",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), jobmgr_on_stage_req },
+	[PROTO_H_DESC_REFUSED] = { "desc-refused",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), on_desc_refused },
 };
 
 const struct msg_handler *

@@ -12,6 +12,7 @@
 #include "loadmodel.h"
 #include "nmpriv.h"
 #include "nodecore.h"
+#include "nodedown.h"
 #include "pred.h"
 #include "proto.h"
 #include "proto_pred.h"
@@ -196,6 +197,8 @@ struct node {
 	double		 n_failed_at;	/* ... at this time */
 	double		 n_checked_at;	/* last job-manager ping */
 	uint64_t	 n_started, n_refused;
+	struct nd_count	 n_nd;		/* node faults in a row (ndown.c) */
+	double		 n_down_at;	/* when it went down, reported */
 
 	/* The fair-share exchange (pair.c). */
 	double		 n_quantum;
@@ -220,6 +223,15 @@ int	node_stagein_on_desc(struct node *, const struct msg_in *);
 /* worker.c: a worker that could not start; its job manager hears why. */
 void	node_start_failed(struct node *, struct worker *, const char *why,
 	    int node_fault);
+/* ndown.c: node faults in a row take the node down (nodedown.h). */
+void	node_fault_counted(struct node *, const char *why);
+void	node_start_counted(struct node *);
+void	node_down_report(struct node *);
+int	node_down_on_assign(struct node *);
+/* refuse.c: DESC_REFUSED to the job manager (proto_refuse.h). */
+void	node_desc_refused(struct node *, struct slot *, const char *why);
+int	node_fetch_refusal(const struct node *, const struct slot *,
+	    double since, char *why, size_t whysz);
 /* pcheck.c: 0, or -1 and why the node itself cannot start a worker. */
 int	node_start_check(const struct node *, const char *user, char *why,
 	    size_t whylen);

@@ -48,6 +48,7 @@ send_register(struct node *n)
 	    msg_ep_send(n->n_dc.dc_ep, &n->n_broker, MSG_SCHEME_CLUSTER,
 	    PROTO_H_NODE_REGISTER, n->n_buf, len) == -1)
 		log_debug("%s: send to the broker failed", __func__);
+	node_down_report(n);	/* down by itself: why, again (ndown.c) */
 }
 
 static void

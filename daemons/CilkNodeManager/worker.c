@@ -122,8 +122,17 @@ on_fetch_timer(struct evloop *loop, void *arg)
 	    s->s_state != PROTO_NS_SWITCHING)
 		return;
 	if (s->s_fetch_tries >= FETCH_TRIES) {
-		log_warnx("job %u: its job manager did not answer; giving up",
-		    s->s_want_job);
+		char why[200];
+
+		/* Its answers came but did not open: say why (refuse.c). */
+		if (node_fetch_refusal(n, s, now_mono() - FETCH_TRIES *
+		    FETCH_WAIT - 1, why, sizeof(why)) == 0) {
+			log_warnx("job %u: not started: %s", s->s_want_job,
+			    why);
+			node_desc_refused(n, s, why);
+		} else
+			log_warnx("job %u: its job manager did not answer; "
+			    "giving up", s->s_want_job);
 		forget_assignment(n, s);
 		return;
 	}
@@ -188,6 +197,8 @@ node_on_assign(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
 	    proto_assign_dec(&a, in->mi_data, in->mi_len) == -1)
 		return;
+	if (node_down_on_assign(n))
+		return;		/* down by itself (ndown.c) */
 	if (!n->n_owner_away || (s = node_slot_at(n, a.as_slot)) == NULL ||
 	    !s->s_lent) {
 		node_register_now(n);	/* it has us wrong: correct it */
@@ -269,6 +280,8 @@ node_may_take(struct node *n, const struct slot *s, uint32_t job,
 
 	if (!n->n_root && strcmp(user, n->n_self) != 0)
 		return 0;
+	if (n->n_nd.nd_down)
+		return 0;	/* down by itself (ndown.c) */
 	if (pj != NULL && !node_fits(n, s, pj->pj_cpus, pj->pj_mem_mb, 0))
 		return 0;
 	if (job_draining(n, s, job))
@@ -333,6 +346,7 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	char why[256];
 	uint32_t mem_mb;
 	uint16_t i, cpus;
+	int tell = 1;	/* the node's own reason: DESC_REFUSED (refuse.c) */
 
 	(void)ep;
 	/* A fresh one for a task whose files took long (stagein.c). */
@@ -368,6 +382,7 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (d.de_job != s->s_want_job) {
 		snprintf(why, sizeof(why), "for job %u, not %u", d.de_job,
 		    s->s_want_job);
+		tell = 0;
 		goto refuse_free;
 	}
 	if (strcmp(d.de_user, s->s_want_user) != 0) {
@@ -378,14 +393,17 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (proto_desc_needs(&d, &cpus, &mem_mb) == -1) {
 		snprintf(why, sizeof(why), "malformed %s or %s",
 		    PROTO_CPUS_ENV, PROTO_MEM_ENV);
+		tell = 0;	/* the job's */
 		goto refuse_free;
 	}
 	/*
 	 * What it says it takes, signed, is what it holds (a hold lost
 	 * since the switch began is taken again, or it does not start).
 	 */
-	if (node_hold(n, s, cpus, 0, s->s_want_room, why, sizeof(why)) == -1)
+	if (node_hold(n, s, cpus, 0, s->s_want_room, why, sizeof(why)) == -1) {
+		tell = 0;	/* passing: the owner's load, not a fault */
 		goto refuse_free;
+	}
 	s->s_want_cpus = cpus;
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
 		proto_desc_free(&d);
@@ -426,6 +444,8 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		log_warnx("job %u: description refused: %s (%llu refused so "
 		    "far)", s->s_want_job, why,
 		    (unsigned long long)n->n_refused);
+	if (tell)
+		node_desc_refused(n, s, why);
 	forget_assignment(n, s);
 }
 
@@ -448,6 +468,9 @@ node_start_failed(struct node *n, struct worker *w, const char *why,
 	    why[0] != '\0' ? why : "no reason given");
 	w->w_seen = now_mono();
 	n->n_refused++;
+	if (node_fault)
+		node_fault_counted(n, why[0] != '\0' ? why : "no reason "
+		    "given");
 	forget_assignment(n, s);
 	node_relay(n, w);	/* may free w */
 }
@@ -480,6 +503,7 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	if (s->s_want_job == w->w_job)
 		s->s_want_job = 0;
 	n->n_started++;
+	node_start_counted(n);
 	/* No pairing until the broker has counted us in the new job. */
 	s->s_pair_block_until = now_mono() + 3 * n->n_quantum;
 	s->s_jobmgr_seen = w->w_seen = now_mono();

@@ -581,6 +581,25 @@ assign(struct broker *br, const struct at *a, struct broker_job *j,
 	fn(a->n, a->i, j, room, arg);
 }
 
+int
+broker_node_quiet(const struct broker *br, const struct broker_node *n,
+    double now)
+{
+	double slack = br->br_interval * (BROKER_QUIET - 1);
+
+	/* At least a second late (a loaded host), at most an interval. */
+	if (slack < 1)
+		slack = br->br_interval < 1 ? br->br_interval : 1;
+	return now - n->bn_seen > br->br_interval + slack;
+}
+
+/* 1 if n takes no new work: drained, down by itself, or quiet. */
+static int
+held(const struct broker *br, const struct broker_node *n, double now)
+{
+	return n->bn_drain || broker_node_quiet(br, n, now);
+}
+
 /*
  * Room for a job's first worker that fits nowhere free: a node that
  * lends the memory and has as many processors it may take; its first
@@ -595,7 +614,7 @@ room_slot(struct broker *br, double now, const struct broker_job *j,
 	int first;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		if (n->bn_drain || n->bn_mem_mb < j->bj_mem_mb)
+		if (held(br, n, now) || n->bn_mem_mb < j->bj_mem_mb)
 			continue;
 		first = -1;
 		for (i = 0, k = 0; i < n->bn_nslots; i++) {
@@ -624,7 +643,7 @@ fitting_slot(struct broker *br, double now, const struct broker_job *j,
 	uint16_t i;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		if (n->bn_drain || !broker_job_fits(br, n, j, now))
+		if (held(br, n, now) || !broker_job_fits(br, n, j, now))
 			continue;
 		for (i = 0; i < n->bn_nslots; i++)
 			if (slot_free(br, &n->bn_slots[i], now)) {
@@ -665,9 +684,10 @@ free_slot(struct broker *br, double now, struct at *from, struct at *out)
 		/*
 		 * By the processor's own state: a node stopping one worker
 		 * still has its idle processors to give.  A drained node
-		 * has none.
+		 * has none, nor one quiet for a register interval.
 		 */
-		for (; !from->n->bn_drain && from->i < from->n->bn_nslots;
+		for (; !held(br, from->n, now) &&
+		    from->i < from->n->bn_nslots;
 		    from->i++) {
 			if (slot_free(br, &from->n->bn_slots[from->i], now)) {
 				*out = *from;
@@ -718,7 +738,7 @@ slot_to_share(struct broker *br, double now, struct at *out)
 	if (big == NULL)
 		return 0;
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		for (i = 0; !n->bn_drain && i < n->bn_nslots; i++)
+		for (i = 0; !held(br, n, now) && i < n->bn_nslots; i++)
 			if (broker_slot_available(&n->bn_slots[i]) &&
 			    broker_slot_job(&n->bn_slots[i], now,
 			    br->br_assign_timeout) == big->bj_id) {
@@ -732,12 +752,13 @@ slot_to_share(struct broker *br, double now, struct at *out)
 
 /* 1 if some node that can take work lends what one worker of j takes. */
 static int
-fits_somewhere(const struct broker *br, const struct broker_job *j)
+fits_somewhere(const struct broker *br, const struct broker_job *j,
+    double now)
 {
 	const struct broker_node *n;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
-		if (broker_node_available(n) && !n->bn_drain &&
+		if (broker_node_available(n) && !held(br, n, now) &&
 		    n->bn_lent >= j->bj_cpus &&
 		    n->bn_mem_mb >= j->bj_mem_mb)
 			return 1;
@@ -746,13 +767,13 @@ fits_somewhere(const struct broker *br, const struct broker_job *j)
 
 /* Why each job left without a processor has none (CilkPs REASON). */
 static void
-pending_reasons(struct broker *br)
+pending_reasons(struct broker *br, double now)
 {
 	struct broker_job *j;
 
 	TAILQ_FOREACH(j, &br->br_jobs, bj_entry)
 		j->bj_pending = j->bj_count > 0 ? PROTO_PENDING_NONE :
-		    job_needs(j) && !fits_somewhere(br, j) ?
+		    job_needs(j) && !fits_somewhere(br, j, now) ?
 		    PROTO_PENDING_NOFIT : PROTO_PENDING_WAITING;
 }
 
@@ -764,7 +785,7 @@ broker_schedule(struct broker *br, double now, broker_assign_fn *fn,
 {
 	int assigned = schedule(br, now, fn, arg);
 
-	pending_reasons(br);
+	pending_reasons(br, now);
 	return assigned;
 }
 
@@ -810,11 +831,12 @@ schedule(struct broker *br, double now, broker_assign_fn *fn, void *arg)
 		assign(br, &f, j, 0, now, fn, arg);
 		assigned++;
 	}
-	/* A drained node's processors count while they run a job. */
+	/* A held node's processors count while they run a job. */
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry)
 		for (k = 0; k < n->bn_nslots; k++)
 			if (broker_slot_available(&n->bn_slots[k]) &&
-			    (!n->bn_drain || broker_slot_job(&n->bn_slots[k],
+			    (!held(br, n, now) ||
+			    broker_slot_job(&n->bn_slots[k],
 			    now, br->br_assign_timeout) != 0))
 				avail++;
 	i = 0;

@@ -70,15 +70,19 @@ holds(const struct broker_hold *x, const struct broker_node *n)
 	    (x->bh_host[0] != '\0' && strcmp(x->bh_host, n->bn_host) == 0);
 }
 
-static int
+/* What holds n: 2 down by itself, 1 drained, 0 nothing (bn_drain). */
+static uint8_t
 drained(const struct broker_health *h, const struct broker_node *n)
 {
 	const struct broker_hold *x;
+	uint8_t d = 0;
 
 	TAILQ_FOREACH(x, &h->bh_holds, bh_entry)
-		if (x->bh_kind == BROKER_HOLD_DRAIN && holds(x, n))
-			return 1;
-	return 0;
+		if (x->bh_kind == BROKER_HOLD_FAULT && holds(x, n))
+			return 2;
+		else if (x->bh_kind == BROKER_HOLD_DRAIN && holds(x, n))
+			d = 1;
+	return d;
 }
 
 /* Every node's bn_drain as the records say; the epoch rises on change. */
@@ -89,7 +93,7 @@ apply(struct broker_health *h, struct broker *br)
 	uint8_t d;
 
 	TAILQ_FOREACH(n, &br->br_nodes, bn_entry) {
-		d = (uint8_t)drained(h, n);
+		d = drained(h, n);
 		if (d != n->bn_drain) {
 			n->bn_drain = d;
 			br->br_epoch++;
@@ -201,6 +205,11 @@ resume(struct broker_health *h, struct broker *br,
 			node_text(n != NULL ? n->bn_id : x->bh_node,
 			    n != NULL ? n->bn_host : x->bh_host, what,
 			    sizeof(what));
+		/* Its own reports of this down are not taken again. */
+		if (x->bh_kind == BROKER_HOLD_FAULT && n != NULL) {
+			n->bn_resumed_boot = x->bh_boot;
+			n->bn_resumed_gen = x->bh_gen;
+		}
 		hold_remove(h, x);
 	}
 	if (k == 0) {
@@ -209,7 +218,8 @@ resume(struct broker_health *h, struct broker *br,
 			    "lists them)", q->hq_node);
 		else {
 			node_text(n->bn_id, n->bn_host, what, sizeof(what));
-			snprintf(msg, msgsz, "%s is not drained", what);
+			snprintf(msg, msgsz, "%s is not drained or down",
+			    what);
 		}
 		return -1;
 	}
@@ -254,12 +264,55 @@ broker_health_on_register(struct broker_health *h, struct broker *br,
 			continue;
 		}
 		x->bh_node = n->bn_id;
-		d = 1;
+		if (x->bh_kind == BROKER_HOLD_FAULT)
+			d = 2;
+		else if (d == 0)
+			d = 1;
 	}
 	if (d != n->bn_drain) {
 		n->bn_drain = d;
 		br->br_epoch++;
 	}
+}
+
+int
+broker_health_fault(struct broker_health *h, struct broker *br,
+    struct broker_node *n, uint64_t boot, uint32_t gen, const char *reason,
+    uint64_t wall_ms, double now)
+{
+	struct broker_hold *x;
+
+	if (boot != n->bn_boot || gen == 0 ||
+	    (n->bn_resumed_boot == boot && n->bn_resumed_gen >= gen))
+		return 0;
+	TAILQ_FOREACH(x, &h->bh_holds, bh_entry)
+		if (x->bh_kind == BROKER_HOLD_FAULT && holds(x, n))
+			break;
+	if (x != NULL && x->bh_boot == boot && x->bh_gen == gen &&
+	    strcmp(x->bh_reason, reason) == 0)
+		return 0;	/* said again, with its registration */
+	if (x == NULL) {
+		if (h->bh_n >= BROKER_HOLDS_MAX ||
+		    (x = calloc(1, sizeof(*x))) == NULL)
+			return 0;
+		x->bh_kind = BROKER_HOLD_FAULT;
+		TAILQ_INSERT_TAIL(&h->bh_holds, x, bh_entry);
+		h->bh_n++;
+		x->bh_since_ms = wall_ms;
+		x->bh_at = now;
+	} else if (x->bh_boot != boot || x->bh_gen != gen) {
+		x->bh_since_ms = wall_ms;	/* another down */
+		x->bh_at = now;
+	}
+	x->bh_node = n->bn_id;
+	x->bh_addr = n->bn_addr;
+	strlcpy(x->bh_host, n->bn_host, sizeof(x->bh_host));
+	strlcpy(x->bh_reason, reason, sizeof(x->bh_reason));
+	x->bh_user[0] = '\0';
+	x->bh_boot = boot;
+	x->bh_gen = gen;
+	apply(h, br);
+	return 1;
 }
 
 void
@@ -342,6 +395,8 @@ broker_health_state(const struct broker_node *n)
 {
 	if (!n->bn_drain)
 		return n->bn_state;
+	if (n->bn_drain == 2)
+		return PROTO_NS_DOWN;
 	return runs_work(n) ? PROTO_NS_DRAIN : PROTO_NS_DRAINED;
 }
 
@@ -360,6 +415,12 @@ row(const struct broker_hold *x, struct broker *br,
 	r->hr_since_ms = x->bh_since_ms;
 	if (x->bh_kind == BROKER_HOLD_DOWN) {
 		r->hr_state = PROTO_NS_DOWN;
+		return;
+	}
+	if (x->bh_kind == BROKER_HOLD_FAULT) {
+		r->hr_state = PROTO_NS_DOWN;
+		if ((n = broker_node_by_addr(br, &x->bh_addr)) != NULL)
+			r->hr_node = n->bn_id;
 		return;
 	}
 	/* A drained node not registered now runs nothing of ours. */
@@ -383,7 +444,7 @@ broker_health_rows(const struct broker_health *h, struct broker *br,
 
 	out->he_n = 0;
 	out->he_total = h->bh_n;
-	for (kind = BROKER_HOLD_DRAIN; kind <= BROKER_HOLD_DOWN; kind++)
+	for (kind = BROKER_HOLD_DRAIN; kind <= BROKER_HOLD_FAULT; kind++)
 		TAILQ_FOREACH(x, &h->bh_holds, bh_entry)
 			if (x->bh_kind == kind &&
 			    out->he_n < PROTO_HEALTH_ROWS_MAX)

@@ -84,6 +84,7 @@ static const struct conf_key conf_keys[] = {
 	{ "listen",		CONF_T_HOSTPORT, CONF_F_EMPTY, "" },
 	{ "logind",		CONF_T_PATH,	0, "system" },
 	{ "munge_socket",	CONF_T_PATH,	0, "/run/munge/munge.socket.2" },
+	{ "node_fault_limit",	CONF_T_COUNT,	0, "3" },	/* nodedown.h */
 	{ "nodes_max",		CONF_T_COUNT,	0, "100000" },
 	{ "owners",		CONF_T_USERS,	0, "" },
 	{ "policy",		CONF_T_POLICY,	0, "targeted" },

@@ -157,3 +157,35 @@ proto_health_dec(struct proto_health *m, const uint8_t *buf, size_t len)
 	}
 	return wire_get_end(&r);
 }
+
+size_t
+proto_node_down_enc(const struct proto_node_down *m, uint8_t *buf,
+    size_t cap)
+{
+	struct wire_w w;
+
+	if (m->nd_gen == 0 || !proto_health_reason_ok(m->nd_reason))
+		return 0;
+	wire_w_init(&w, buf, cap);
+	wire_put_u64(&w, m->nd_boot);
+	wire_put_u32(&w, m->nd_gen);
+	wire_put_str(&w, m->nd_reason);
+	return finish(&w);
+}
+
+int
+proto_node_down_dec(struct proto_node_down *m, const uint8_t *buf,
+    size_t len)
+{
+	struct wire_r r;
+
+	memset(m, 0, sizeof(*m));
+	wire_r_init(&r, buf, len);
+	if (wire_get_u64(&r, &m->nd_boot) == -1 ||
+	    wire_get_u32(&r, &m->nd_gen) == -1 ||
+	    wire_get_str(&r, m->nd_reason, sizeof(m->nd_reason)) == -1 ||
+	    wire_get_end(&r) == -1 || m->nd_gen == 0 ||
+	    !proto_health_reason_ok(m->nd_reason))
+		return -1;
+	return 0;
+}

@@ -122,6 +122,88 @@ gone(const struct broker_node *n, const struct broker_job *j, double silent,
 	(void)j;
 }
 
+/* A node down by itself (NODE_DOWN): held, listed, resumed. */
+static void
+test_fault(void)
+{
+	static struct proto_health rows;
+	struct broker_node *a, *b;
+	struct broker_job *j;
+	char msg[PROTO_REASON_MAX];
+	const char *why = "no space left in /s (0 KiB free) (3 starts in a "
+	    "row)";
+
+	fresh();
+	a = node(2, 2, NULL, 0, 0);
+	b = node(3, 2, NULL, 0, 0);
+	is_int(broker_health_fault(&bh, &br, a, 99, 1, why, 1700000000000ULL,
+	    1), 0, "a report with another boot is not taken");
+	is_int(a->bn_drain, 0, "and the node is not held");
+	is_int(broker_health_fault(&bh, &br, a, 2, 1, why, 1700000000000ULL,
+	    1), 1, "ws2 down by itself");
+	is_int(a->bn_drain, 2, "held as down");
+	is_int(broker_health_state(a), PROTO_NS_DOWN, "listed as down");
+	is_int(broker_health_fault(&bh, &br, a, 2, 1, why, 1700000000000ULL,
+	    2), 0, "said again with its registration: nothing new");
+	j = job(1, 1, 0, 1);
+	broker_schedule(&br, 1, on_assign, NULL);
+	is_int(given[a->bn_id], 0, "the down node is given nothing");
+	is_int(given[b->bn_id], 2, "the job goes to the other node");
+	memset(&rows, 0, sizeof(rows));
+	broker_health_rows(&bh, &br, &rows);
+	ok(rows.he_total == 1 && rows.he_n == 1 &&
+	    rows.he_rows[0].hr_state == PROTO_NS_DOWN &&
+	    rows.he_rows[0].hr_node == a->bn_id &&
+	    strcmp(rows.he_rows[0].hr_reason, why) == 0 &&
+	    rows.he_rows[0].hr_user[0] == '\0' &&
+	    rows.he_rows[0].hr_since_ms == 1700000000000ULL,
+	    "-R: down, its reason, no user, since when");
+	/* It registers again (the same or a restarted node manager). */
+	a = node(2, 2, NULL, 0, 3);
+	is_int(a->bn_drain, 2, "still down after it registers");
+	a->bn_boot = 77;	/* a restarted node manager */
+	broker_health_on_register(&bh, &br, a);
+	is_int(broker_health_state(a), PROTO_NS_DOWN,
+	    "still down after its node manager restarts");
+	is_int(set(PROTO_HO_RESUME, "ws2", NULL, "bob", 0, msg, sizeof(msg)),
+	    -1, "a user who is not an administrator may not resume it");
+	is_int(set(PROTO_HO_RESUME, "ws2", NULL, "root", 1, msg, sizeof(msg)),
+	    0, "an administrator resumes it: %s", msg);
+	is_int(a->bn_drain, 0, "it takes work again");
+	is_int(broker_health_state(a), PROTO_NS_IDLE, "listed as idle");
+	a->bn_boot = 2;
+	broker_health_on_register(&bh, &br, a);
+	is_int(broker_health_fault(&bh, &br, a, 2, 1, why, 1700000000000ULL,
+	    4), 0, "its own report of the down resumed is not taken again");
+	is_int(a->bn_drain, 0, "so it stays up");
+	memset(given, 0, sizeof(given));
+	(void)j;
+	(void)job(2, 1, 0, 4);
+	broker_schedule(&br, 5, on_assign, NULL);
+	ok(given[a->bn_id] > 0, "and is given work");
+	is_int(broker_health_fault(&bh, &br, a, 2, 2, "user bob unknown (3 "
+	    "starts in a row)", 1700000001000ULL, 5), 1,
+	    "a down of a new number holds it again");
+	is_int(broker_health_state(a), PROTO_NS_DOWN, "down again");
+	is_int(broker_health_fault(&bh, &br, a, 2, 2, "other", 1700000002000ULL,
+	    6), 1, "the same down with a new reason: taken");
+	memset(&rows, 0, sizeof(rows));
+	broker_health_rows(&bh, &br, &rows);
+	ok(rows.he_n == 1 && strcmp(rows.he_rows[0].hr_reason, "other") == 0 &&
+	    rows.he_rows[0].hr_since_ms == 1700000001000ULL,
+	    "one record: the new reason, since the down began");
+	/* Drained and down: resume undoes both. */
+	is_int(set(PROTO_HO_DRAIN, "ws2", "disk", "root", 1, msg, sizeof(msg)),
+	    0, "a down node may be drained too");
+	is_int(broker_health_state(a), PROTO_NS_DOWN, "down shows first");
+	is_int(set(PROTO_HO_RESUME, "127.0.0.2", NULL, "root", 1, msg,
+	    sizeof(msg)), 0, "resumed by address");
+	is_int(a->bn_drain, 0, "neither drained nor down");
+	is_int(set(PROTO_HO_RESUME, "ws2", NULL, "root", 1, msg, sizeof(msg)),
+	    -1, "a node neither drained nor down is not resumed");
+	ok(strstr(msg, "not drained or down") != NULL, "said: %s", msg);
+}
+
 int
 main(void)
 {
@@ -305,6 +387,7 @@ main(void)
 	is_int(broker_health_first_down(&bh)->bh_node, 105,
 	    "the oldest made room");
 
+	test_fault();
 	broker_health_fini(&bh);
 	broker_fini(&br);
 	return tap_done();

@@ -333,6 +333,60 @@ test_needs(void)
 	broker_fini(&br);
 }
 
+/*
+ * A node not heard from for more than a register interval (and a
+ * quarter) is given no new work, but still listed until 3 intervals.
+ */
+static void
+test_quiet(void)
+{
+	struct broker br;
+	struct broker_node *a, *b;
+	struct broker_job *j, *k;
+	const char *why = NULL;
+
+	broker_init(&br, 10.0);
+	memset(assigned, 0, sizeof(assigned));
+	nassigned = 0;
+	a = node(&br, 2, 0, PROTO_NS_IDLE, 0, 0);
+	b = node(&br, 3, 0, PROTO_NS_IDLE, 0, 0);
+	ok(!broker_node_quiet(&br, a, 12.5), "heard 12.5 s ago of 10: not "
+	    "quiet");
+	ok(broker_node_quiet(&br, a, 12.6), "12.6 s: quiet");
+	br.br_interval = 1;
+	ok(!broker_node_quiet(&br, a, 2.0) && broker_node_quiet(&br, a, 2.1),
+	    "an interval of 1 s: quiet after 2 s (a second late at least)");
+	br.br_interval = 0.5;
+	ok(!broker_node_quiet(&br, a, 1.0) && broker_node_quiet(&br, a, 1.1),
+	    "of 0.5 s: after 1 s (an interval late at most)");
+	br.br_interval = 10;
+	/* b registers again at 10; a is silent since 0. */
+	b = node(&br, 3, b->bn_id, PROTO_NS_IDLE, 0, 10);
+	j = job(&br, 0, "ann", 0, 1, 13, &why);
+	ok(j != NULL, "a job at 13 s");
+	broker_schedule(&br, 13, on_assign, NULL);
+	is_int(assigned[a->bn_id], 0, "the node silent for 13 s gets nothing");
+	is_int(assigned[b->bn_id], (int)j->bj_id, "the other gets the job");
+	is_int(nassigned, 1, "one assignment");
+	is_int(br.br_nnodes, 2, "the quiet node is still listed");
+	is_int(broker_expire(&br, 13, NULL, NULL), 0, "and not forgotten");
+	/* A second job, no free processor: not the quiet node's. */
+	k = job(&br, 0, "bob", 0, 1, 14, &why);
+	nassigned = 0;
+	broker_schedule(&br, 14, on_assign, NULL);
+	is_int(assigned[a->bn_id], 0, "a second job: still nothing for it");
+	/* It registers again: work at once. */
+	a = node(&br, 2, a->bn_id, PROTO_NS_IDLE, 0, 15);
+	nassigned = 0;
+	broker_schedule(&br, 15, on_assign, NULL);
+	ok(assigned[a->bn_id] == (int)k->bj_id && nassigned == 1,
+	    "heard again, it is given the waiting job");
+	/* Silent for 3 intervals: forgotten as before. */
+	(void)broker_expire(&br, 46, NULL, NULL);
+	is_int(br.br_nnodes, 0, "both nodes forgotten after 3 intervals");
+	broker_fini(&br);
+}
+
 int
 main(void)
 {
@@ -344,6 +398,7 @@ main(void)
 
 	test_slots();
 	test_needs();
+	test_quiet();
 	broker_init(&br, 1.0);
 	n = node(&br, 2, 0, PROTO_NS_IDLE, 0, 0);
 	ok(n != NULL && n->bn_id == 1, "a new node gets id 1");
@@ -453,6 +508,8 @@ main(void)
 	nassigned = 0;
 	broker_schedule(&br, 1.2, on_assign, NULL);
 	is_int(nassigned, 0, "not again while the assignment is fresh");
+	/* It goes on registering (one silent for an interval gets none). */
+	node(&br, 8, 0, PROTO_NS_IDLE, 0, 1.0 + br.br_assign_timeout);
 	broker_schedule(&br, 1.0 + br.br_assign_timeout + 0.1, on_assign,
 	    NULL);
 	is_int(nassigned, 1, "again once it timed out");

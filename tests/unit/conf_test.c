@@ -210,6 +210,7 @@ main(void)
 		{ "listen",		"" },
 		{ "logind",		"system" },
 		{ "munge_socket",	"/run/munge/munge.socket.2" },
+		{ "node_fault_limit",	"3" },
 		{ "nodes_max",		"100000" },
 		{ "owners",		"" },
 		{ "policy",		"targeted" },

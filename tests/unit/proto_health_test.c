@@ -35,6 +35,67 @@ dec_ans(const uint8_t *b, size_t n)
 	return len == n && memcmp(again, b, n) == 0 ? 0 : 1;
 }
 
+static int
+dec_down(const uint8_t *b, size_t n)
+{
+	struct proto_node_down d;
+	uint8_t again[512];
+	size_t len;
+
+	if (proto_node_down_dec(&d, b, n) == -1)
+		return -1;
+	len = proto_node_down_enc(&d, again, sizeof(again));
+	return len == n && memcmp(again, b, n) == 0 ? 0 : 1;
+}
+
+/* NODE_DOWN: a node down by itself, and why. */
+static void
+test_node_down(void)
+{
+	struct proto_node_down d, e;
+	uint8_t buf[512];
+	size_t len;
+
+	memset(&d, 0, sizeof(d));
+	d.nd_boot = 0x0102030405060708ULL;
+	d.nd_gen = 2;
+	strlcpy(d.nd_reason, "no space left in /var/lib/cilknow (0 KiB "
+	    "free, spool_min_free 1024 KiB) (3 starts in a row)",
+	    sizeof(d.nd_reason));
+	len = proto_node_down_enc(&d, buf, sizeof(buf));
+	ok(len > 0, "node down encodes");
+	ok(proto_node_down_dec(&e, buf, len) == 0 &&
+	    e.nd_boot == d.nd_boot && e.nd_gen == 2 &&
+	    strcmp(e.nd_reason, d.nd_reason) == 0, "and decodes the same");
+	robust("node down", dec_down, buf, len);
+	ok(proto_node_down_enc(&d, buf, 10) == 0, "too small a buffer");
+	d.nd_gen = 0;
+	ok(proto_node_down_enc(&d, buf, sizeof(buf)) == 0,
+	    "down number 0 is refused");
+	d.nd_gen = 1;
+	d.nd_reason[0] = '\0';
+	ok(proto_node_down_enc(&d, buf, sizeof(buf)) == 0,
+	    "no reason is refused");
+	strlcpy(d.nd_reason, "a\tb", sizeof(d.nd_reason));
+	ok(proto_node_down_enc(&d, buf, sizeof(buf)) == 0,
+	    "a control byte in the reason is refused");
+	/* Hand-made: gen 0, and a reason with a tab. */
+	strlcpy(d.nd_reason, "ab", sizeof(d.nd_reason));
+	len = proto_node_down_enc(&d, buf, sizeof(buf));
+	ok(len == 8 + 4 + 2 + 2, "a short one is %zu bytes", len);
+	memset(buf + 8, 0, 4);
+	ok(proto_node_down_dec(&e, buf, len) == -1, "decoder: gen 0");
+	buf[11] = 1;
+	buf[14] = '\t';
+	ok(proto_node_down_dec(&e, buf, len) == -1,
+	    "decoder: a control byte");
+	buf[14] = 'a';
+	ok(proto_node_down_dec(&e, buf, len) == 0, "decoder: fixed, taken");
+	buf[12] = 0;
+	buf[13] = 0;
+	ok(proto_node_down_dec(&e, buf, 14) == -1, "decoder: empty reason");
+}
+
 static size_t
 req(uint8_t op, const char *node, const char *reason, uint8_t *buf,
     size_t cap)
@@ -187,5 +248,6 @@ main(void)
 	a.he_total = a.he_n;
 	ok(proto_health_enc(&a, buf, sizeof(buf)) == 0,
 	    "more rows than an answer holds are refused");
+	test_node_down();
 	return tap_done();
 }

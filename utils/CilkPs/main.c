@@ -46,7 +46,7 @@ age_text(uint32_t s, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "%ud%02uh", s / 86400, s % 86400 / 3600);
 }
 
-/* Why it has no processor: "-" (it has), waiting, no-fit. */
+/* Why it has no processor: "-" (it has), waiting, no-fit, after. */
 static const char *
 reason(const struct proto_job_row *r)
 {
@@ -55,6 +55,8 @@ reason(const struct proto_job_row *r)
 		return "waiting";
 	case PROTO_PENDING_NOFIT:
 		return "no-fit";
+	case PROTO_PENDING_AFTER:
+		return "after";
 	default:
 		return NULL;
 	}
@@ -72,7 +74,7 @@ print_text(const struct ps_opts *o, const struct brokerq_reply *rep)
 {
 	const struct proto_job_row *r;
 	char host[64], max[16], age[16], user[MSG_NAME_MAX + 1];
-	char cmd[PROTO_COMMAND_MAX];
+	char cmd[PROTO_COMMAND_MAX], num[16];
 	uint32_t i;
 
 	printf("%5s %-10s %-15s %5s %4s %3s %6s %-7s %s\n", "JOB", "USER",
@@ -89,7 +91,12 @@ print_text(const struct ps_opts *o, const struct brokerq_reply *rep)
 		age_text(r->jw_age, age, sizeof(age));
 		brokerq_safe(user, sizeof(user), r->jw_user);
 		brokerq_safe(cmd, sizeof(cmd), r->jw_command);
-		printf("%5u %-10s %-15s %5u %4s %3u %6s %-7s %s\n", r->jw_job,
+		/* Not registered yet (--after): no number. */
+		if (r->jw_job == 0)
+			strlcpy(num, "-", sizeof(num));
+		else
+			snprintf(num, sizeof(num), "%u", r->jw_job);
+		printf("%5s %-10s %-15s %5u %4s %3u %6s %-7s %s\n", num,
 		    user, host, r->jw_nodes, max, r->jw_pri, age,
 		    reason(r) != NULL ? reason(r) : "-", cmd);
 	}
@@ -109,8 +116,12 @@ print_json(const struct ps_opts *o, const struct brokerq_reply *rep)
 		if (!wanted(o, r))
 			continue;
 		brokerq_host(&r->jw_addr, host, sizeof(host));
-		printf("%s{\"job\": %u, \"user\": ", first ? "" : ", ",
-		    r->jw_job);
+		if (r->jw_job == 0)	/* not registered yet */
+			printf("%s{\"job\": null, \"user\": ",
+			    first ? "" : ", ");
+		else
+			printf("%s{\"job\": %u, \"user\": ",
+			    first ? "" : ", ", r->jw_job);
 		json_put_str(stdout, r->jw_user);
 		printf(", \"host\": ");
 		json_put_str(stdout, host);

@@ -1,0 +1,77 @@
+/*
+ * CilkNodeManager: a processor that cannot start the task it fetched,
+ * for a reason the engine sees itself, tells the job manager at once
+ * (DESC_REFUSED, proto_refuse.h) so that the task runs elsewhere now,
+ * not after the job manager's reclaim: a description that does not
+ * open (its user's key here, or its age: a clock), signed by another
+ * user than the broker assigned, or answers of the job manager that do
+ * not open here at all (no key for the user).  Processors taken back
+ * by the owner meanwhile are not a fault: that task waits as before.
+ * The job manager takes it as a node-side failure (status
+ * PROTO_EXIT_NODE_FAULT, nodefault.h), and so does our count
+ * (ndown.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+#include "proto_refuse.h"
+
+void
+node_desc_refused(struct node *n, struct slot *s, const char *why)
+{
+	struct proto_desc_refused m;
+	size_t len, i;
+
+	if (s->s_want_job == 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.rf_job = s->s_want_job;
+	m.rf_fetch = s->s_fetch_id;
+	strlcpy(m.rf_node, s->s_name, sizeof(m.rf_node));
+	snprintf(m.rf_reason, sizeof(m.rf_reason), "not started: %s",
+	    why[0] != '\0' ? why : "no reason given");
+	for (i = 0; m.rf_reason[i] != '\0'; i++)
+		if ((unsigned char)m.rf_reason[i] < 0x20 ||
+		    m.rf_reason[i] == 0x7f)
+			m.rf_reason[i] = '?';
+	if ((len = proto_desc_refused_enc(&m, n->n_buf,
+	    sizeof(n->n_buf))) == 0 ||
+	    msg_ep_send(n->n_dc.dc_ep, &s->s_want_jobmgr, MSG_SCHEME_USER,
+	    PROTO_H_DESC_REFUSED, n->n_buf, len) == -1)
+		log_debug("%s: send failed", __func__);
+	node_fault_counted(n, why);
+}
+
+/*
+ * The job manager's answers did not come: if what came from its address
+ * lately was refused by the message layer, say why (a key the node does
+ * not have, a clock), into why; 0 then, -1 if it was plain silence.
+ */
+int
+node_fetch_refusal(const struct node *n, const struct slot *s, double since,
+    char *why, size_t whysz)
+{
+	const struct msg_refusal *r = msg_ep_last_refusal(n->n_dc.dc_ep);
+
+	if (r->mr_at < since || !msg_addr_eq(&r->mr_from, &s->s_want_jobmgr))
+		return -1;
+	switch (r->mr_why) {
+	case MSG_DROP_STALE:
+		snprintf(why, whysz, "the job manager's answers are stamped "
+		    "%+.1f s from this node's clock (replay_window)",
+		    (double)r->mr_skew_ms / 1000);
+		return 0;
+	case MSG_DROP_UNKNOWN_KEY:
+	case MSG_DROP_BAD_MAC:
+	case MSG_DROP_BAD_SIG:
+		snprintf(why, whysz, "the job manager's answers do not open "
+		    "here: no key for user %s in user_keys opens them",
+		    s->s_want_user);
+		return 0;
+	default:
+		return -1;
+	}
+}
