@@ -217,6 +217,7 @@ main(void)
 		{ "quantum",		"5" },
 		{ "register_interval",	"60" },
 		{ "replay_window",	"30" },
+		{ "root_restart_window", "86400" },
 		{ "run_dir",		"/run/cilknow" },
 		{ "sensors",		"system" },
 		{ "service_user",	"cilknow" },
