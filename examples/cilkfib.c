@@ -6,6 +6,7 @@
  * answer is the value sent to the root's continuation.  Its serial
  * twin is fib_serial (cilkfib_serial).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,22 +56,35 @@ fib(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 	(void)cn_spawn(c, fib, xy[1], &n, sizeof(n));
 }
 
+/* The size argument: lo to hi, else -1 (no libbsd strtonum here). */
+static long long
+size_arg(const char *s, long long lo, long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno != 0 || end == s || *end != '\0' || v < lo || v > hi ?
+	    -1 : v;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct cn_tprogram p = { "cilkfib", threads, 2 };
 	struct cn_stats st;
-	const char *errstr;
 	uint64_t v;
 	uint32_t n;
 
 	if (cn_init(&argc, &argv) == -1)
 		return 2;
-	if (argc != 2 || (n = (uint32_t)strtonum(argv[1], 0, 90, &errstr),
-	    errstr != NULL)) {
+	if (argc != 2 || (v = (uint64_t)size_arg(argv[1], 0, 90)) ==
+	    (uint64_t)-1) {
 		fprintf(stderr, "usage: cilkfib N    (0 <= N <= 90)\n");
 		return 2;
 	}
+	n = (uint32_t)v;
 	if (cn_run_thread(&p, 0, &n, sizeof(n), &st) == -1) {
 		perror("cilkfib");
 		return 1;
