@@ -94,9 +94,9 @@ test_sizes(void)
 	int bad = 0;
 
 	cn_cstore_init(&s, 0);
-	buf = malloc(CN_VALUE_MAX + 1);
+	buf = malloc(CN_VALUE_MAX + 16);
 	arg = malloc(CN_VALUE_MAX);
-	for (k = 0; k < CN_VALUE_MAX + 1; k++)
+	for (k = 0; k < CN_VALUE_MAX + 16; k++)
 		buf[k] = (uint8_t)(k * 7 + 3);
 	for (k = 0; k < CN_VALUE_MAX; k++)
 		arg[k] = (uint8_t)(k * 13 + 1);
