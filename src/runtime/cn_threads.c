@@ -7,6 +7,7 @@
 #include "cn_rt.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,6 +34,12 @@ cn_threads_run(struct cn_ctx *c)
 		    "no memory for the scheduler");
 		return -1;
 	}
+	/*
+	 * Values of up to 1 MiB come and go by the thousand: from the
+	 * heap, reused, not from fresh mappings whose every page faults.
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	(void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	/* Alone: every spawn a call.  A root: a look at the link often. */
 	if (c->c_alone)
 		cn_sched_init(s, c, c->c_tprog, INT32_MAX, 0);
