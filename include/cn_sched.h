@@ -25,7 +25,7 @@ struct cn_sched {
 	struct cn_closure	**s_ready;	/* LIFO */
 	size_t			 s_nready, s_capready;
 	struct cn_closure	*s_cur;		/* successor running, or NULL */
-	cn_thread		*s_known;	/* last thread found registered */
+	cn_thread		*s_known[2];	/* last threads found registered */
 	int32_t			 s_budget;	/* spawns between slow paths */
 	uint32_t		 s_lazy;	/* closures kept for thieves */
 	void			(*s_poll)(void *);

@@ -79,7 +79,7 @@ known(struct cn_sched *s, cn_thread *fn)
 {
 	uint16_t i;
 
-	if (fn == s->s_known)
+	if (fn == s->s_known[0] || fn == s->s_known[1])
 		return 0;
 	for (i = 0; i < s->s_prog->tp_nthreads; i++)
 		if (s->s_prog->tp_threads[i] == fn)
@@ -88,7 +88,8 @@ known(struct cn_sched *s, cn_thread *fn)
 		errno = ENOENT;
 		return -1;
 	}
-	s->s_known = fn;
+	s->s_known[1] = s->s_known[0];
+	s->s_known[0] = fn;
 	return 0;
 }
 
@@ -137,7 +138,7 @@ cn_spawn_thread(struct cn_ctx *c, cn_thread *fn, struct cn_cont k,
 
 	if ((s = sched_of(c)) == NULL)
 		return -1;
-	if (fn != s->s_known && known(s, fn) == -1)
+	if (fn != s->s_known[0] && known(s, fn) == -1)
 		return -1;
 	if (len > CN_VALUE_MAX) {
 		errno = EMSGSIZE;
@@ -176,7 +177,7 @@ cn_spawn_next(struct cn_ctx *c, cn_thread *fn, struct cn_cont k,
 		errno = EINVAL;
 		return -1;
 	}
-	if (fn != s->s_known && known(s, fn) == -1)
+	if (fn != s->s_known[0] && known(s, fn) == -1)
 		return -1;
 	if ((cl = cn_closure_new(&s->s_store, fn, k, arg, len,
 	    nslots)) == NULL)
