@@ -64,5 +64,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < n; i++)
 		sum += (uint64_t)(int64_t)a[i] * (uint64_t)(i + 1);
 	printf("%llu\n", (unsigned long long)sum);
+	free(a);
+	free(tmp);
 	return 0;
 }

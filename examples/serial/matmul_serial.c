@@ -46,5 +46,8 @@ main(int argc, char *argv[])
 		for (j = 0; j < N; j++)
 			s += C[i * N + j] * (double)((i + 2 * j) % 7 + 1);
 	printf("%lld\n", (long long)s);
+	free(A);
+	free(B);
+	free(C);
 	return 0;
 }
