@@ -59,7 +59,7 @@ MAN	:= $(sort $(wildcard man/*.[1-8]))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: deps $(LIB) $(PROGS)
+all: deps $(LIB) $(PROGS) $(BUILD)/lib/pkgconfig/cilknow.pc
 
 # Installs what is missing: with apt-get as root, otherwise it prints the
 # exact command and fails.
@@ -111,6 +111,16 @@ endef
 $(foreach d,$(DAEMONS),$(eval $(call prog_rule,sbin,$(d),daemons)))
 $(foreach u,$(UTILS),$(eval $(call prog_rule,bin,$(u),utils)))
 $(foreach e,$(EXAMPLE_PROGS),$(eval $(BUILD)/bin/$(e): $(BUILD)/obj/examples/$(e).o $(LIB) ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)))
+# cilknow.pc for programs built against this tree (cilknow(3)):
+# PKG_CONFIG_PATH=$(BUILD)/lib/pkgconfig.
+$(BUILD)/lib/pkgconfig/cilknow.pc: conf/cilknow.pc.in $(BUILD)/conf/.paths
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(abspath $(BUILD))|g' \
+	    -e 's|@LIBDIR@|$(abspath $(BUILD))/lib|g' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/include|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' \
+	    $(if $(filter 1,$(SANITIZE)),-e 's|^Libs: |Libs: $(filter -fsanitize=%,$(LDFLAGS)) |') \
+	    $< >$@
 $(foreach e,$(SERIAL),$(eval $(BUILD)/tests/$(e): $(BUILD)/obj/examples/serial/$(e).o ; @mkdir -p $$(@D) && $$(CC) $$(LDFLAGS) -o $$@ $$^))
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(INTERNAL)
@@ -281,7 +291,8 @@ conf-gen: $(CONF_GEN)
 FORCE:
 
 # Examples that share queens(1): their pages are links to it.
-MAN_LINKS := fib.1 mandelbrot.1
+MAN_LINKS := fib.1 mandelbrot.1 cilkfib.1 cilksort.1 matmul.1 knapsack.1 \
+	pi.1
 
 # Every file install puts in place, for uninstall.
 INSTALLED := $(patsubst $(BUILD)/sbin/%,$(SBINDIR)/%,$(filter $(BUILD)/sbin/%,$(PROGS))) \

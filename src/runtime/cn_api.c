@@ -230,6 +230,13 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	av[0] = self;
 	for (i = 0; i < cn_opt.o_argc; i++)
 		av[i + 1] = cn_opt.o_argv[i];
+	if (cn_opt.o_recover[0] != '\0' && c->c_threads) {
+		fprintf(stderr, "%s: cilknow: a program of threads cannot be "
+		    "recovered yet\n", c->c_prog->cp_name);
+		free(av);
+		errno = ENOTSUP;
+		return -1;
+	}
 	if (cn_opt.o_recover[0] != '\0') {
 		recover = cn_opt.o_recover;
 		if (ckpt == NULL || *ckpt == '\0')
@@ -241,6 +248,12 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	}
 	if (ckpt != NULL && *ckpt == '\0')
 		ckpt = NULL;
+	if (ckpt != NULL && c->c_threads) {
+		fprintf(stderr, "%s: cilknow: a program of threads is not "
+		    "checkpointed yet: CILKNOW_CHECKPOINT ignored\n",
+		    c->c_prog->cp_name);
+		ckpt = NULL;
+	}
 	rc = cn_start_chouse(conf, ckpt, recover, cn_opt.o_argc + 1, av,
 	    &c->c_chouse_pid, &port, why, sizeof(why));
 	free(av);
@@ -301,9 +314,28 @@ run_worker(struct cn_ctx *c)
 	exit(0);
 }
 
-int
-cn_run(const struct cn_program *p, uint16_t fn, const void *arg,
-    size_t len, struct cn_stats *out)
+/* A program of threads: its answer, or why there is none. */
+static int
+threads_result(struct cn_ctx *c, struct cn_stats *st)
+{
+	st->cs_threads = c->c_thread_threads;
+	st->cs_closures = c->c_thread_closures;
+	if (!c->c_thread_ran || c->c_thread_rc == -1) {
+		fprintf(stderr, "%s: cilknow: %s\n", c->c_prog->cp_name,
+		    c->c_thread_ran ? c->c_thread_why : "the root thread "
+		    "did not run");
+		errno = c->c_thread_ran && c->c_thread_err ? c->c_thread_err :
+		    ENOMSG;
+		return -1;
+	}
+	st->cs_answer = c->c_answer;
+	st->cs_answer_len = c->c_answer_len;
+	return 0;
+}
+
+static int
+run(const struct cn_program *p, const struct cn_tprogram *tp, uint16_t fn,
+    const void *arg, size_t len, struct cn_stats *out)
 {
 	static struct cn_ctx ctx;	/* large: buffers for messages */
 	struct cn_ctx *c = &ctx;
@@ -311,8 +343,9 @@ cn_run(const struct cn_program *p, uint16_t fn, const void *arg,
 	double t0 = now_mono();
 	int rc;
 
-	if (!cn_opt.o_init || p == NULL || fn >= p->cp_nfns ||
-	    len > CN_ARG_MAX) {
+	if (!cn_opt.o_init || p == NULL || (tp != NULL ?
+	    tp->tp_threads == NULL || fn >= tp->tp_nthreads ||
+	    len > CN_VALUE_MAX : fn >= p->cp_nfns || len > CN_ARG_MAX)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -322,16 +355,50 @@ cn_run(const struct cn_program *p, uint16_t fn, const void *arg,
 	if (cn_opt.o_worker)
 		run_worker(c);
 	memset(&st, 0, sizeof(st));
-	c->c_root_frame.fr_fn = fn;
-	c->c_root_frame.fr_len = (uint16_t)len;
-	memcpy(c->c_root_frame.fr_arg, arg, len);
+	if (tp != NULL) {
+		/* Its root runs here; the frame only says when. */
+		c->c_threads = 1;
+		c->c_tprog = tp;
+		c->c_thread_fn = fn;
+		c->c_thread_arg = arg;
+		c->c_thread_len = len;
+		c->c_root_frame.fr_fn = CN_FN_THREADS;
+	} else {
+		c->c_root_frame.fr_fn = fn;
+		c->c_root_frame.fr_len = (uint16_t)len;
+		memcpy(c->c_root_frame.fr_arg, arg, len);
+	}
 	if (cn_local_push(c, &c->c_root_frame) == -1)
 		return -1;
 	rc = cn_opt.o_alone ? run_alone(c, &st) : run_root(c, &st);
+	if (c->c_threads && rc == 0)
+		rc = threads_result(c, &st);
 	st.cs_seconds = now_mono() - t0;
 	stats_print(c, &st);
 	if (out != NULL)
 		*out = st;
 	ctx_fini(c);
 	return rc;
+}
+
+int
+cn_run(const struct cn_program *p, uint16_t fn, const void *arg,
+    size_t len, struct cn_stats *out)
+{
+	return run(p, NULL, fn, arg, len, out);
+}
+
+int
+cn_run_thread(const struct cn_tprogram *tp, uint16_t fn, const void *arg,
+    size_t len, struct cn_stats *out)
+{
+	/* The rest of the runtime names the program by its cn_program. */
+	static struct cn_program p;
+
+	if (tp == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	p.cp_name = tp->tp_name != NULL ? tp->tp_name : "cilknow";
+	return run(&p, tp, fn, arg, len, out);
 }

@@ -94,6 +94,12 @@ cn_local_run(struct cn_ctx *c)
 		memcpy(arg, f->fr_arg, len);
 		if (c->c_hi == c->c_lo)
 			c->c_lo = c->c_hi = 0;
+		if (fn == CN_FN_THREADS) {
+			/* The root of a program of threads: only here. */
+			if (c->c_threads && !c->c_thread_ran++)
+				(void)cn_threads_run(c);
+			continue;
+		}
 		c->c_prog->cp_fns[fn](c, arg, len);
 		c->c_tasks++;
 		/* Popped tasks are coarse: a look at the clock each. */

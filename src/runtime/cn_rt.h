@@ -25,6 +25,7 @@
 #define CN_SILENCE	30.0	/* no word from the clearinghouse: give up */
 #define CN_QUIT_GRACE	10.0	/* longest hand-back on SIGQUIT */
 #define CN_CKPT_FLUSH	1.0	/* root, checkpointing: hand back this often */
+#define CN_FN_THREADS	0xffff	/* the root frame of a program of threads */
 
 struct cn_ctx {
 	struct cn_ctx_pub c_pub;	/* first: cilknow.h's CN_SPAWN */
@@ -99,6 +100,17 @@ struct cn_ctx {
 	uint8_t		 c_done[MSG_PAYLOAD_MAX]; /* last DONE */
 	size_t		 c_donelen;
 	struct cn_msg	 c_msg;
+	/* A program of threads (cn_threads.c): its root, its answer. */
+	int		 c_threads;
+	const struct cn_tprogram *c_tprog;
+	uint16_t	 c_thread_fn;
+	const void	*c_thread_arg;
+	size_t		 c_thread_len;
+	int		 c_thread_rc, c_thread_err, c_thread_ran;
+	char		 c_thread_why[256];
+	uint64_t	 c_thread_threads, c_thread_closures;
+	uint8_t		*c_answer;
+	size_t		 c_answer_len;
 };
 
 /*
@@ -113,6 +125,12 @@ int	cn_local_take_oldest(struct cn_ctx *, struct cn_frame *);
 size_t	cn_local_pending(const struct cn_ctx *);
 int	cn_local_run(struct cn_ctx *);
 void	cn_local_stop(struct cn_ctx *);
+
+/*
+ * Runs the program of threads' root thread here (alone, or as the root
+ * unit of the job), to its answer.  0, or -1 with c_thread_why.
+ */
+int	cn_threads_run(struct cn_ctx *);
 
 /*
  * Starts CilkChouse for this program (its own path and arguments), which

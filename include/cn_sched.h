@@ -1,0 +1,63 @@
+/*
+ * cn_sched — one worker's scheduler of a program of threads (cilknow(3),
+ * "Threads"): the closures it holds, its ready closures (LIFO: the
+ * newest runs first, a thief would take the oldest), and the job's
+ * answer.  A spawn runs its child at once as a plain call unless fewer
+ * than s_lazy ready closures wait (then it becomes a closure, kept for
+ * thieves), and only every s_budget spawns does it look at anything
+ * but its budget: lazy closure creation, the work-first rule.  Calls
+ * s_poll (the network) on its slow path.  No I/O of its own.
+ */
+#ifndef CILKNOW_CN_SCHED_H
+#define CILKNOW_CN_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cilknow.h"
+#include "cn_closure.h"
+
+struct cn_sched {
+	struct cn_ctx		*s_ctx;		/* what threads are given */
+	struct cn_ctx_pub	*s_pub;		/* its first member */
+	const struct cn_tprogram	*s_prog;
+	struct cn_cstore	 s_store;
+	struct cn_closure	**s_ready;	/* LIFO */
+	size_t			 s_nready, s_capready;
+	struct cn_closure	*s_cur;		/* successor running, or NULL */
+	cn_thread		*s_known[2];	/* last threads found registered */
+	int32_t			 s_budget;	/* spawns between slow paths */
+	uint32_t		 s_lazy;	/* closures kept for thieves */
+	void			(*s_poll)(void *);
+	void			*s_poll_arg;
+	unsigned		 s_slow;
+	uint8_t			*s_answer;
+	size_t			 s_answer_len;
+	int			 s_answered;
+	int			 s_failed;	/* a runtime thread failed */
+	char			 s_why[160];
+	uint64_t		 s_threads;	/* threads run */
+	uint64_t		 s_from_closure; /* of those, from a closure */
+};
+
+/*
+ * Scheduler of prog's threads for ctx (whose cn_ctx_pub gets
+ * cp_sched): budget INT32_MAX and lazy 0 run every spawn as a call.
+ */
+void	cn_sched_init(struct cn_sched *, struct cn_ctx *,
+	    const struct cn_tprogram *, int32_t budget, uint32_t lazy);
+void	cn_sched_fini(struct cn_sched *);
+/*
+ * Runs the thread tp_threads[fn](arg), its continuation the answer,
+ * until no closure is ready.  0 when the answer came and no closure
+ * waits; -1 with errno (ENOMSG: no answer, or closures wait for values
+ * that will never come) and why.
+ */
+int	cn_sched_run(struct cn_sched *, uint16_t fn, const void *arg,
+	    size_t len, char *why, size_t whylen);
+/* A thread of the runtime's own failed: the job fails, saying why. */
+void	cn_sched_fail(struct cn_sched *, const char *what, int err);
+/* cn_for's threads, which are not in any program's table. */
+int	cn_for_owns(cn_thread *);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * cn_threads — a program of threads in this process: the scheduler
+ * (cn_sched.c) run for the root, alone or as its clearinghouse's root
+ * unit, and its answer handed to cn_run.  In this slice no closure
+ * leaves the root: workers that join find nothing to steal.
+ */
+#include "cn_rt.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cn_sched.h"
+
+static void
+poll_link(void *arg)
+{
+	struct cn_ctx *c = arg;
+
+	if (c->c_poll != NULL)
+		c->c_poll(c);
+}
+
+int
+cn_threads_run(struct cn_ctx *c)
+{
+	struct cn_sched *s;
+	int rc;
+
+	if ((s = malloc(sizeof(*s))) == NULL) {
+		c->c_thread_err = errno;
+		snprintf(c->c_thread_why, sizeof(c->c_thread_why), "%s",
+		    "no memory for the scheduler");
+		return -1;
+	}
+	/*
+	 * Values of up to 1 MiB come and go by the thousand: from the
+	 * heap, reused, not from fresh mappings whose every page faults.
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	(void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	/* Alone: every spawn a call.  A root: a look at the link often. */
+	if (c->c_alone)
+		cn_sched_init(s, c, c->c_tprog, INT32_MAX, 0);
+	else {
+		cn_sched_init(s, c, c->c_tprog, CN_BUDGET, CN_LAZY);
+		s->s_poll = poll_link;
+		s->s_poll_arg = c;
+	}
+	rc = cn_sched_run(s, c->c_thread_fn, c->c_thread_arg,
+	    c->c_thread_len, c->c_thread_why, sizeof(c->c_thread_why));
+	c->c_thread_err = rc == -1 ? errno : 0;
+	c->c_thread_threads = s->s_threads;
+	c->c_thread_closures = s->s_from_closure;
+	if (rc == 0) {
+		/* The answer stays until exit: cn_stats points to it. */
+		c->c_answer = s->s_answer;
+		c->c_answer_len = s->s_answer_len;
+		s->s_answer = NULL;
+	}
+	cn_sched_fini(s);
+	free(s);
+	c->c_thread_rc = rc;
+	return rc;
+}

@@ -1,0 +1,26 @@
+/* matmul with libgomp tasks (one a block of C), for tests/bench/threads.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mm_common.h"
+
+int
+main(int argc, char *argv[])
+{
+	int64_t i0, j0;
+
+	N = argc == 2 ? atoll(argv[1]) : 1;
+	A = malloc(sizeof(double) * N * N);
+	B = malloc(sizeof(double) * N * N);
+	C = calloc((size_t)(N * N), sizeof(double));
+	mm_init();
+#pragma omp parallel
+#pragma omp single
+	for (i0 = 0; i0 < N; i0 += MM_B)
+		for (j0 = 0; j0 < N; j0 += MM_B) {
+#pragma omp task firstprivate(i0, j0)
+			mm_block(i0, j0);
+		}
+	printf("%lld\n", mm_sum());
+	return 0;
+}
