@@ -28,12 +28,11 @@
 #include <unistd.h>
 
 #include "mono.h"
+#include "errbuf.h"
 
 #define CLIENT_ARGV_MAX	16
 #define STATUS_FILE_MAX	256
 
-static void	client_reason(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static int	client_sockaddr(const char *, struct sockaddr_un *);
 static int	client_request(int, const struct lpad_msg *,
 		    struct lpad_msg *);
@@ -46,18 +45,6 @@ static void	client_child(const char *, char **, int)
 static int	client_wait_start(pid_t, int, double, pid_t *, char *,
 		    size_t);
 static int	client_prepare_dir(const char *, char *, size_t);
-
-static void
-client_reason(char *why, size_t whysz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whysz == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
-	va_end(ap);
-}
 
 int
 lpad_sock_dir(const char *run_dir, char *buf, size_t bufsz)
@@ -443,22 +430,22 @@ client_prepare_dir(const char *run_dir, char *why, size_t whysz)
 	struct stat st;
 
 	if (lpad_sock_dir(run_dir, dir, sizeof(dir)) == -1) {
-		client_reason(why, whysz, "run_dir too long");
+		errbuf_set(why, whysz, "run_dir too long");
 		return -1;
 	}
 	if ((mkdir(run_dir, 0755) == -1 && errno != EEXIST) ||
 	    (mkdir(dir, 0700) == -1 && errno != EEXIST)) {
-		client_reason(why, whysz, "mkdir %s: %s", dir,
+		errbuf_set(why, whysz, "mkdir %s: %s", dir,
 		    strerror(errno));
 		return -1;
 	}
 	if (lstat(dir, &st) == -1) {
-		client_reason(why, whysz, "%s: %s", dir, strerror(errno));
+		errbuf_set(why, whysz, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077) != 0) {
-		client_reason(why, whysz, "%s must be a folder of uid %lu "
+		errbuf_set(why, whysz, "%s must be a folder of uid %lu "
 		    "with mode 0700", dir, (unsigned long)geteuid());
 		errno = EPERM;
 		return -1;
@@ -519,7 +506,7 @@ client_wait_start(pid_t pid, int fd, double deadline, pid_t *lpid,
 			kill(pid, SIGKILL);
 			if (!reaped)
 				waitpid(pid, &status, 0);
-			client_reason(why, whysz, "the launch pad did not "
+			errbuf_set(why, whysz, "the launch pad did not "
 			    "start within %d s", LPAD_TIMEOUT);
 			errno = ETIMEDOUT;
 			return -1;
@@ -566,7 +553,7 @@ client_wait_start(pid_t pid, int fd, double deadline, pid_t *lpid,
 	for (p = text; *p != '\0'; p++)
 		if (*p == '\n')
 			*p = *(p + 1) != '\0' ? ';' : '\0';
-	client_reason(why, whysz, "%s", len > 0 ? text :
+	errbuf_set(why, whysz, "%s", len > 0 ? text :
 	    "the launch pad failed to start");
 	errno = ECANCELED;
 	return -1;
@@ -585,7 +572,7 @@ lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
 	int ep[2], i = 0, rc = -1, saved_errno;
 
 	if (lpad_spec_check(sp, sub, sizeof(sub)) == -1) {
-		client_reason(why, whysz, "invalid spec: %s", sub);
+		errbuf_set(why, whysz, "invalid spec: %s", sub);
 		errno = EINVAL;
 		return -1;
 	}
@@ -599,18 +586,18 @@ lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
 	    pp->lpp_run_dir) >= sizeof(o_run) ||
 	    (size_t)snprintf(o_state, sizeof(o_state), "state_dir=%s",
 	    pp->lpp_state_dir) >= sizeof(o_state)) {
-		client_reason(why, whysz, "path too long");
+		errbuf_set(why, whysz, "path too long");
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	if (client_alive(sock) == 1) {
-		client_reason(why, whysz, "a launch pad for worker %s is "
+		errbuf_set(why, whysz, "a launch pad for worker %s is "
 		    "already running", sp->ls_worker);
 		errno = EEXIST;
 		return -1;
 	}
 	if (lpad_spec_write(sp, spec) == -1) {
-		client_reason(why, whysz, "%s: %s", spec, strerror(errno));
+		errbuf_set(why, whysz, "%s: %s", spec, strerror(errno));
 		return -1;
 	}
 	argv[i++] = (char *)(uintptr_t)binary;
@@ -635,11 +622,11 @@ lpad_spawn(const struct lpad_spec *sp, const struct lpad_paths *pp,
 	argv[i] = NULL;
 
 	if (pipe2(ep, O_CLOEXEC) == -1) {
-		client_reason(why, whysz, "pipe: %s", strerror(errno));
+		errbuf_set(why, whysz, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	if ((pid = fork()) == -1) {
-		client_reason(why, whysz, "fork: %s", strerror(errno));
+		errbuf_set(why, whysz, "fork: %s", strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
 		goto out;
