@@ -140,7 +140,7 @@ node_pred_init(struct node *n, char *err, size_t errlen)
 	/* A broken cache is only a cache: the broker sends it again. */
 	if (load(n->n_pred_cluster, n->n_pred_cache, &found, err,
 	    errlen) == -1) {
-		log_warnx("%s; waiting for the broker's predicates", err);
+		log_warning("%s; waiting for the broker's predicates", err);
 		pred_set_clear(n->n_pred_cluster);
 		found = 0;
 	}

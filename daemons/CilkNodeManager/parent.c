@@ -519,7 +519,9 @@ do_spawn(const struct nmpriv_msg *req)
 	p->p_spawning = 1;
 	if (pad_attach(p) == -1)
 		pad_lost(p, "no connection to its launch pad");
-	log_info("job %u task %u of %s: worker %s started (launch pad %d%s%s)",
+	/* Limits it asked for that cannot be applied here: a warning. */
+	(skipped[0] ? log_warning : log_info)("job %u task %u of %s: worker "
+	    "%s started (launch pad %d%s%s)",
 	    d.de_job, d.de_task, d.de_user, p->p_worker, (int)p->p_lpad,
 	    skipped[0] ? "; limits not enforced here: " : "", skipped);
 	rep.nm_flag = 1;

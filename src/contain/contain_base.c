@@ -702,11 +702,36 @@ contain_base_init(struct contain_base *cb, const char *setting,
 	return -1;
 }
 
+unsigned
+contain_unenforced(const struct contain_base *cb)
+{
+	if (cb == NULL || cb->cb_mech != CONTAIN_CGROUP)
+		return CONTAIN_CTL_ALL;
+	return CONTAIN_CTL_ALL & ~cb->cb_controllers;
+}
+
+const char *
+contain_ctl_names(unsigned bits, char *buf, size_t bufsz)
+{
+	size_t i;
+
+	if (buf == NULL || bufsz == 0)
+		return "";
+	buf[0] = '\0';
+	for (i = 0; i < NCTLS; i++) {
+		if (!(bits & ctls[i].c_bit))
+			continue;
+		if (buf[0] != '\0')
+			strlcat(buf, " ", bufsz);
+		strlcat(buf, ctls[i].c_name, bufsz);
+	}
+	return buf;
+}
+
 const char *
 contain_base_describe(const struct contain_base *cb, char *buf, size_t bufsz)
 {
 	char list[64];
-	size_t i;
 
 	if (buf == NULL || bufsz == 0)
 		return "";
@@ -716,14 +741,8 @@ contain_base_describe(const struct contain_base *cb, char *buf, size_t bufsz)
 	}
 	switch (cb->cb_mech) {
 	case CONTAIN_CGROUP:
-		list[0] = '\0';
-		for (i = 0; i < NCTLS; i++) {
-			if (!(cb->cb_controllers & ctls[i].c_bit))
-				continue;
-			if (list[0] != '\0')
-				strlcat(list, " ", sizeof(list));
-			strlcat(list, ctls[i].c_name, sizeof(list));
-		}
+		(void)contain_ctl_names(cb->cb_controllers, list,
+		    sizeof(list));
 		snprintf(buf, bufsz, "cgroup v2 at %s (%s)", cb->cb_path,
 		    list[0] != '\0' ? list : "no controllers");
 		break;

@@ -932,7 +932,7 @@ pad_reap_rest(struct lpad_pad *pd)
 			    n == 1 ? "" : "es");
 		(void)contain_kill(cg, getpid());
 		if (now_mono() > deadline) {
-			log_warnx("worker %s: %d process%s still there after "
+			log_warning("worker %s: %d process%s still there after "
 			    "%d s", pd->pd_spec.ls_worker, n,
 			    n == 1 ? "" : "es", PAD_GONE_WAIT);
 			break;

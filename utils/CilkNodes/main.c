@@ -187,6 +187,23 @@ print_held(const struct nodes_opts *o, const struct proto_node_row *r)
 		printf("null, \"user\": null, \"since\": null");
 }
 
+/* "limits_unenforced": the kinds of limit its workers escape. */
+static void
+print_unenforced(uint8_t bits)
+{
+	static const char *const names[] = { "memory", "pids", "cpu", "io" };
+	size_t i;
+	int first = 1;
+
+	printf(", \"limits_unenforced\": [");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (bits & (1u << i)) {
+			printf("%s\"%s\"", first ? "" : ", ", names[i]);
+			first = 0;
+		}
+	printf("]");
+}
+
 static void
 print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 {
@@ -216,9 +233,11 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		printf("], \"mem_mb\": %u, \"load\": ", r->nw_mem_mb);
 		print_load(r->nw_load_milli);
 		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u, "
-		    "\"pairs\": %u, \"switches\": %u}", r->nw_idle,
+		    "\"pairs\": %u, \"switches\": %u", r->nw_idle,
 		    r->nw_users, r->nw_seen_ms / 1000, r->nw_pairs,
 		    r->nw_switches);
+		print_unenforced(r->nw_unenforced);
+		printf("}");
 		first = 0;
 	}
 	printf("]}\n");
