@@ -258,14 +258,8 @@ main(int argc, char *argv[])
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
-	while ((ch = getopt_long(argc, argv, "b:c:hj:no:Rs:vV", longopts,
-	    NULL)) != -1) {
-		switch (cli_common_opt(&o.no_cc, ch, optarg)) {
-		case 1:
-			continue;
-		case -1:
-			usage(CLI_EXIT_USAGE);
-		}
+	while ((ch = cli_getopt(&o.no_cc, argc, argv, "b:c:hj:no:Rs:vV",
+	    longopts, "CilkNodes", usage)) != -1) {
 		switch (ch) {
 		case 'j':
 			if ((o.no_job = cli_job_number(ch, optarg)) == 0)
@@ -295,13 +289,6 @@ main(int argc, char *argv[])
 				usage(CLI_EXIT_USAGE);
 			}
 			break;
-		case 'h':
-			usage(CLI_EXIT_OK);
-		case 'V':
-			cli_version("CilkNodes");
-			return CLI_EXIT_OK;
-		default:
-			usage(CLI_EXIT_USAGE);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind], "drain") == 0)
@@ -342,9 +329,7 @@ main(int argc, char *argv[])
 		rc = op != PROTO_HO_UNDEF ? nhealth_set(&o.no_cc, op,
 		    argv[optind + 1], o.no_reason) :
 		    nhealth_reasons(&o.no_cc, o.no_numeric);
-		if (fflush(stdout) == EOF || ferror(stdout))
-			err(CLI_EXIT_FAILURE, "stdout");
-		return rc;
+		return cli_stdout_done(rc);
 	}
 	/* The broker filters: a few idle nodes of 100,000 come in a page. */
 	if ((rc = brokerq_main_where(&o.no_cc, "CilkNodes", PROTO_LIST_NODES,
@@ -359,7 +344,5 @@ main(int argc, char *argv[])
 	else
 		print_text(&o, &rep);
 	brokerq_reply_free(&rep);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(CLI_EXIT_FAILURE, "stdout");
-	return CLI_EXIT_OK;
+	return cli_stdout_done(CLI_EXIT_OK);
 }
