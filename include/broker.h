@@ -43,6 +43,7 @@ struct broker_node {
 	uint16_t	 bn_total;	/* processors */
 	uint16_t	 bn_lent;	/* of them lent */
 	uint32_t	 bn_mem_mb;	/* lendable memory */
+	uint8_t		 bn_unenforced;	/* PROTO_LIMIT_* not enforced there */
 	uint8_t		 bn_drain;	/* 1: drained, 2: down by itself;
 					   takes no new work
 					   (broker_health.h) */

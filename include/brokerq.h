@@ -82,6 +82,40 @@ int	brokerq_ask_proven(const struct conf *, uint16_t req,
 	    const void *payload, size_t plen, uint16_t ans, uint8_t *out,
 	    size_t outsz, size_t *outlen, char *err, size_t errlen);
 
+/*
+ * What brokerq_ask and CilkPred share: one request (handler bc_req,
+ * payload) to the daemon at bc_to under bc_scheme, sent with keys,
+ * resent within the configuration's "timeout" (BROKERQ_TRIES in all);
+ * the first answer with handler bc_ans that bc_take accepts (0; -1: it
+ * could not be read, wait on), or an ERROR for bc_req, counts, from
+ * bc_to only and, under the user scheme, signed as @cluster.  bc_proven:
+ * the payload ends in has_cookie, 0; a PROTO_H_COOKIE from bc_to has
+ * the request sent again with has_cookie 1 and the cookie after it.
+ * CLI_EXIT_OK when answered, CLI_EXIT_FAILURE when refused (bc_refused,
+ * with the reason in bc_reason) or this side could not ask (err),
+ * CLI_EXIT_TIMEOUT when nothing came; the caller words what went wrong
+ * from bc_sent, bc_malformed and bc_timeout.
+ */
+struct msg_keyring;
+struct brokerq_call {
+	const struct msg_addr	*bc_to;
+	enum msg_scheme		 bc_scheme;
+	uint16_t		 bc_req, bc_ans;
+	const void		*bc_payload;
+	size_t			 bc_plen;
+	int			 bc_proven;
+	int			(*bc_take)(void *arg, const uint8_t *, size_t);
+	void			*bc_arg;
+	/* told */
+	int			 bc_sent;	/* requests sent */
+	int			 bc_malformed;	/* answers not read */
+	int			 bc_refused;
+	char			 bc_reason[PROTO_REASON_MAX];
+	double			 bc_timeout;	/* s waited at most */
+};
+int	brokerq_call(const struct conf *, struct msg_keyring *keys,
+	    struct brokerq_call *, char *err, size_t errlen);
+
 /* The IP address of a, without the port ("127.0.0.3", "::1"). */
 void	brokerq_host(const struct msg_addr *a, char *buf, size_t bufsz);
 

@@ -72,4 +72,21 @@ int		 cli_mem_mb(const char *text, uint32_t *mb, char *why,
 /* Prints "prog cilknow VERSION" for -V. */
 void		 cli_version(const char *prog);
 
+/*
+ * A utility's getopt_long() loop: takes the common options
+ * (cli_common_opt), -h (usage(CLI_EXIT_OK)), -V (cli_version(), exit 0)
+ * and an unknown option or missing argument (usage(CLI_EXIT_USAGE))
+ * itself, and returns the next option that is the utility's own, or -1
+ * at the end of the options.  usage is expected not to return.
+ */
+struct option;
+int		 cli_getopt(struct cli_common *, int argc, char *const argv[],
+		    const char *optstring, const struct option *longopts,
+		    const char *prog, void (*usage)(int));
+/*
+ * rc, once stdout is flushed without error; else the program ends with
+ * CLI_EXIT_FAILURE after saying so.  For a utility's last statement.
+ */
+int		 cli_stdout_done(int rc);
+
 #endif

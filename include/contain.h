@@ -39,6 +39,7 @@ enum contain_mech {
 #define CONTAIN_CTL_PIDS	0x2
 #define CONTAIN_CTL_CPU		0x4
 #define CONTAIN_CTL_IO		0x8
+#define CONTAIN_CTL_ALL		0xf
 
 struct contain_base {
 	enum contain_mech cb_mech;
@@ -81,6 +82,13 @@ struct contain_limits {
  */
 int	contain_base_init(struct contain_base *, const char *setting,
 	    const char *name, char *err, size_t errlen);
+/*
+ * The controllers whose limits workers here cannot be held to: those
+ * not enabled for them, every one for TREE (CONTAIN_CTL_* bits).
+ */
+unsigned	 contain_unenforced(const struct contain_base *);
+/* The names of the controllers in bits, "memory pids"; "" for none. */
+const char	*contain_ctl_names(unsigned bits, char *buf, size_t bufsz);
 /* "cgroup v2 at B (memory pids)" or "process tree (no cgroup: why)". */
 const char *contain_base_describe(const struct contain_base *, char *buf,
 	    size_t bufsz);

@@ -147,7 +147,16 @@ struct proto_node_reg {
 					   were promised */
 	uint16_t	nr_nslots;
 	struct proto_slot nr_slots[PROTO_SLOTS_MAX];
+	uint8_t		nr_unenforced;	/* PROTO_LIMIT_* its workers cannot
+					   be held to (no such controller) */
 };
+
+/* Kinds of worker limit (as CONTAIN_CTL_*, contain.h). */
+#define PROTO_LIMIT_MEMORY	0x1
+#define PROTO_LIMIT_PIDS	0x2
+#define PROTO_LIMIT_CPU		0x4
+#define PROTO_LIMIT_IO		0x8
+#define PROTO_LIMIT_ALL		0xf
 
 /* NODE_ACK and JOB_ACK: the id the broker gave. */
 struct proto_ack {
@@ -248,6 +257,7 @@ struct proto_node_row {
 	uint32_t	nw_mem_mb;	/* lendable memory, MiB */
 	uint8_t		nw_njobs;	/* the jobs of its workers */
 	uint32_t	nw_jobs[PROTO_NODE_JOBS_MAX];
+	uint8_t		nw_unenforced;	/* nr_unenforced */
 };
 
 /* ASSIGN: run this job on that processor, whose manager is there, for

@@ -56,14 +56,6 @@ int	sensors_file_parse(const char *buf, size_t len, const char *name,
 int	sensors_file_read(const char *path, struct pred_meas *m, char *err,
 	    size_t errlen);
 
-/*
- * Reads a regular (or /proc) file of at most bufsz - 1 bytes into buf,
- * NUL-terminated.  -1 with errno (EFBIG if larger, EINVAL if not a
- * regular file).
- */
-int	sensors_read_text(const char *path, char *buf, size_t bufsz,
-	    size_t *lenp);
-
 /* "0.52 0.58 0.59 1/467 12345" from /proc/loadavg. */
 int	sensors_read_loadavg(const char *path, double load[3]);
 /*

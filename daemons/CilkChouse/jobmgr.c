@@ -160,7 +160,7 @@ ch_jobmgr_reap(struct chouse *h, int wait)
 		r = waitpid(h->h_jm_pid, &status, WNOHANG);
 		if (r == h->h_jm_pid) {
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-				log_warnx("no broker answered: the job runs "
+				log_warning("no broker answered: the job runs "
 				    "on this workstation alone");
 			else if (WIFEXITED(status) &&
 			    WEXITSTATUS(status) == PROTO_EXIT_KILLED)

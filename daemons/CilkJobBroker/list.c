@@ -58,6 +58,7 @@ node_row(const struct broker_node *n, double now, struct proto_node_row *r)
 	r->nw_total = n->bn_total;
 	r->nw_lent = n->bn_lent;
 	r->nw_mem_mb = n->bn_mem_mb;
+	r->nw_unenforced = n->bn_unenforced;
 	for (i = 0; i < n->bn_nslots; i++) {
 		s = &n->bn_slots[i];
 		if (s->bs_state == PROTO_NS_RUNNING ||

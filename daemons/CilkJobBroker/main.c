@@ -126,7 +126,7 @@ on_gone(const struct broker_node *n, const struct broker_job *j,
 		return;
 	if (n != NULL) {
 		msg_addr_text(&n->bn_addr, addr, sizeof(addr));
-		log_warnx("node %u (%s at %s) silent for %.0f s: forgotten, "
+		log_warning("node %u (%s at %s) silent for %.0f s: forgotten, "
 		    "its work goes elsewhere", n->bn_id, n->bn_host, addr,
 		    silent);
 	} else {
@@ -150,7 +150,7 @@ on_tick(struct evloop *loop, void *arg)
 	broker_wait_expire(&b->b_waits, now_mono(), 3 * interval);
 
 	if (broker_expire(&b->b_br, now_mono(), on_gone, &gone) > GONE_NAMED)
-		log_warnx("and %d more nodes or jobs silent for %g s: "
+		log_warning("and %d more nodes or jobs silent for %g s: "
 		    "forgotten", gone.g_k - GONE_NAMED, 3 * interval);
 	broker_schedule(&b->b_br, now_mono(), on_assign, b);
 	bpush_changed(&b->b_push);
@@ -414,7 +414,7 @@ check(struct dctx *dc, char *err, size_t errlen)
 	 */
 	if (conf_get_path(dc->dc_conf, "user_keys", dir, sizeof(dir)) == 0 &&
 	    access(dir, R_OK | X_OK) == -1 && errno != ENOENT)
-		log_warnx("user_keys %s: %s: a reload will find no user's "
+		log_warning("user_keys %s: %s: a reload will find no user's "
 		    "key, and users' requests will be refused", dir,
 		    strerror(errno));
 	if (bpred_init(&b->b_pred, dc, &b->b_br, err, errlen) == -1)
@@ -471,7 +471,7 @@ main(int argc, char *argv[])
 	    &b.b_br.br_nodes_max) == -1 ||
 	    conf_get_count(b.b_dc.dc_conf, "jobs_max",
 	    &b.b_br.br_jobs_max) == -1)
-		log_warnx("nodes_max, jobs_max: unreadable; %u and %u",
+		log_warning("nodes_max, jobs_max: unreadable; %u and %u",
 		    b.b_br.br_nodes_max, b.b_br.br_jobs_max);
 	b.b_br.br_next_job = b.b_jobid.ji_saved + 1;	/* check() read it */
 	/* Ids stay unique in the history even if last_job was lost. */

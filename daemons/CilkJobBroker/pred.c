@@ -11,8 +11,8 @@
 #include "bpred.h"
 #include "log.h"
 #include "mono.h"
-#include "pred_auth.h"
 #include "priv.h"
+#include "proto_pred_serve.h"
 
 /*
  * state_dir, and the broker's own folder in it.  -1 with a message.
@@ -274,58 +274,40 @@ push_now(struct evloop *loop, void *arg)
 	push_all(bp);
 }
 
-/*
- * The predicates of filter's scope, or a cookie instead when they are
- * more than a user-scheme asker proved it may be sent (PROTO_PRED_ANS_FREE).
- */
+/* The predicates of filter's scope (proto_pred_answer). */
 static void
-answer(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in,
-    const struct proto_pred_req *q, uint8_t action,
+answer(struct bpred *bp, const struct proto_pred_asked *k, uint8_t action,
     const struct pred_scope *filter)
 {
 	struct proto_pred_ans a;
-	size_t len;
 
 	memset(&a, 0, sizeof(a));
 	a.pa_action = action;
-	if ((a.pa_text = proto_pred_set_text(bp->bp_set, filter)) == NULL) {
-		proto_reply_error(ep, in, "out of memory");
-		return;
-	}
-	if ((len = proto_pred_ans_enc(&a, bp->bp_buf,
-	    sizeof(bp->bp_buf))) == 0)
-		proto_reply_error(ep, in, "too many predicates for one answer");
-	else if ((len <= PROTO_PRED_ANS_FREE || len <= in->mi_len) ||
-	    cookie_proved(bp->bp_cookie, ep, in, now_mono(), q->pq_has_cookie,
-	    q->pq_cookie))
-		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, bp->bp_buf,
-		    len);
-	free(a.pa_text);
+	proto_pred_answer(k, &a, bp->bp_set, filter, bp->bp_buf,
+	    sizeof(bp->bp_buf));
 }
 
-/* A peer can make this line repeat; see log_rate(). */
-static struct log_rate refused_log = LOG_RATE_DEFAULT;
+static int
+change(void *arg, const struct pred_cmd *cmd, char *why, size_t whysz)
+{
+	struct bpred *bp = arg;
+
+	return proto_pred_set_change(&bp->bp_set, bp->bp_path, cmd, why,
+	    whysz);
+}
 
 void
 bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 {
-	struct proto_pred_req q;
-	struct pred_cmd cmd;
-	char why[PROTO_REASON_MAX];
-	const char *user;
+	struct proto_pred_asked k;
+	const struct pred_cmd *cmd = &k.pk_cmd;
 
-	if (proto_pred_req_cmd(in, &q, &cmd, why, sizeof(why)) == -1) {
-		if (why[0] == '\0')
-			log_debug("%s: malformed, from %s", __func__,
-			    in->mi_name);
-		else
-			proto_reply_error(ep, in, why);
+	if (proto_pred_take(&k, ep, in, bp->bp_cookie) == -1)
 		return;
-	}
-	switch (cmd.cm_action) {
+	switch (cmd->cm_action) {
 	case PRED_A_LIST:
-		answer(bp, ep, in, &q, PRED_A_LIST, cmd.cm_has_scope ?
-		    &cmd.cm_pred.pr_scope : NULL);
+		answer(bp, &k, PRED_A_LIST, cmd->cm_has_scope ?
+		    &cmd->cm_pred.pr_scope : NULL);
 		return;
 	case PRED_A_ADD:
 	case PRED_A_DEL:
@@ -335,27 +317,11 @@ bpred_on_req(struct bpred *bp, struct msg_ep *ep, const struct msg_in *in)
 		    "node manager");
 		return;
 	}
-	/* Its answer may be large: applied only for a proven address. */
-	if (!cookie_proved(bp->bp_cookie, ep, in, now_mono(),
-	    q.pq_has_cookie, q.pq_cookie))
+	if (proto_pred_change(&k, conf_get(bp->bp_dc->dc_conf, "admins"),
+	    NULL, change, bp) == -1)
 		return;
-	/* Only a user's own signature speaks for a user. */
-	user = in->mi_scheme == MSG_SCHEME_USER &&
-	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
-	if (pred_auth_check(&cmd.cm_pred.pr_scope, user,
-	    conf_get(bp->bp_dc->dc_conf, "admins"), NULL, why,
-	    sizeof(why)) == -1 || proto_pred_set_change(&bp->bp_set, bp->bp_path, &cmd,
-	    why, sizeof(why)) == -1) {
-		if (log_rate(&refused_log, now_mono(),
-		    "refused predicate requests"))
-			log_info("predicates: %s from %s refused: %s",
-			    q.pq_cmd, in->mi_name, why);
-		proto_reply_error(ep, in, why);
-		return;
-	}
-	log_info("predicates: %s by %s", q.pq_cmd, user);
 	bp->bp_epoch++;
-	answer(bp, ep, in, &q, cmd.cm_action, &cmd.cm_pred.pr_scope);
+	answer(bp, &k, cmd->cm_action, &cmd->cm_pred.pr_scope);
 	push_all(bp);
 }
 

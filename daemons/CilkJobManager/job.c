@@ -209,7 +209,7 @@ on_desc_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	switch (tt_take_fetch(&j->j_tt, r.dr_node, r.dr_fetch, now_mono(),
 	    &task)) {
 	case TT_TAKE_RESTARTED:
-		log_warnx("task %u on %s: its node asks for it afresh (it "
+		log_warning("task %u on %s: its node asks for it afresh (it "
 		    "restarted): attempt %u was lost with it and counts as "
 		    "stopped; attempt %u starts there", task, r.dr_node,
 		    j->j_tt.tt_t[task].tk_attempts - 1,
@@ -509,7 +509,7 @@ on_lost(uint32_t task, const struct tt_task *tk, void *arg)
 {
 	struct jobmgr *j = arg;
 
-	log_warnx("task %u on %s: no word of it from its node; %s", task,
+	log_warning("task %u on %s: no word of it from its node; %s", task,
 	    tk->tk_node, j->j_want_tasks > 0 ? "it runs again" :
 	    "counted as lost");
 	j->j_tasks[task].t_end = now_mono();

@@ -116,7 +116,7 @@ file_open(struct jobmgr *j, uint32_t task, const char *node, int stream)
 
 	if (outpat_expand(pat, j->j_job, task, node, path,
 	    sizeof(path)) == -1) {
-		log_warnx("task %u: the name of its %s file is too long; its "
+		log_warning("task %u: the name of its %s file is too long; its "
 		    "lines go to %s", task, stream == PROTO_STREAM_OUT ?
 		    "output" : "error", stream == PROTO_STREAM_OUT ? "stdout" :
 		    "stderr");
@@ -137,7 +137,7 @@ file_open(struct jobmgr *j, uint32_t task, const char *node, int stream)
 		return NULL;
 	}
 	if ((f->of_fd = open(path, flags, 0666)) == -1) {
-		log_warnx("task %u: cannot write %s: %s; its lines go to %s "
+		log_warning("task %u: cannot write %s: %s; its lines go to %s "
 		    "instead", task, path, strerror(errno),
 		    stream == PROTO_STREAM_OUT ? "stdout" : "stderr");
 		j->j_out_errors++;

@@ -230,8 +230,13 @@ node_privileged_setup(struct node *n, struct priv_user *pu)
 	    name, err, sizeof(err)) == -1)
 		fatalx("cgroup: %s", err);
 	if (n->n_cb.cb_mech == CONTAIN_TREE)
-		log_warnx("workers are contained as process trees, which is "
-		    "weaker than cgroups: %s", n->n_cb.cb_why);
+		log_warning("workers are contained as process trees, which is "
+		    "weaker than cgroups: %s; their limits are not enforced",
+		    n->n_cb.cb_why);
+	else if (contain_unenforced(&n->n_cb) != 0)
+		log_warning("worker limits not enforced here (no such "
+		    "controller for workers): %s", contain_ctl_names(
+		    contain_unenforced(&n->n_cb), text, sizeof(text)));
 	log_info("workers: %s", contain_base_describe(&n->n_cb, text,
 	    sizeof(text)));
 	n->n_log_gid = -1;

@@ -17,8 +17,7 @@
 #include "log.h"
 #include "mono.h"
 #include "node.h"
-#include "pred_auth.h"
-#include "proto_pred.h"
+#include "proto_pred_serve.h"
 
 #define NPRED_FILE		"predicates"
 #define NPRED_CACHE		"predicates.broker"
@@ -141,7 +140,7 @@ node_pred_init(struct node *n, char *err, size_t errlen)
 	/* A broken cache is only a cache: the broker sends it again. */
 	if (load(n->n_pred_cluster, n->n_pred_cache, &found, err,
 	    errlen) == -1) {
-		log_warnx("%s; waiting for the broker's predicates", err);
+		log_warning("%s; waiting for the broker's predicates", err);
 		pred_set_clear(n->n_pred_cluster);
 		found = 0;
 	}
@@ -277,86 +276,63 @@ node_on_pred_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	proto_pred_push_free(&p);
 }
 
-/*
- * set (of filter's scope), or a cookie instead when it is more than a
- * user-scheme asker proved it may be sent (PROTO_PRED_ANS_FREE).
- */
+/* set (of filter's scope), as of this node (proto_pred_answer). */
 static void
-answer(struct node *n, struct msg_ep *ep, const struct msg_in *in,
-    const struct proto_pred_req *q, uint8_t action,
+answer(struct node *n, const struct proto_pred_asked *k, uint8_t action,
     const struct pred_set *set, const struct pred_scope *filter)
 {
 	static struct proto_pred_ans a;
-	size_t len;
 
 	memset(&a, 0, sizeof(a));
 	a.pa_action = action;
 	strlcpy(a.pa_node, n->n_name, sizeof(a.pa_node));
-	if ((a.pa_text = proto_pred_set_text(set, filter)) == NULL) {
-		proto_reply_error(ep, in, "out of memory");
-		return;
-	}
 	if (action == PRED_A_CHECK) {
 		a.pa_has_meas = 1;
 		a.pa_idle = n->n_owner_away != 0;
 		a.pa_meas = n->n_meas;
 		a.pa_ncluster = (uint16_t)cluster_now(n, a.pa_cluster);
 	}
-	if ((len = proto_pred_ans_enc(&a, n->n_buf, sizeof(n->n_buf))) == 0)
-		proto_reply_error(ep, in, "too many predicates for one answer");
-	else if ((len <= PROTO_PRED_ANS_FREE || len <= in->mi_len) ||
-	    cookie_proved(&n->n_cookie, ep, in, now_mono(), q->pq_has_cookie,
-	    q->pq_cookie))
-		(void)msg_ep_reply(ep, in, PROTO_H_PRED_ANSWER, n->n_buf, len);
-	free(a.pa_text);
+	proto_pred_answer(k, &a, set, filter, n->n_buf, sizeof(n->n_buf));
 }
 
 /* Applies an add or del to the node's own set, then judges by it. */
 static int
-change(struct node *n, const struct pred_cmd *cmd, char *why, size_t whylen)
+change(void *arg, const struct pred_cmd *cmd, char *why, size_t whylen)
 {
+	struct node *n = arg;
+
 	if (proto_pred_set_change(&n->n_pred_node, n->n_pred_path, cmd, why,
 	    whylen) == -1)
 		return -1;
 	return rebuild(n);
 }
 
-/* A peer can make this line repeat; see log_rate(). */
-static struct log_rate refused_log = LOG_RATE_DEFAULT;
-
 void
 node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
-	struct proto_pred_req q;
-	struct pred_cmd cmd;
-	const struct pred_scope *sc = &cmd.cm_pred.pr_scope;
+	struct proto_pred_asked k;
+	const struct pred_cmd *cmd = &k.pk_cmd;
+	const struct pred_scope *sc = &cmd->cm_pred.pr_scope;
 	char why[PROTO_REASON_MAX];
-	const char *user;
 
-	if (proto_pred_req_cmd(in, &q, &cmd, why, sizeof(why)) == -1) {
-		if (why[0] == '\0')
-			log_debug("%s: malformed, from %s", __func__,
-			    in->mi_name);
-		else
-			proto_reply_error(ep, in, why);
+	if (proto_pred_take(&k, ep, in, &n->n_cookie) == -1)
 		return;
-	}
-	if (cmd.cm_has_scope && sc->ps_node[0] != '\0' &&
+	if (cmd->cm_has_scope && sc->ps_node[0] != '\0' &&
 	    !pred_node_match(sc->ps_node, n->n_name)) {
 		snprintf(why, sizeof(why), "node=%.64s is not this node "
 		    "(%.64s)", sc->ps_node, n->n_name);
 		proto_reply_error(ep, in, why);
 		return;
 	}
-	switch (cmd.cm_action) {
+	switch (cmd->cm_action) {
 	case PRED_A_CHECK:
 		(void)node_sense(n);	/* as of now, not the last poll */
-		answer(n, ep, in, &q, PRED_A_CHECK, n->n_pred_all, NULL);
+		answer(n, &k, PRED_A_CHECK, n->n_pred_all, NULL);
 		return;
 	case PRED_A_LIST:
-		answer(n, ep, in, &q, PRED_A_LIST, n->n_pred_node,
-		    cmd.cm_has_scope ? sc : NULL);
+		answer(n, &k, PRED_A_LIST, n->n_pred_node,
+		    cmd->cm_has_scope ? sc : NULL);
 		return;
 	default:
 		break;
@@ -366,23 +342,9 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    "node managers; the broker keeps the others");
 		return;
 	}
-	/* Its answer may be large: applied only for a proven address. */
-	if (!cookie_proved(&n->n_cookie, ep, in, now_mono(), q.pq_has_cookie,
-	    q.pq_cookie))
+	if (proto_pred_change(&k, conf_get(n->n_dc.dc_conf, "admins"),
+	    conf_get(n->n_dc.dc_conf, "owners"), change, n) == -1)
 		return;
-	user = in->mi_scheme == MSG_SCHEME_USER &&
-	    msg_user_name_ok(in->mi_name) ? in->mi_name : "";
-	if (pred_auth_check(sc, user, conf_get(n->n_dc.dc_conf, "admins"),
-	    conf_get(n->n_dc.dc_conf, "owners"), why, sizeof(why)) == -1 ||
-	    change(n, &cmd, why, sizeof(why)) == -1) {
-		if (log_rate(&refused_log, now_mono(),
-		    "refused predicate requests"))
-			log_info("predicates: %s from %s refused: %s",
-			    q.pq_cmd, in->mi_name, why);
-		proto_reply_error(ep, in, why);
-		return;
-	}
-	log_info("predicates: %s by %s", q.pq_cmd, user);
-	answer(n, ep, in, &q, cmd.cm_action, n->n_pred_node, sc);
+	answer(n, &k, cmd->cm_action, n->n_pred_node, sc);
 	node_idle_update(n);
 }

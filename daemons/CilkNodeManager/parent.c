@@ -568,8 +568,10 @@ spawn_done(struct pad *p, int rc, const char *why)
 	p->p_spawning = 1;
 	if (pad_attach(p) == -1)
 		pad_lost(p, "no connection to its launch pad");
-	log_info("job %u task %u of %s: worker %s started (launch pad %d%s%s)",
-	    p->p_job, p->p_task, p->p_user, p->p_worker, (int)p->p_lpad,
+	/* Limits it asked for that cannot be applied here: a warning. */
+	(p->p_skipped[0] ? log_warning : log_info)("job %u task %u of %s: "
+	    "worker %s started (launch pad %d%s%s)", p->p_job, p->p_task,
+	    p->p_user, p->p_worker, (int)p->p_lpad,
 	    p->p_skipped[0] ? "; limits not enforced here: " : "",
 	    p->p_skipped);
 	memset(&rep, 0, sizeof(rep));

@@ -26,6 +26,7 @@ send_register(struct node *n)
 	r.nr_total = n->n_total;
 	r.nr_lent = n->n_lent;
 	r.nr_mem_mb = node_mem_lendable(n, NULL);
+	r.nr_unenforced = (uint8_t)contain_unenforced(&n->n_cb);
 	r.nr_nslots = n->n_total;
 	for (i = 0; i < n->n_total; i++) {
 		s = &n->n_slots[i];

@@ -193,6 +193,7 @@ slots_update(struct broker *br, struct broker_node *n,
 	n->bn_total = r->nr_total;
 	n->bn_lent = r->nr_lent;
 	n->bn_mem_mb = r->nr_mem_mb;
+	n->bn_unenforced = r->nr_unenforced;
 	if (r->nr_total == 0) {
 		one.ps_state = r->nr_state;
 		one.ps_job = r->nr_job;

@@ -16,6 +16,7 @@
  * value, as does a -o override applied after the file.
  */
 #include "conf.h"
+#include "errbuf.h"
 
 #include <sys/stat.h>
 
@@ -127,8 +128,6 @@ struct conf {
 
 static int	conf_key_cmp(const void *, const void *);
 static const struct conf_key *conf_lookup(const char *);
-static void	conf_reason(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static void	conf_file_err(FILE *, const char *, unsigned long,
 		    const char *, ...)
 		    __attribute__((format(printf, 4, 5)));
@@ -156,19 +155,6 @@ conf_lookup(const char *key)
 {
 	return bsearch(key, conf_keys, CONF_NKEYS, sizeof(conf_keys[0]),
 	    conf_key_cmp);
-}
-
-/* Like snprintf(3), but a NULL or empty buffer is fine. */
-static void
-conf_reason(char *buf, size_t bufsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (buf == NULL || bufsz == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, bufsz, fmt, ap);
-	va_end(ap);
 }
 
 /* "path:line: msg" (or "path: msg" for line 0) to errs, if any. */
@@ -248,7 +234,7 @@ conf_check_hostport(const char *val, char *why, size_t whysz)
 
 	if (val[0] == '[') {
 		if ((p = strchr(val, ']')) == NULL) {
-			conf_reason(why, whysz, "\"%.64s\": missing ']'", val);
+			errbuf_set(why, whysz, "\"%.64s\": missing ']'", val);
 			return -1;
 		}
 		host = val + 1;
@@ -258,7 +244,7 @@ conf_check_hostport(const char *val, char *why, size_t whysz)
 		else if (p[1] == '\0')
 			port = NULL;
 		else {
-			conf_reason(why, whysz,
+			errbuf_set(why, whysz,
 			    "\"%.64s\": expected ':' after ']'", val);
 			return -1;
 		}
@@ -270,21 +256,21 @@ conf_check_hostport(const char *val, char *why, size_t whysz)
 		    strspn(scope + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		    "abcdefghijklmnopqrstuvwxyz0123456789_.-") !=
 		    hlen - alen - 1))) {
-			conf_reason(why, whysz,
+			errbuf_set(why, whysz,
 			    "\"%.64s\": invalid IPv6 address", val);
 			return -1;
 		}
 		memcpy(addr, host, alen);
 		addr[alen] = '\0';
 		if (inet_pton(AF_INET6, addr, &in6) != 1) {
-			conf_reason(why, whysz,
+			errbuf_set(why, whysz,
 			    "\"%.64s\": invalid IPv6 address", val);
 			return -1;
 		}
 	} else {
 		p = strchr(val, ':');
 		if (p != NULL && strchr(p + 1, ':') != NULL) {
-			conf_reason(why, whysz, "\"%.64s\": write an IPv6 "
+			errbuf_set(why, whysz, "\"%.64s\": write an IPv6 "
 			    "address in brackets, [ADDR]:PORT", val);
 			return -1;
 		}
@@ -292,16 +278,16 @@ conf_check_hostport(const char *val, char *why, size_t whysz)
 		hlen = p != NULL ? (size_t)(p - val) : strlen(val);
 		port = p != NULL ? p + 1 : NULL;
 		if (hlen == 0) {
-			conf_reason(why, whysz, "\"%.64s\": missing host", val);
+			errbuf_set(why, whysz, "\"%.64s\": missing host", val);
 			return -1;
 		}
 		if (hlen > CONF_HOST_MAX) {
-			conf_reason(why, whysz, "host name too long");
+			errbuf_set(why, whysz, "host name too long");
 			return -1;
 		}
 		if (strspn(host, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		    "abcdefghijklmnopqrstuvwxyz0123456789_.-") < hlen) {
-			conf_reason(why, whysz,
+			errbuf_set(why, whysz,
 			    "\"%.64s\": invalid character in host", val);
 			return -1;
 		}
@@ -309,13 +295,13 @@ conf_check_hostport(const char *val, char *why, size_t whysz)
 	if (port != NULL) {
 		if (*port == '\0' || strspn(port, "0123456789") !=
 		    strlen(port)) {
-			conf_reason(why, whysz,
+			errbuf_set(why, whysz,
 			    "\"%.64s\": port must be a number", val);
 			return -1;
 		}
 		strtonum(port, 1, 65535, &errstr);
 		if (errstr != NULL) {
-			conf_reason(why, whysz,
+			errbuf_set(why, whysz,
 			    "\"%.64s\": port must be 1-65535", val);
 			return -1;
 		}
@@ -327,11 +313,11 @@ static int
 conf_check_path(const char *val, char *why, size_t whysz)
 {
 	if (*val == '\0') {
-		conf_reason(why, whysz, "empty path");
+		errbuf_set(why, whysz, "empty path");
 		return -1;
 	}
 	if (strchr(val, '\n') != NULL) {
-		conf_reason(why, whysz, "newline in path");
+		errbuf_set(why, whysz, "newline in path");
 		return -1;
 	}
 	return 0;
@@ -364,11 +350,11 @@ conf_check_user(const char *name, size_t len, char *why, size_t whysz)
 	size_t i;
 
 	if (len == 0) {
-		conf_reason(why, whysz, "empty user name");
+		errbuf_set(why, whysz, "empty user name");
 		return -1;
 	}
 	if (len > CONF_USER_MAX) {
-		conf_reason(why, whysz, "user name \"%.*s\" longer than %d",
+		errbuf_set(why, whysz, "user name \"%.*s\" longer than %d",
 		    (int)(len > 64 ? 64 : len), name, CONF_USER_MAX);
 		return -1;
 	}
@@ -378,7 +364,7 @@ conf_check_user(const char *name, size_t len, char *why, size_t whysz)
 		if (i > 0 && ((name[i] >= '0' && name[i] <= '9') ||
 		    name[i] == '.' || name[i] == '-'))
 			continue;
-		conf_reason(why, whysz, "invalid user name \"%.*s\"",
+		errbuf_set(why, whysz, "invalid user name \"%.*s\"",
 		    (int)len, name);
 		return -1;
 	}
@@ -410,7 +396,7 @@ conf_check_users(const char *val, char *canon, char *why, size_t whysz)
 		if (canon[0] != '\0')
 			strlcat(canon, ",", CONF_VALUE_MAX);
 		if (strlen(canon) + len >= CONF_VALUE_MAX) {
-			conf_reason(why, whysz, "list too long");
+			errbuf_set(why, whysz, "list too long");
 			return -1;
 		}
 		strncat(canon, p, len);
@@ -436,7 +422,7 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 	switch (ck->ck_type) {
 	case CONF_T_HOSTPORT:
 		if (*val == '\0') {
-			conf_reason(why, whysz, "empty address, expected "
+			errbuf_set(why, whysz, "empty address, expected "
 			    "HOST[:PORT]");
 			return -1;
 		}
@@ -445,7 +431,7 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		return conf_check_path(val, why, whysz);
 	case CONF_T_SECONDS:
 		if (conf_parse_seconds(val, &d) == -1) {
-			conf_reason(why, whysz, "\"%.64s\": expected seconds, "
+			errbuf_set(why, whysz, "\"%.64s\": expected seconds, "
 			    "a decimal number > 0 and at most %.0f", val,
 			    CONF_SECONDS_MAX);
 			return -1;
@@ -457,7 +443,7 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		if (strncmp(val, "file:", 5) == 0 && val[5] != '\0' &&
 		    strchr(val, '\n') == NULL)
 			return 0;
-		conf_reason(why, whysz, "\"%.64s\": expected \"system\" or "
+		errbuf_set(why, whysz, "\"%.64s\": expected \"system\" or "
 		    "\"file:PATH\"", val);
 		return -1;
 	case CONF_T_USER:
@@ -466,7 +452,7 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		return conf_check_users(val, canon, why, whysz);
 	case CONF_T_COUNT:
 		if (conf_parse_count(val, &n) == -1) {
-			conf_reason(why, whysz, "\"%.64s\": expected a whole "
+			errbuf_set(why, whysz, "\"%.64s\": expected a whole "
 			    "number from 1 to %u", val, CONF_COUNT_MAX);
 			return -1;
 		}
@@ -475,7 +461,7 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		if (strcmp(val, "auto") == 0 ||
 		    (conf_parse_count(val, &n) == 0 && n <= CONF_SLOTS_MAX))
 			return 0;
-		conf_reason(why, whysz, "\"%.64s\": expected auto or a whole "
+		errbuf_set(why, whysz, "\"%.64s\": expected auto or a whole "
 		    "number from 1 to %u", val, CONF_SLOTS_MAX);
 		return -1;
 	case CONF_T_USERAUTH:
@@ -483,22 +469,22 @@ conf_check(const struct conf_key *ck, const char *val, char *canon,
 		    strcmp(val, "user,munge") == 0 ||
 		    strcmp(val, "munge,user") == 0)
 			return 0;
-		conf_reason(why, whysz, "'%s' is not user, munge, user,munge "
+		errbuf_set(why, whysz, "'%s' is not user, munge, user,munge "
 		    "or munge,user", val);
 		return -1;
 	case CONF_T_POLICY:
 		if (strcmp(val, "thesis") == 0 || strcmp(val, "targeted") == 0)
 			return 0;
-		conf_reason(why, whysz, "'%s' is neither thesis nor targeted",
+		errbuf_set(why, whysz, "'%s' is neither thesis nor targeted",
 		    val);
 		return -1;
 	case CONF_T_BOOL:
 		if (strcmp(val, "yes") == 0 || strcmp(val, "no") == 0)
 			return 0;
-		conf_reason(why, whysz, "'%s' is neither yes nor no", val);
+		errbuf_set(why, whysz, "'%s' is neither yes nor no", val);
 		return -1;
 	default:
-		conf_reason(why, whysz, "bad key type %d", ck->ck_type);
+		errbuf_set(why, whysz, "bad key type %d", ck->ck_type);
 		return -1;
 	}
 }
@@ -513,23 +499,23 @@ conf_set(struct conf *cf, const char *key, const char *value, char *err,
 	size_t i;
 
 	if ((ck = conf_lookup(key)) == NULL) {
-		conf_reason(err, errlen, "unknown key \"%.64s\"", key);
+		errbuf_set(err, errlen, "unknown key \"%.64s\"", key);
 		errno = EINVAL;
 		return -1;
 	}
 	if (strlen(value) >= CONF_VALUE_MAX) {
-		conf_reason(err, errlen, "%s: value too long (at most %d "
+		errbuf_set(err, errlen, "%s: value too long (at most %d "
 		    "bytes)", ck->ck_name, CONF_VALUE_MAX - 1);
 		errno = EINVAL;
 		return -1;
 	}
 	if (conf_check(ck, value, canon, why, sizeof(why)) == -1) {
-		conf_reason(err, errlen, "%s: %s", ck->ck_name, why);
+		errbuf_set(err, errlen, "%s: %s", ck->ck_name, why);
 		errno = EINVAL;
 		return -1;
 	}
 	if ((copy = strdup(canon)) == NULL) {
-		conf_reason(err, errlen, "%s: %s", ck->ck_name,
+		errbuf_set(err, errlen, "%s: %s", ck->ck_name,
 		    strerror(errno));
 		return -1;
 	}
@@ -547,7 +533,7 @@ conf_override(struct conf *cf, const char *kv, char *err, size_t errlen)
 	size_t klen;
 
 	if ((eq = strchr(kv, '=')) == NULL) {
-		conf_reason(err, errlen, "\"%.64s\": expected KEY=VALUE", kv);
+		errbuf_set(err, errlen, "\"%.64s\": expected KEY=VALUE", kv);
 		errno = EINVAL;
 		return -1;
 	}
@@ -557,7 +543,7 @@ conf_override(struct conf *cf, const char *kv, char *err, size_t errlen)
 		e--;
 	klen = (size_t)(e - p);
 	if (klen == 0 || klen >= sizeof(key)) {
-		conf_reason(err, errlen, "\"%.64s\": %s", kv, klen == 0 ?
+		errbuf_set(err, errlen, "\"%.64s\": %s", kv, klen == 0 ?
 		    "missing key before '='" : "unknown key");
 		errno = EINVAL;
 		return -1;
@@ -570,7 +556,7 @@ conf_override(struct conf *cf, const char *kv, char *err, size_t errlen)
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
 		e--;
 	if ((size_t)(e - p) >= CONF_VALUE_MAX) {
-		conf_reason(err, errlen, "%s: value too long (at most %d "
+		errbuf_set(err, errlen, "%s: value too long (at most %d "
 		    "bytes)", key, CONF_VALUE_MAX - 1);
 		errno = EINVAL;
 		return -1;
@@ -590,13 +576,13 @@ conf_parse_line(struct conf *cf, char *line, char *why, size_t whysz)
 	if (*key == '\0' || *key == '#')
 		return 0;
 	if ((eq = strchr(key, '=')) == NULL) {
-		conf_reason(why, whysz, "missing '=' in \"%.64s\"", key);
+		errbuf_set(why, whysz, "missing '=' in \"%.64s\"", key);
 		return -1;
 	}
 	for (e = eq; e > key && (e[-1] == ' ' || e[-1] == '\t'); e--)
 		;
 	if (e == key) {
-		conf_reason(why, whysz, "missing key before '='");
+		errbuf_set(why, whysz, "missing key before '='");
 		return -1;
 	}
 	*e = '\0';

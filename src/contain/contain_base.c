@@ -4,6 +4,7 @@
  * base and enabling its controllers; and the parsers of settings.
  */
 #include "contain_int.h"
+#include "errbuf.h"
 
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -30,8 +31,6 @@ static const struct {
 };
 #define NCTLS	(sizeof(ctls) / sizeof(ctls[0]))
 
-static void	seterr(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static int	tree(struct contain_base *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 static int	unescape(const char *, size_t, char *, size_t);
@@ -55,20 +54,6 @@ static int	base_auto(struct contain_base *, const char *, char *,
 		    size_t);
 static int	base_path(struct contain_base *, const char *, char *,
 		    size_t);
-
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	int saved = errno;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	errno = saved;		/* the caller's errno says what failed */
-}
 
 /* Settles for the process tree and says why; a success. */
 static int
@@ -566,7 +551,7 @@ base_auto(struct contain_base *cb, const char *name, char *err,
 			return tree(cb, "delegated cgroup %.150s is not "
 			    "writable: %s", base, strerror(errno));
 		if (setup(cb, base, cgbase, NULL, own, 1) == -1) {
-			seterr(err, errlen, "cgroup %.200s: %s", base,
+			errbuf_set(err, errlen, "cgroup %.200s: %s", base,
 			    strerror(errno));
 			return -1;
 		}
@@ -581,7 +566,7 @@ base_auto(struct contain_base *cb, const char *name, char *err,
 	if (n < 0 || (size_t)n >= sizeof(sub) ||
 	    pjoin(dir, sizeof(dir), mnt, sub) == -1 ||
 	    pjoin(cg, sizeof(cg), root, sub) == -1) {
-		seterr(err, errlen, "cgroup base under %.200s: %s", mnt,
+		errbuf_set(err, errlen, "cgroup base under %.200s: %s", mnt,
 		    strerror(ENAMETOOLONG));
 		errno = ENAMETOOLONG;
 		return -1;
@@ -593,7 +578,8 @@ base_auto(struct contain_base *cb, const char *name, char *err,
 		return tree(cb, "%.150s is not writable: %s", dir,
 		    strerror(errno));
 	if (setup(cb, dir, cg, mnt, own, 0) == -1) {
-		seterr(err, errlen, "cgroup %.200s: %s", dir, strerror(errno));
+		errbuf_set(err, errlen,
+		    "cgroup %.200s: %s", dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -610,7 +596,8 @@ base_path(struct contain_base *cb, const char *setting, char *err,
 	int rc;
 
 	if (strlcpy(path, setting, sizeof(path)) >= sizeof(path)) {
-		seterr(err, errlen, "cgroup = %.100s...: too long", setting);
+		errbuf_set(err, errlen,
+		    "cgroup = %.100s...: too long", setting);
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -621,7 +608,7 @@ base_path(struct contain_base *cb, const char *setting, char *err,
 	    strstr(path, "/../") != NULL || (len >= 2 &&
 	    strcmp(path + len - 2, "/.") == 0) || (len >= 3 &&
 	    strcmp(path + len - 3, "/..") == 0)) {
-		seterr(err, errlen, "cgroup = %.200s: not a plain absolute "
+		errbuf_set(err, errlen, "cgroup = %.200s: not a plain absolute "
 		    "path", setting);
 		errno = EINVAL;
 		return -1;
@@ -635,12 +622,12 @@ base_path(struct contain_base *cb, const char *setting, char *err,
 	if (rc == -1 || sf.f_type != CGROUP2_SUPER_MAGIC) {
 		if (rc == 0)
 			errno = ENOTDIR;
-		seterr(err, errlen, "cgroup = %.200s: not in a cgroup v2 "
+		errbuf_set(err, errlen, "cgroup = %.200s: not in a cgroup v2 "
 		    "mount", path);
 		return -1;
 	}
 	if (contain_read("/proc/self/mountinfo", &text, NULL) == -1) {
-		seterr(err, errlen, "/proc/self/mountinfo: %s",
+		errbuf_set(err, errlen, "/proc/self/mountinfo: %s",
 		    strerror(errno));
 		return -1;
 	}
@@ -648,24 +635,25 @@ base_path(struct contain_base *cb, const char *setting, char *err,
 	    sizeof(root));
 	free(text);
 	if (rc == -1 || dir_cg(mnt, root, path, cg, sizeof(cg)) == -1) {
-		seterr(err, errlen, "cgroup = %.200s: no cgroup v2 mount "
+		errbuf_set(err, errlen, "cgroup = %.200s: no cgroup v2 mount "
 		    "holds it in /proc/self/mountinfo", path);
 		errno = ENOENT;
 		return -1;
 	}
 	if (mkdirs(mnt, path) == -1) {
-		seterr(err, errlen, "cgroup = %.200s: %s", path,
+		errbuf_set(err, errlen, "cgroup = %.200s: %s", path,
 		    strerror(errno));
 		return -1;
 	}
 	if (statfs(path, &sf) == -1 || sf.f_type != CGROUP2_SUPER_MAGIC) {
-		seterr(err, errlen, "cgroup = %.200s: not in a cgroup v2 "
+		errbuf_set(err, errlen, "cgroup = %.200s: not in a cgroup v2 "
 		    "mount", path);
 		errno = ENOTDIR;
 		return -1;
 	}
 	if (writable(path) == -1) {
-		seterr(err, errlen, "cgroup = %.200s: not writable: %s", path,
+		errbuf_set(err, errlen,
+		    "cgroup = %.200s: not writable: %s", path,
 		    strerror(errno));
 		return -1;
 	}
@@ -673,7 +661,7 @@ base_path(struct contain_base *cb, const char *setting, char *err,
 		own[0] = '\0';
 	if (setup(cb, path, cg, mnt, own[0] != '\0' ? own : NULL, 0) ==
 	    -1) {
-		seterr(err, errlen, "cgroup = %.200s: %s", path,
+		errbuf_set(err, errlen, "cgroup = %.200s: %s", path,
 		    strerror(errno));
 		return -1;
 	}
@@ -687,14 +675,16 @@ contain_base_init(struct contain_base *cb, const char *setting,
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (cb == NULL || setting == NULL || name == NULL) {
-		seterr(err, errlen, "contain_base_init: no base, setting or "
+		errbuf_set(err, errlen,
+		    "contain_base_init: no base, setting or "
 		    "name");
 		errno = EINVAL;
 		return -1;
 	}
 	memset(cb, 0, sizeof(*cb));
 	if (!name_ok(name)) {
-		seterr(err, errlen, "cgroup base name \"%.64s\": want 1 to %d "
+		errbuf_set(err, errlen,
+		    "cgroup base name \"%.64s\": want 1 to %d "
 		    "of A-Z a-z 0-9 . _ -", name, CONTAIN_NAME_MAX);
 		errno = EINVAL;
 		return -1;
@@ -705,17 +695,43 @@ contain_base_init(struct contain_base *cb, const char *setting,
 		return base_auto(cb, name, err, errlen);
 	if (setting[0] == '/')
 		return base_path(cb, setting, err, errlen);
-	seterr(err, errlen, "cgroup = %.200s: want none, auto or an absolute "
+	errbuf_set(err, errlen,
+	    "cgroup = %.200s: want none, auto or an absolute "
 	    "path", setting);
 	errno = EINVAL;
 	return -1;
+}
+
+unsigned
+contain_unenforced(const struct contain_base *cb)
+{
+	if (cb == NULL || cb->cb_mech != CONTAIN_CGROUP)
+		return CONTAIN_CTL_ALL;
+	return CONTAIN_CTL_ALL & ~cb->cb_controllers;
+}
+
+const char *
+contain_ctl_names(unsigned bits, char *buf, size_t bufsz)
+{
+	size_t i;
+
+	if (buf == NULL || bufsz == 0)
+		return "";
+	buf[0] = '\0';
+	for (i = 0; i < NCTLS; i++) {
+		if (!(bits & ctls[i].c_bit))
+			continue;
+		if (buf[0] != '\0')
+			strlcat(buf, " ", bufsz);
+		strlcat(buf, ctls[i].c_name, bufsz);
+	}
+	return buf;
 }
 
 const char *
 contain_base_describe(const struct contain_base *cb, char *buf, size_t bufsz)
 {
 	char list[64];
-	size_t i;
 
 	if (buf == NULL || bufsz == 0)
 		return "";
@@ -725,14 +741,8 @@ contain_base_describe(const struct contain_base *cb, char *buf, size_t bufsz)
 	}
 	switch (cb->cb_mech) {
 	case CONTAIN_CGROUP:
-		list[0] = '\0';
-		for (i = 0; i < NCTLS; i++) {
-			if (!(cb->cb_controllers & ctls[i].c_bit))
-				continue;
-			if (list[0] != '\0')
-				strlcat(list, " ", sizeof(list));
-			strlcat(list, ctls[i].c_name, sizeof(list));
-		}
+		(void)contain_ctl_names(cb->cb_controllers, list,
+		    sizeof(list));
 		snprintf(buf, bufsz, "cgroup v2 at %s (%s)", cb->cb_path,
 		    list[0] != '\0' ? list : "no controllers");
 		break;

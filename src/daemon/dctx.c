@@ -74,7 +74,10 @@ check_report(enum dcheck_level level, const char *msg, void *arg)
 	int *n = arg;
 
 	(*n)++;
-	log_warnx("%s%s", level == DCHECK_UNSAFE ? "unsafe: " : "", msg);
+	if (level == DCHECK_UNSAFE)
+		log_warnx("unsafe: %s", msg);
+	else
+		log_warning("%s", msg);
 }
 
 /*
@@ -527,7 +530,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	log_timestamps(da->da_foreground && !da->da_check);
 	/* Before anything is started that could inherit the socket. */
 	if (sdnotify_init() == -1)
-		log_warnx("NOTIFY_SOCKET is unusable; not notifying");
+		log_warning("NOTIFY_SOCKET is unusable; not notifying");
 	dc->dc_watchdog_usec = sdnotify_watchdog_usec();
 	if (sodium_init() < 0)
 		startup_fail(dc, "libsodium failed to initialise");
@@ -572,7 +575,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		    sp->ds_check(dc, err, sizeof(err)) == -1)
 			startup_fail(dc, "%s", err);
 		if (warning[0] != '\0')
-			log_warnx("%s", warning);
+			log_warning("%s", warning);
 		msg_addr_text(&addr, text, sizeof(text));
 		printf("%s: configuration and keys OK (would listen on %s)\n",
 		    sp->ds_prog, text);
@@ -583,7 +586,7 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 	log_init(da->da_foreground, sp->ds_prog, da->da_cc.cc_verbose);
 	log_timestamps(da->da_foreground);
 	if (warning[0] != '\0')
-		log_warnx("%s", warning);
+		log_warning("%s", warning);
 	if ((dc->dc_loop = evloop_new()) == NULL ||
 	    evloop_signal(dc->dc_loop, SIGTERM, on_signal, dc) == -1 ||
 	    evloop_signal(dc->dc_loop, SIGINT, on_signal, dc) == -1 ||

@@ -3,6 +3,7 @@
  * a test or demo instead of read from the system.
  */
 #include "sensors.h"
+#include "readfile.h"
 
 #include <sys/stat.h>
 
@@ -339,7 +340,7 @@ sensors_file_read(const char *path, struct pred_meas *m, char *err,
 	}
 	if ((buf = malloc(SENSORS_FILE_MAX + 1)) == NULL)
 		return -1;
-	if (sensors_read_text(path, buf, SENSORS_FILE_MAX + 1, &len) == -1) {
+	if (readfile(path, buf, SENSORS_FILE_MAX + 1, &len, NULL, 0) == -1) {
 		saved = errno;
 		seterr(err, errlen, path, 0, "%s", strerror(saved));
 		free(buf);
@@ -351,61 +352,4 @@ sensors_file_read(const char *path, struct pred_meas *m, char *err,
 	free(buf);
 	errno = saved;
 	return rc;
-}
-
-int
-sensors_read_text(const char *path, char *buf, size_t bufsz, size_t *lenp)
-{
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-	int fd, saved;
-
-	if (path == NULL || buf == NULL || bufsz == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
-		return -1;
-	if (fstat(fd, &st) == -1)
-		goto fail;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		goto fail;
-	}
-	for (;;) {
-		if (len == bufsz - 1) {
-			/* full: anything more means the file is too large */
-			char c;
-
-			n = read(fd, &c, 1);
-			if (n == -1 && errno == EINTR)
-				continue;
-			if (n == -1)
-				goto fail;
-			if (n > 0) {
-				errno = EFBIG;
-				goto fail;
-			}
-			break;
-		}
-		n = read(fd, buf + len, bufsz - 1 - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			goto fail;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (lenp != NULL)
-		*lenp = len;
-	return 0;
-fail:
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return -1;
 }

@@ -3,6 +3,7 @@
  * login sessions of utmp and their ttys' idle times.
  */
 #include "sensors.h"
+#include "readfile.h"
 
 #include <sys/stat.h>
 
@@ -33,7 +34,7 @@ sensors_read_loadavg(const char *path, double load[3])
 		errno = EINVAL;
 		return -1;
 	}
-	if (sensors_read_text(path, buf, sizeof(buf), NULL) == -1)
+	if (readfile(path, buf, sizeof(buf), NULL, NULL, 0) == -1)
 		return -1;
 	for (i = 0, p = buf; i < 3; i++) {
 		len = strcspn(p, " \t\n");
@@ -91,7 +92,7 @@ sensors_read_meminfo(const char *path, double *mb)
 	}
 	if ((buf = malloc(SENSORS_PROC_MAX)) == NULL)
 		return -1;
-	if (sensors_read_text(path, buf, SENSORS_PROC_MAX, NULL) == -1) {
+	if (readfile(path, buf, SENSORS_PROC_MAX, NULL, NULL, 0) == -1) {
 		saved = errno;
 		free(buf);
 		errno = saved;

@@ -28,12 +28,11 @@
 #include <unistd.h>
 
 #include "mono.h"
+#include "errbuf.h"
 
 #define CLIENT_ARGV_MAX	16
 #define STATUS_FILE_MAX	256
 
-static void	client_reason(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static int	client_sockaddr(const char *, struct sockaddr_un *);
 static int	client_request(int, const struct lpad_msg *,
 		    struct lpad_msg *);
@@ -44,18 +43,6 @@ static int	client_open_worker_file(const char *, const char *,
 static void	client_child(const char *, char **, int)
 		    __attribute__((noreturn));
 static int	client_prepare_dir(const char *, char *, size_t);
-
-static void
-client_reason(char *why, size_t whysz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whysz == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
-	va_end(ap);
-}
 
 int
 lpad_sock_dir(const char *run_dir, char *buf, size_t bufsz)
@@ -441,22 +428,22 @@ client_prepare_dir(const char *run_dir, char *why, size_t whysz)
 	struct stat st;
 
 	if (lpad_sock_dir(run_dir, dir, sizeof(dir)) == -1) {
-		client_reason(why, whysz, "run_dir too long");
+		errbuf_set(why, whysz, "run_dir too long");
 		return -1;
 	}
 	if ((mkdir(run_dir, 0755) == -1 && errno != EEXIST) ||
 	    (mkdir(dir, 0700) == -1 && errno != EEXIST)) {
-		client_reason(why, whysz, "mkdir %s: %s", dir,
+		errbuf_set(why, whysz, "mkdir %s: %s", dir,
 		    strerror(errno));
 		return -1;
 	}
 	if (lstat(dir, &st) == -1) {
-		client_reason(why, whysz, "%s: %s", dir, strerror(errno));
+		errbuf_set(why, whysz, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077) != 0) {
-		client_reason(why, whysz, "%s must be a folder of uid %lu "
+		errbuf_set(why, whysz, "%s must be a folder of uid %lu "
 		    "with mode 0700", dir, (unsigned long)geteuid());
 		errno = EPERM;
 		return -1;
@@ -513,7 +500,7 @@ start_result(struct lpad_start *st, pid_t *lpid, char *why, size_t whysz)
 	for (p = text; *p != '\0'; p++)
 		if (*p == '\n')
 			*p = *(p + 1) != '\0' ? ';' : '\0';
-	client_reason(why, whysz, "%s", st->lst_len > 0 ? text :
+	errbuf_set(why, whysz, "%s", st->lst_len > 0 ? text :
 	    "the launch pad failed to start");
 	errno = ECANCELED;
 	return -1;
@@ -579,7 +566,7 @@ lpad_spawn_poll(struct lpad_start *st, pid_t *lpid, char *why, size_t whysz)
 	if (now_mono() < st->lst_deadline)
 		return 1;
 	lpad_spawn_abort(st);
-	client_reason(why, whysz, "the launch pad did not start within %d s",
+	errbuf_set(why, whysz, "the launch pad did not start within %d s",
 	    LPAD_TIMEOUT);
 	errno = ETIMEDOUT;
 	return -1;
@@ -599,7 +586,7 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 	st->lst_fd = -1;
 	st->lst_deadline = now_mono() + LPAD_TIMEOUT;
 	if (lpad_spec_check(sp, sub, sizeof(sub)) == -1) {
-		client_reason(why, whysz, "invalid spec: %s", sub);
+		errbuf_set(why, whysz, "invalid spec: %s", sub);
 		errno = EINVAL;
 		return -1;
 	}
@@ -615,19 +602,19 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 	    (size_t)snprintf(o_state, sizeof(o_state), "state_dir=%s",
 	    pp->lpp_state_dir) >= sizeof(o_state)) {
 		st->lst_spec[0] = '\0';
-		client_reason(why, whysz, "path too long");
+		errbuf_set(why, whysz, "path too long");
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	if (client_alive(sock) == 1) {
 		st->lst_spec[0] = '\0';	/* its spec, not ours */
-		client_reason(why, whysz, "a launch pad for worker %s is "
+		errbuf_set(why, whysz, "a launch pad for worker %s is "
 		    "already running", sp->ls_worker);
 		errno = EEXIST;
 		return -1;
 	}
 	if (lpad_spec_write(sp, st->lst_spec) == -1) {
-		client_reason(why, whysz, "%s: %s", st->lst_spec,
+		errbuf_set(why, whysz, "%s: %s", st->lst_spec,
 		    strerror(errno));
 		start_close(st);
 		return -1;
@@ -654,12 +641,12 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 	argv[i] = NULL;
 
 	if (pipe2(ep, O_CLOEXEC) == -1) {
-		client_reason(why, whysz, "pipe: %s", strerror(errno));
+		errbuf_set(why, whysz, "pipe: %s", strerror(errno));
 		start_close(st);
 		return -1;
 	}
 	if ((st->lst_child = fork()) == -1) {
-		client_reason(why, whysz, "fork: %s", strerror(errno));
+		errbuf_set(why, whysz, "fork: %s", strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
 		start_close(st);
@@ -670,7 +657,7 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 	close(ep[1]);
 	st->lst_fd = ep[0];
 	if (fcntl(st->lst_fd, F_SETFL, O_NONBLOCK) == -1) {
-		client_reason(why, whysz, "pipe: %s", strerror(errno));
+		errbuf_set(why, whysz, "pipe: %s", strerror(errno));
 		lpad_spawn_abort(st);
 		return -1;
 	}

@@ -46,6 +46,7 @@
 #include "evloop.h"
 #include "log.h"
 #include "mono.h"
+#include "errbuf.h"
 
 #define PAD_CLIENTS_MAX		16
 #define PAD_EXEC_WAIT		2	/* s to learn if exec worked */
@@ -101,8 +102,6 @@ struct lpad_pad {
 	double			 pd_bad_logged;
 };
 
-static void	pad_reason(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static int	pad_mkdir(const char *, mode_t);
 static int	pad_write_file(struct lpad_pad *, const char *, const char *,
 		    size_t);
@@ -137,18 +136,6 @@ static void	pad_remove_folder(struct lpad_pad *);
 static void	pad_file_reason(const struct lpad_pad *, char *, size_t,
 		    const char *, int);
 
-static void
-pad_reason(char *why, size_t whysz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whysz == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
-	va_end(ap);
-}
-
 struct lpad_pad *
 lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
     char *why, size_t whysz)
@@ -160,12 +147,12 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	int saved_errno;
 
 	if (lpad_spec_check(sp, sub, sizeof(sub)) == -1) {
-		pad_reason(why, whysz, "invalid spec: %s", sub);
+		errbuf_set(why, whysz, "invalid spec: %s", sub);
 		errno = EINVAL;
 		return NULL;
 	}
 	if ((pd = calloc(1, sizeof(*pd))) == NULL) {
-		pad_reason(why, whysz, "out of memory");
+		errbuf_set(why, whysz, "out of memory");
 		return NULL;
 	}
 	pd->pd_wfd = pd->pd_outfd = pd->pd_errfd = pd->pd_nullfd = -1;
@@ -197,7 +184,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	    "%s.%ld", pd->pd_sock, (long)getpid()) >= PAD_SUN_PATH ||
 	    strlcpy(pd->pd_state_dir, pa->pa_state_dir,
 	    sizeof(pd->pd_state_dir)) >= sizeof(pd->pd_state_dir)) {
-		pad_reason(why, whysz, "run_dir or state_dir too long for "
+		errbuf_set(why, whysz, "run_dir or state_dir too long for "
 		    "worker %s", sp->ls_worker);
 		errno = ENAMETOOLONG;
 		goto fail;
@@ -211,7 +198,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 
 	errno = 0;
 	if ((pw = getpwnam(sp->ls_user)) == NULL) {
-		pad_reason(why, whysz, "refusing worker %s: no user \"%s\"%s%s",
+		errbuf_set(why, whysz, "refusing worker %s: no user \"%s\"%s%s",
 		    sp->ls_worker, sp->ls_user, errno ? ": " : "",
 		    errno ? strerror(errno) : "");
 		errno = ENOENT;
@@ -222,7 +209,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	strlcpy(pd->pd_home, pw->pw_dir ? pw->pw_dir : "/",
 	    sizeof(pd->pd_home));
 	if (pd->pd_root && pd->pd_uid == 0 && !sp->ls_allow_root) {
-		pad_reason(why, whysz, "refusing worker %s: user %s has uid 0 "
+		errbuf_set(why, whysz, "refusing worker %s: user %s has uid 0 "
 		    "and the spec does not allow root workers (allow_root)",
 		    sp->ls_worker, sp->ls_user);
 		errno = EPERM;
@@ -230,7 +217,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	}
 	if (!pd->pd_root && (pd->pd_uid != getuid() ||
 	    pd->pd_uid != pd->pd_manager)) {
-		pad_reason(why, whysz, "refusing worker %s: this launch pad "
+		errbuf_set(why, whysz, "refusing worker %s: this launch pad "
 		    "runs as uid %lu, not as root, so it can only run workers "
 		    "as that uid, not as %s (uid %lu)", sp->ls_worker,
 		    (unsigned long)pd->pd_manager, sp->ls_user,
@@ -241,7 +228,7 @@ lpad_pad_new(const struct lpad_spec *sp, const struct lpad_pad_args *pa,
 	return pd;
 
  nomem:
-	pad_reason(why, whysz, "out of memory");
+	errbuf_set(why, whysz, "out of memory");
  fail:
 	saved_errno = errno;
 	lpad_pad_free(pd);
@@ -367,7 +354,7 @@ pad_open_log(struct lpad_pad *pd, const char *name, char *why,
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_nlink != 1) {
-		pad_reason(why, whysz, "%s: not a regular file with one "
+		errbuf_set(why, whysz, "%s: not a regular file with one "
 		    "link", name);
 		close(fd);
 		return -1;
@@ -375,7 +362,7 @@ pad_open_log(struct lpad_pad *pd, const char *name, char *why,
 	if (fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) == -1 ||
 	    (pd->pd_spec.ls_log_gid >= 0 && (fchown(fd, (uid_t)-1,
 	    (gid_t)pd->pd_spec.ls_log_gid) == -1 || fchmod(fd, 0640) == -1))) {
-		pad_reason(why, whysz, "%s: %s", name, strerror(errno));
+		errbuf_set(why, whysz, "%s: %s", name, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -393,7 +380,7 @@ pad_socket(struct lpad_pad *pd, char *why, size_t whysz)
 	if (lstat(pd->pd_sock, &st) == 0) {
 		if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, 0)) == -1) {
-			pad_reason(why, whysz, "socket: %s", strerror(errno));
+			errbuf_set(why, whysz, "socket: %s", strerror(errno));
 			return -1;
 		}
 		memset(&sun, 0, sizeof(sun));
@@ -403,7 +390,7 @@ pad_socket(struct lpad_pad *pd, char *why, size_t whysz)
 		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
 		    errno == EAGAIN) {
 			close(fd);
-			pad_reason(why, whysz, "a launch pad for worker %s is "
+			errbuf_set(why, whysz, "a launch pad for worker %s is "
 			    "already running (%s)", pd->pd_spec.ls_worker,
 			    pd->pd_sock);
 			errno = EEXIST;
@@ -415,7 +402,7 @@ pad_socket(struct lpad_pad *pd, char *why, size_t whysz)
 	}
 	if ((pd->pd_lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1) {
-		pad_reason(why, whysz, "socket: %s", strerror(errno));
+		errbuf_set(why, whysz, "socket: %s", strerror(errno));
 		return -1;
 	}
 	memset(&sun, 0, sizeof(sun));
@@ -426,7 +413,7 @@ pad_socket(struct lpad_pad *pd, char *why, size_t whysz)
 	    chmod(pd->pd_sock_tmp, 0600) == -1 ||
 	    listen(pd->pd_lfd, PAD_CLIENTS_MAX) == -1 ||
 	    rename(pd->pd_sock_tmp, pd->pd_sock) == -1) {
-		pad_reason(why, whysz, "%s: %s", pd->pd_sock, strerror(errno));
+		errbuf_set(why, whysz, "%s: %s", pd->pd_sock, strerror(errno));
 		(void)unlink(pd->pd_sock_tmp);
 		return -1;
 	}
@@ -445,13 +432,13 @@ pad_sock_dir(struct lpad_pad *pd, char *why, size_t whysz)
 	*strrchr(run, '/') = '\0';
 	if (pad_mkdir(run, 0755) == -1 ||
 	    pad_mkdir(pd->pd_sock_dir, 0700) == -1) {
-		pad_reason(why, whysz, "mkdir %s: %s", pd->pd_sock_dir,
+		errbuf_set(why, whysz, "mkdir %s: %s", pd->pd_sock_dir,
 		    strerror(errno));
 		return -1;
 	}
 	if (lstat(pd->pd_sock_dir, &st) == -1 || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != pd->pd_manager || (st.st_mode & 077) != 0) {
-		pad_reason(why, whysz, "%s must be a folder of uid %lu with "
+		errbuf_set(why, whysz, "%s must be a folder of uid %lu with "
 		    "mode 0700", pd->pd_sock_dir,
 		    (unsigned long)pd->pd_manager);
 		errno = EPERM;
@@ -499,7 +486,7 @@ pad_worker_dir(struct lpad_pad *pd, char *why, size_t whysz)
 
  fail:
 	saved_errno = errno;
-	pad_reason(why, whysz, "%s/workers/%s: %s", pd->pd_state_dir, w,
+	errbuf_set(why, whysz, "%s/workers/%s: %s", pd->pd_state_dir, w,
 	    strerror(saved_errno));
 	if (wsfd != -1)
 		close(wsfd);
@@ -514,7 +501,7 @@ static void
 pad_file_reason(const struct lpad_pad *pd, char *why, size_t whysz,
     const char *name, int err)
 {
-	pad_reason(why, whysz, "%s/workers/%s/%s: %s", pd->pd_state_dir,
+	errbuf_set(why, whysz, "%s/workers/%s/%s: %s", pd->pd_state_dir,
 	    pd->pd_spec.ls_worker, name, strerror(err));
 }
 
@@ -531,7 +518,7 @@ pad_files(struct lpad_pad *pd, char *why, size_t whysz)
 		return -1;
 	}
 	if ((enc = lpad_spec_encode(&pd->pd_spec, &len)) == NULL) {
-		pad_reason(why, whysz, "spec: %s", strerror(errno));
+		errbuf_set(why, whysz, "spec: %s", strerror(errno));
 		return -1;
 	}
 	rc = pad_write_file(pd, "spec", enc, len);
@@ -551,7 +538,7 @@ pad_files(struct lpad_pad *pd, char *why, size_t whysz)
 		return -1;
 	if ((pd->pd_nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) ==
 	    -1) {
-		pad_reason(why, whysz, "/dev/null: %s", strerror(errno));
+		errbuf_set(why, whysz, "/dev/null: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -824,7 +811,7 @@ lpad_pad_start(struct lpad_pad *pd, char *why, size_t whysz)
 	pid_t pid;
 
 	if (pipe2(ep, O_CLOEXEC) == -1) {
-		pad_reason(why, whysz, "pipe: %s", strerror(errno));
+		errbuf_set(why, whysz, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	/*
@@ -833,7 +820,7 @@ lpad_pad_start(struct lpad_pad *pd, char *why, size_t whysz)
 	 */
 	if (sp->ls_cgroup[0] == '\0' &&
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1) {
-		pad_reason(why, whysz, "PR_SET_CHILD_SUBREAPER: %s",
+		errbuf_set(why, whysz, "PR_SET_CHILD_SUBREAPER: %s",
 		    strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
@@ -841,7 +828,7 @@ lpad_pad_start(struct lpad_pad *pd, char *why, size_t whysz)
 	}
 	pd->pd_start_ms = now_real_ms();
 	if ((pid = fork()) == -1) {
-		pad_reason(why, whysz, "fork: %s", strerror(errno));
+		errbuf_set(why, whysz, "fork: %s", strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
 		return -1;
@@ -950,7 +937,7 @@ pad_reap_rest(struct lpad_pad *pd)
 			    n == 1 ? "" : "es");
 		(void)contain_kill(cg, getpid());
 		if (now_mono() > deadline) {
-			log_warnx("worker %s: %d process%s still there after "
+			log_warning("worker %s: %d process%s still there after "
 			    "%d s", pd->pd_spec.ls_worker, n,
 			    n == 1 ? "" : "es", PAD_GONE_WAIT);
 			break;

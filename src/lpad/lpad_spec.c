@@ -6,6 +6,8 @@
  * that hold a newline (a shell script given to sh -c), are escaped.
  */
 #include "lpad.h"
+#include "errbuf.h"
+#include "readfile.h"
 
 #include <sys/stat.h>
 
@@ -94,8 +96,6 @@ struct spec_buf {
 	int		 sb_err;	/* errno of the first failure */
 };
 
-static void	spec_reason(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
 static int	spec_kw_cmp(const void *, const void *);
 static int	spec_node_ok(const char *);
 static int	spec_num(const char *, long long, long long, long long *);
@@ -106,18 +106,6 @@ static void	spec_put(struct spec_buf *, const char *, const char *);
 static void	spec_put_cb(void *, const char *, const char *);
 static void	spec_putu(struct spec_buf *, const char *,
 		    unsigned long long);
-
-static void
-spec_reason(char *why, size_t whysz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whysz == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
-	va_end(ap);
-}
 
 void
 lpad_spec_init(struct lpad_spec *sp)
@@ -230,75 +218,75 @@ lpad_spec_check(const struct lpad_spec *sp, char *why, size_t whysz)
 	const char *eq;
 
 	if (!lpad_worker_ok(sp->ls_worker)) {
-		spec_reason(why, whysz, "%s worker id \"%s\" (want "
+		errbuf_set(why, whysz, "%s worker id \"%s\" (want "
 		    "[a-z0-9][a-z0-9-]*, at most %d)",
 		    sp->ls_worker[0] ? "invalid" : "no", sp->ls_worker,
 		    LPAD_WORKER_MAX);
 		return -1;
 	}
 	if (!lpad_user_ok(sp->ls_user)) {
-		spec_reason(why, whysz, "%s user name \"%s\"",
+		errbuf_set(why, whysz, "%s user name \"%s\"",
 		    sp->ls_user[0] ? "invalid" : "no", sp->ls_user);
 		return -1;
 	}
 	if (sp->ls_node[0] != '\0' && !spec_node_ok(sp->ls_node)) {
-		spec_reason(why, whysz, "invalid node name \"%s\"",
+		errbuf_set(why, whysz, "invalid node name \"%s\"",
 		    sp->ls_node);
 		return -1;
 	}
 	n = strnlen(sp->ls_cwd, sizeof(sp->ls_cwd));
 	if (n == 0 || n == sizeof(sp->ls_cwd) || sp->ls_cwd[0] != '/' ||
 	    memchr(sp->ls_cwd, '\n', n) != NULL) {
-		spec_reason(why, whysz, "%s", n == 0 ? "no cwd" :
+		errbuf_set(why, whysz, "%s", n == 0 ? "no cwd" :
 		    "cwd is not an absolute path of at most 1023 bytes");
 		return -1;
 	}
 	n = strnlen(sp->ls_cgroup, sizeof(sp->ls_cgroup));
 	if (n == sizeof(sp->ls_cgroup) || (n > 0 && (sp->ls_cgroup[0] !=
 	    '/' || memchr(sp->ls_cgroup, '\n', n) != NULL))) {
-		spec_reason(why, whysz, "cgroup is not an absolute path of "
+		errbuf_set(why, whysz, "cgroup is not an absolute path of "
 		    "at most 1023 bytes");
 		return -1;
 	}
 	if (sp->ls_log_gid < -1 || sp->ls_log_gid > (long long)UINT32_MAX - 1) {
-		spec_reason(why, whysz, "log_gid out of range");
+		errbuf_set(why, whysz, "log_gid out of range");
 		return -1;
 	}
 	if (sp->ls_nice < -20 || sp->ls_nice > 19) {
-		spec_reason(why, whysz, "nice %d is not from -20 to 19",
+		errbuf_set(why, whysz, "nice %d is not from -20 to 19",
 		    sp->ls_nice);
 		return -1;
 	}
 	if (sp->ls_sched <= LPAD_SCHED_UNDEF ||
 	    sp->ls_sched >= LPAD_SCHED_MAX) {
-		spec_reason(why, whysz, "invalid scheduling policy");
+		errbuf_set(why, whysz, "invalid scheduling policy");
 		return -1;
 	}
 	if (sp->ls_rlim_cpu > SPEC_CPU_MAX || sp->ls_rlim_as > SPEC_AS_MB_MAX ||
 	    sp->ls_rlim_nofile > SPEC_NOFILE_MAX) {
-		spec_reason(why, whysz, "resource limit out of range");
+		errbuf_set(why, whysz, "resource limit out of range");
 		return -1;
 	}
 	if (sp->ls_allow_root != 0 && sp->ls_allow_root != 1) {
-		spec_reason(why, whysz, "allow_root is not 0 or 1");
+		errbuf_set(why, whysz, "allow_root is not 0 or 1");
 		return -1;
 	}
 	if (lpad_spec_check_stage(sp, why, whysz) == -1)
 		return -1;
 	if (sp->ls_argc == 0 || sp->ls_argv[0] == NULL ||
 	    sp->ls_argv[0][0] == '\0') {
-		spec_reason(why, whysz, "no argv (or an empty argv[0])");
+		errbuf_set(why, whysz, "no argv (or an empty argv[0])");
 		return -1;
 	}
 	if (sp->ls_argc > LPAD_ARGS_MAX || sp->ls_envc > LPAD_ARGS_MAX) {
-		spec_reason(why, whysz, "more than %d argv or env entries",
+		errbuf_set(why, whysz, "more than %d argv or env entries",
 		    LPAD_ARGS_MAX);
 		return -1;
 	}
 	for (i = 0; i < sp->ls_argc; i++) {
 		n = strlen(sp->ls_argv[i]);
 		if (n > LPAD_ARG_MAX) {
-			spec_reason(why, whysz, "argv[%zu] is longer than %d "
+			errbuf_set(why, whysz, "argv[%zu] is longer than %d "
 			    "bytes", i, LPAD_ARG_MAX);
 			return -1;
 		}
@@ -307,7 +295,7 @@ lpad_spec_check(const struct lpad_spec *sp, char *why, size_t whysz)
 		n = strlen(sp->ls_env[i]);
 		eq = strchr(sp->ls_env[i], '=');
 		if (n > LPAD_ARG_MAX || eq == NULL || eq == sp->ls_env[i]) {
-			spec_reason(why, whysz, "env[%zu] is not NAME=VALUE "
+			errbuf_set(why, whysz, "env[%zu] is not NAME=VALUE "
 			    "of at most %d bytes", i, LPAD_ARG_MAX);
 			return -1;
 		}
@@ -569,7 +557,7 @@ spec_value(struct lpad_spec *sp, enum spec_key key, const char *v,
 		return 0;
 	case SPEC_K_ARGV:
 		if (lpad_spec_add_arg(sp, v) == -1) {
-			spec_reason(why, whysz, "more than %d argv entries",
+			errbuf_set(why, whysz, "more than %d argv entries",
 			    LPAD_ARGS_MAX);
 			return -1;
 		}
@@ -578,7 +566,7 @@ spec_value(struct lpad_spec *sp, enum spec_key key, const char *v,
 		if (v[0] == '=' || strchr(v, '=') == NULL)
 			goto bad;
 		if (lpad_spec_add_env(sp, v) == -1) {
-			spec_reason(why, whysz, "more than %d env entries",
+			errbuf_set(why, whysz, "more than %d env entries",
 			    LPAD_ARGS_MAX);
 			return -1;
 		}
@@ -602,7 +590,7 @@ spec_value(struct lpad_spec *sp, enum spec_key key, const char *v,
 		break;
 	}
  bad:
-	spec_reason(why, whysz, "bad value \"%.64s\"", v);
+	errbuf_set(why, whysz, "bad value \"%.64s\"", v);
 	return -1;
 }
 
@@ -618,35 +606,35 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 	int got_end = 0;
 
 	if (len > LPAD_SPEC_MAX) {
-		spec_reason(why, whysz, "spec of %zu bytes, over %d", len,
+		errbuf_set(why, whysz, "spec of %zu bytes, over %d", len,
 		    LPAD_SPEC_MAX);
 		goto fail;
 	}
 	if (len == 0) {
-		spec_reason(why, whysz, "empty spec");
+		errbuf_set(why, whysz, "empty spec");
 		goto fail;
 	}
 	while (p < end) {
 		lineno++;
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
-			spec_reason(why, whysz, "line %zu: no newline at the "
+			errbuf_set(why, whysz, "line %zu: no newline at the "
 			    "end (truncated?)", lineno);
 			goto fail;
 		}
 		llen = (size_t)(nl - p);
 		if (memchr(p, '\0', llen) != NULL) {
-			spec_reason(why, whysz, "line %zu: NUL byte", lineno);
+			errbuf_set(why, whysz, "line %zu: NUL byte", lineno);
 			goto fail;
 		}
 		if (got_end) {
-			spec_reason(why, whysz, "line %zu: text after \"end\"",
+			errbuf_set(why, whysz, "line %zu: text after \"end\"",
 			    lineno);
 			goto fail;
 		}
 		if (lineno == 1) {
 			if (llen != strlen(LPAD_SPEC_MAGIC) ||
 			    memcmp(p, LPAD_SPEC_MAGIC, llen) != 0) {
-				spec_reason(why, whysz, "line 1: not \"%s\"",
+				errbuf_set(why, whysz, "line 1: not \"%s\"",
 				    LPAD_SPEC_MAGIC);
 				goto fail;
 			}
@@ -663,7 +651,7 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 			continue;
 		}
 		if ((sep = memchr(p, ' ', llen)) == NULL) {
-			spec_reason(why, whysz, "line %zu: want \"key value\"",
+			errbuf_set(why, whysz, "line %zu: want \"key value\"",
 			    lineno);
 			goto fail;
 		}
@@ -677,12 +665,12 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 		    sizeof(spec_keywords[0]), sizeof(spec_keywords[0]),
 		    spec_kw_cmp);
 		if (kw == NULL) {
-			spec_reason(why, whysz, "line %zu: unknown key \"%s\"",
+			errbuf_set(why, whysz, "line %zu: unknown key \"%s\"",
 			    lineno, key);
 			goto fail;
 		}
 		if (!kw->kw_repeat && (seen & (1U << kw->kw_key))) {
-			spec_reason(why, whysz, "line %zu: %s given twice",
+			errbuf_set(why, whysz, "line %zu: %s given twice",
 			    lineno, key);
 			goto fail;
 		}
@@ -694,7 +682,7 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 		vmax = kw->kw_key == SPEC_K_ARGVX || kw->kw_key == SPEC_K_ENVX ?
 		    2 * LPAD_ARG_MAX : LPAD_ARG_MAX;
 		if (vlen > vmax) {
-			spec_reason(why, whysz, "line %zu: %s value over %zu "
+			errbuf_set(why, whysz, "line %zu: %s value over %zu "
 			    "bytes", lineno, key, vmax);
 			goto fail;
 		}
@@ -702,18 +690,18 @@ lpad_spec_parse(struct lpad_spec *sp, const char *buf, size_t len,
 		value[vlen] = '\0';
 		if (spec_value(sp, kw->kw_key, value, sub, sizeof(sub)) ==
 		    -1) {
-			spec_reason(why, whysz, "line %zu: %s: %s", lineno,
+			errbuf_set(why, whysz, "line %zu: %s: %s", lineno,
 			    key, sub);
 			goto fail;
 		}
 		p = nl + 1;
 	}
 	if (!got_end) {
-		spec_reason(why, whysz, "no \"end\" line (truncated?)");
+		errbuf_set(why, whysz, "no \"end\" line (truncated?)");
 		goto fail;
 	}
 	if (lpad_spec_check(sp, sub, sizeof(sub)) == -1) {
-		spec_reason(why, whysz, "%s", sub);
+		errbuf_set(why, whysz, "%s", sub);
 		goto fail;
 	}
 	return 0;
@@ -728,65 +716,33 @@ int
 lpad_spec_read(struct lpad_spec *sp, const char *path, char *why,
     size_t whysz)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd, rc = -1, saved_errno;
+	char *buf;
+	size_t len;
+	int rc = -1, saved_errno;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1) {
-		spec_reason(why, whysz, "%s: %s", path, strerror(errno));
+	if ((buf = malloc(LPAD_SPEC_MAX + 1)) == NULL) {
+		errbuf_set(why, whysz, "out of memory");
 		return -1;
 	}
-	if (fstat(fd, &st) == -1) {
-		spec_reason(why, whysz, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	errno = EINVAL;
-	if (!S_ISREG(st.st_mode)) {
-		spec_reason(why, whysz, "%s: not a regular file", path);
-		goto out;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		spec_reason(why, whysz, "%s: writable by group or others",
-		    path);
-		goto out;
-	}
-	if (st.st_size > LPAD_SPEC_MAX) {
-		spec_reason(why, whysz, "%s: over %d bytes", path,
-		    LPAD_SPEC_MAX);
-		errno = EFBIG;
-		goto out;
-	}
-	if ((buf = malloc(LPAD_SPEC_MAX + 1)) == NULL) {
-		spec_reason(why, whysz, "out of memory");
-		goto out;
-	}
-	for (;;) {
-		n = read(fd, buf + len, LPAD_SPEC_MAX + 1 - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			spec_reason(why, whysz, "%s: %s", path,
-			    strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > LPAD_SPEC_MAX) {
-			spec_reason(why, whysz, "%s: over %d bytes", path,
+	if (readfile(path, buf, LPAD_SPEC_MAX + 1, &len, NULL,
+	    READFILE_NOFOLLOW | READFILE_PRIVATE) == -1) {
+		if (errno == EINVAL)
+			errbuf_set(why, whysz, "%s: not a regular file", path);
+		else if (errno == EPERM)
+			errbuf_set(why, whysz, "%s: writable by group or "
+			    "others", path);
+		else if (errno == EFBIG)
+			errbuf_set(why, whysz, "%s: over %d bytes", path,
 			    LPAD_SPEC_MAX);
-			errno = EFBIG;
-			goto out;
-		}
-	}
-	rc = lpad_spec_parse(sp, buf, len, why, whysz);
- out:
+		else
+			errbuf_set(why, whysz, "%s: %s", path,
+			    strerror(errno));
+		if (errno == EPERM)
+			errno = EINVAL;
+	} else
+		rc = lpad_spec_parse(sp, buf, len, why, whysz);
 	saved_errno = errno;
 	free(buf);
-	close(fd);
 	errno = saved_errno;
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* msg_keys — key generation, ids, fingerprints and key files. */
 #include "msg_keys.h"
+#include "readfile.h"
 
 #include <sys/stat.h>
 
@@ -268,10 +269,7 @@ int
 msg_keyfile_read(const char *path, char *buf, size_t bufsz, size_t *lenp,
     mode_t *modep, char *err, size_t errlen)
 {
-	struct stat st;
-	ssize_t r;
-	size_t len = 0;
-	int fd, saved;
+	mode_t mode = 0;
 
 	*lenp = 0;
 	if (bufsz < MSG_KEYFILE_MAX + 2) {
@@ -279,43 +277,20 @@ msg_keyfile_read(const char *path, char *buf, size_t bufsz, size_t *lenp,
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		errno = EINVAL;
-		goto fail;
-	}
 	/* One byte more than allowed, to notice a file that is too large. */
-	while (len < MSG_KEYFILE_MAX + 1 &&
-	    (r = read(fd, buf + len, MSG_KEYFILE_MAX + 1 - len)) != 0) {
-		if (r == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		len += (size_t)r;
-	}
-	if (len > MSG_KEYFILE_MAX) {
-		snprintf(err, errlen, "%s: file too large", path);
-		errno = EFBIG;
+	if (readfile(path, buf, MSG_KEYFILE_MAX + 1, lenp, &mode, 0) == -1) {
+		snprintf(err, errlen, "%s: %s", path, errno == EINVAL ?
+		    "not a regular file" : errno == EFBIG ? "file too large" :
+		    strerror(errno));
 		goto fail;
 	}
-	buf[len] = '\0';
-	if (mode_writable(path, st.st_mode, err, errlen) == -1)
+	if (mode_writable(path, mode, err, errlen) == -1)
 		goto fail;
-	close(fd);
-	*lenp = len;
-	*modep = st.st_mode & 07777;
+	*modep = mode;
 	return 0;
  fail:
-	saved = errno;
-	sodium_memzero(buf, bufsz);
-	close(fd);
-	errno = saved;
+	*lenp = 0;
+	sodium_memzero(buf, bufsz);	/* a part of a key, maybe */
 	return -1;
 }
 

@@ -48,7 +48,7 @@ msg_users_load(const char *dir)
 	if (dir[0] == '\0')
 		return mu;
 	if ((d = opendir(dir)) == NULL) {
-		log_warnx("user_keys %s: %s; no user's key loaded", dir,
+		log_warning("user_keys %s: %s; no user's key loaded", dir,
 		    strerror(errno));
 		return mu;
 	}
@@ -103,10 +103,10 @@ msg_users_load(const char *dir)
 	if (mu->mu_n > 1)
 		qsort(mu->mu_user, mu->mu_n, sizeof(*mu->mu_user), by_name);
 	if (refused > MSG_USERS_LOG_MAX)
-		log_warnx("user_keys %s: %zu more files refused", dir,
+		log_warning("user_keys %s: %zu more files refused", dir,
 		    refused - MSG_USERS_LOG_MAX);
 	if (over > 0)
-		log_warnx("user_keys %s: %zu users' keys not loaded: at most "
+		log_warning("user_keys %s: %zu users' keys not loaded: at most "
 		    "%d are held", dir, over, MSG_USERS_MAX);
 	log_info("user_keys %s: %zu %s loaded, %zu refused", dir, mu->mu_n,
 	    mu->mu_n == 1 ? "user's key" : "users' keys", refused + over);

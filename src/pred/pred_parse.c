@@ -4,6 +4,7 @@
  * offending word; nothing is stored unless the whole input parses.
  */
 #include "pred.h"
+#include "errbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,20 +40,6 @@ static const char *const action_words[PRED_A_MAX] = {
 	[PRED_A_CHECK] = "check",
 };
 
-static void	seterr(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
-
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Limits how much of an untrusted word goes into a message. */
 static int
@@ -257,12 +244,12 @@ parse_num(const char *s, size_t *pos, const struct cond_kw *ck, int64_t *out,
 
 		pred_decimal_format(ck->ck_max, ck->ck_scale, lim,
 		    sizeof(lim));
-		seterr(err, errlen, "number '%.*s' out of range in %s "
+		errbuf_set(err, errlen, "number '%.*s' out of range in %s "
 		    "(at most %s)", wlen(len), s + start, ck->ck_name, lim);
 	} else if (len == 0)
-		seterr(err, errlen, "missing number in %s", ck->ck_name);
+		errbuf_set(err, errlen, "missing number in %s", ck->ck_name);
 	else
-		seterr(err, errlen, "bad number '%.*s' in %s", wlen(len),
+		errbuf_set(err, errlen, "bad number '%.*s' in %s", wlen(len),
 		    s + start, ck->ck_name);
 	return -1;
 }
@@ -277,7 +264,8 @@ parse_nums(const char *s, size_t *pos, size_t cstart,
 	for (i = 0; i < ck->ck_nval; i++) {
 		if (i > 0) {
 			if (s[*pos] != ',') {
-				seterr(err, errlen, "%s needs %d numbers in "
+				errbuf_set(err, errlen,
+				    "%s needs %d numbers in "
 				    "'%.*s'", ck->ck_name, ck->ck_nval,
 				    wlen(*pos - cstart), s + cstart);
 				return -1;
@@ -320,12 +308,12 @@ parse_cond(const char *s, size_t *pos, int novalue_ok, struct pred_cond *c,
 	nlen = strcspn(s + start, "=,");
 	tlen = strcspn(s + start, ",");
 	if (tlen == 0) {
-		seterr(err, errlen, "empty condition in '%.*s'",
+		errbuf_set(err, errlen, "empty condition in '%.*s'",
 		    wlen(strlen(s)), s);
 		return -1;
 	}
 	if ((ck = cond_kw_find(s + start, nlen)) == NULL) {
-		seterr(err, errlen, "unknown condition '%.*s'", wlen(tlen),
+		errbuf_set(err, errlen, "unknown condition '%.*s'", wlen(tlen),
 		    s + start);
 		return -1;
 	}
@@ -336,7 +324,7 @@ parse_cond(const char *s, size_t *pos, int novalue_ok, struct pred_cond *c,
 			*hasvalue = 0;
 			return 0;
 		}
-		seterr(err, errlen, "missing value in '%.*s'", wlen(tlen),
+		errbuf_set(err, errlen, "missing value in '%.*s'", wlen(tlen),
 		    s + start);
 		return -1;
 	}
@@ -345,7 +333,8 @@ parse_cond(const char *s, size_t *pos, int novalue_ok, struct pred_cond *c,
 	if (ck->ck_type == PRED_C_HOURS) {
 		tlen = strcspn(s + *pos, ",");
 		if (parse_hours(s + *pos, tlen, c->pc_val) == -1) {
-			seterr(err, errlen, "bad time range '%.*s' in hours",
+			errbuf_set(err, errlen,
+			    "bad time range '%.*s' in hours",
 			    wlen(tlen), s + *pos);
 			return -1;
 		}
@@ -361,7 +350,7 @@ parse_cond(const char *s, size_t *pos, int novalue_ok, struct pred_cond *c,
 			return -1;
 		c->pc_has_stay = 1;
 		if (!hyst_ok(ck, c)) {
-			seterr(err, errlen, "stay threshold stricter than "
+			errbuf_set(err, errlen, "stay threshold stricter than "
 			    "become threshold in '%.*s'", wlen(*pos - start),
 			    s + start);
 			return -1;
@@ -369,7 +358,7 @@ parse_cond(const char *s, size_t *pos, int novalue_ok, struct pred_cond *c,
 	}
 	if (s[*pos] != ',' && s[*pos] != '\0') {
 		tlen = strcspn(s + start, ",");
-		seterr(err, errlen, "unexpected '%c' in '%.*s'", s[*pos],
+		errbuf_set(err, errlen, "unexpected '%c' in '%.*s'", s[*pos],
 		    wlen(tlen), s + start);
 		return -1;
 	}
@@ -391,7 +380,7 @@ pred_conds_parse(const char *text, struct pred *p, char *err, size_t errlen)
 		if (parse_cond(text, &pos, 0, &c, &hv, err, errlen) == -1)
 			return -1;
 		if (p->pr_cond[c.pc_type].pc_type != PRED_C_UNDEF) {
-			seterr(err, errlen, "duplicate condition '%s' in "
+			errbuf_set(err, errlen, "duplicate condition '%s' in "
 			    "'%.*s'", pred_ctype_name(c.pc_type),
 			    wlen(strlen(text)), text);
 			return -1;
@@ -401,7 +390,8 @@ pred_conds_parse(const char *text, struct pred *p, char *err, size_t errlen)
 			return 0;
 		pos++;			/* the ',' between conditions */
 		if (text[pos] == '\0') {
-			seterr(err, errlen, "empty condition at end of '%.*s'",
+			errbuf_set(err, errlen,
+			    "empty condition at end of '%.*s'",
 			    wlen(pos), text);
 			return -1;
 		}
@@ -418,7 +408,7 @@ parse_one_cond(const char *text, struct pred_cond *c, int *hasvalue,
 	if (parse_cond(text, &pos, 1, c, hasvalue, err, errlen) == -1)
 		return -1;
 	if (text[pos] != '\0') {
-		seterr(err, errlen, "del takes one condition, not '%.*s'",
+		errbuf_set(err, errlen, "del takes one condition, not '%.*s'",
 		    wlen(strlen(text)), text);
 		return -1;
 	}
@@ -475,7 +465,8 @@ pred_scope_parse(int argc, char *const argv[], struct pred_scope *scope,
 		return -1;
 	}
 	if (argc == 0) {
-		seterr(err, errlen, "missing scope (always, node=H, user=U)");
+		errbuf_set(err, errlen,
+		    "missing scope (always, node=H, user=U)");
 		return -1;
 	}
 	memset(&s, 0, sizeof(s));
@@ -498,26 +489,26 @@ pred_scope_parse(int argc, char *const argv[], struct pred_scope *scope,
 			host = 1;
 		} else {
 			if (is_action(w) != PRED_A_UNDEF)
-				seterr(err, errlen, "action '%s' needs a "
+				errbuf_set(err, errlen, "action '%s' needs a "
 				    "scope before it", w);
 			else if (looks_like_cond(w))
-				seterr(err, errlen, "missing action before "
+				errbuf_set(err, errlen, "missing action before "
 				    "'%.*s' (add, del, list or check)",
 				    wlen(strlen(w)), w);
 			else
-				seterr(err, errlen, "unknown scope word "
+				errbuf_set(err, errlen, "unknown scope word "
 				    "'%.*s'", wlen(strlen(w)), w);
 			return -1;
 		}
 		if (*slot != NULL) {
-			seterr(err, errlen, "duplicate scope word '%.*s'",
+			errbuf_set(err, errlen, "duplicate scope word '%.*s'",
 			    wlen(strlen(w)), w);
 			return -1;
 		}
 		if (max != 0) {
 			len = strlen(w + 5);
 			if (!valid_name(w + 5, len, max, host)) {
-				seterr(err, errlen, "bad %s name in '%.*s'",
+				errbuf_set(err, errlen, "bad %s name in '%.*s'",
 				    host ? "node" : "user", wlen(strlen(w)),
 				    w);
 				return -1;
@@ -526,16 +517,18 @@ pred_scope_parse(int argc, char *const argv[], struct pred_scope *scope,
 		*slot = w;
 	}
 	if (global != NULL && user == NULL) {
-		seterr(err, errlen, "'global' needs user=U");
+		errbuf_set(err, errlen, "'global' needs user=U");
 		return -1;
 	}
 	if (global != NULL && node != NULL) {
-		seterr(err, errlen, "'global' cannot be combined with '%.*s'",
+		errbuf_set(err, errlen,
+		    "'global' cannot be combined with '%.*s'",
 		    wlen(strlen(node)), node);
 		return -1;
 	}
 	if (always != NULL && user != NULL) {
-		seterr(err, errlen, "'always' cannot be combined with '%.*s'",
+		errbuf_set(err, errlen,
+		    "'always' cannot be combined with '%.*s'",
 		    wlen(strlen(user)), user);
 		return -1;
 	}
@@ -570,7 +563,7 @@ pred_cmd_parse(int argc, char *const argv[], struct pred_cmd *cmd,
 		return -1;
 	}
 	if (argc > PRED_ARGS_MAX) {
-		seterr(err, errlen, "too many words (at most %d)",
+		errbuf_set(err, errlen, "too many words (at most %d)",
 		    PRED_ARGS_MAX);
 		return -1;
 	}
@@ -598,19 +591,19 @@ pred_cmd_parse(int argc, char *const argv[], struct pred_cmd *cmd,
 	case PRED_A_CHECK:
 		if (!c.cm_has_scope || c.cm_pred.pr_scope.ps_type !=
 		    PRED_S_NODE) {
-			seterr(err, errlen, "check needs the scope node=H");
+			errbuf_set(err, errlen, "check needs the scope node=H");
 			return -1;
 		}
 		break;
 	case PRED_A_ADD:
 	case PRED_A_DEL:
 		if (!c.cm_has_scope) {
-			seterr(err, errlen, "%s needs a scope before it "
+			errbuf_set(err, errlen, "%s needs a scope before it "
 			    "(always, node=H, user=U)", argv[nscope]);
 			return -1;
 		}
 		if (i == argc) {
-			seterr(err, errlen, "missing condition after '%s'",
+			errbuf_set(err, errlen, "missing condition after '%s'",
 			    argv[nscope]);
 			return -1;
 		}
@@ -633,7 +626,7 @@ pred_cmd_parse(int argc, char *const argv[], struct pred_cmd *cmd,
 		return -1;
 	}
 	if (i < argc) {
-		seterr(err, errlen, "unexpected word '%.*s' after '%s'",
+		errbuf_set(err, errlen, "unexpected word '%.*s' after '%s'",
 		    wlen(strlen(argv[i])), argv[i], argv[nscope]);
 		return -1;
 	}
@@ -653,14 +646,14 @@ pred_parse(const char *line, struct pred *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (strlcpy(buf, line, sizeof(buf)) >= sizeof(buf)) {
-		seterr(err, errlen, "line too long (at most %d bytes)",
+		errbuf_set(err, errlen, "line too long (at most %d bytes)",
 		    PRED_LINE_MAX - 1);
 		return -1;
 	}
 	for (w = strtok_r(buf, " \t\r\n", &last); w != NULL;
 	    w = strtok_r(NULL, " \t\r\n", &last)) {
 		if (n == PRED_ARGS_MAX) {
-			seterr(err, errlen, "too many words (at most %d)",
+			errbuf_set(err, errlen, "too many words (at most %d)",
 			    PRED_ARGS_MAX);
 			return -1;
 		}
@@ -670,7 +663,7 @@ pred_parse(const char *line, struct pred *p, char *err, size_t errlen)
 	if (pred_cmd_parse(n, words, &cmd, err, errlen) == -1)
 		return -1;
 	if (cmd.cm_action != PRED_A_ADD) {
-		seterr(err, errlen, "expected 'SCOPE add CONDITIONS'");
+		errbuf_set(err, errlen, "expected 'SCOPE add CONDITIONS'");
 		return -1;
 	}
 	memset(p, 0, sizeof(*p));

@@ -4,6 +4,7 @@
  * (loaded in full or not at all, saved atomically).
  */
 #include "pred.h"
+#include "errbuf.h"
 
 #include <sys/stat.h>
 
@@ -26,20 +27,6 @@ struct pred_set {
 	size_t			st_n;
 };
 
-static void	seterr(char *, size_t, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
-
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 struct pred_set *
 pred_set_new(void)
@@ -172,17 +159,17 @@ pred_check(const struct pred *p, char *err, size_t errlen)
 	    == NULL ||
 	    memchr(p->pr_scope.ps_node, '\0', sizeof(p->pr_scope.ps_node))
 	    == NULL) {
-		seterr(err, errlen, "invalid scope");
+		errbuf_set(err, errlen, "invalid scope");
 		return -1;
 	}
 	if (pred_format(p, text, sizeof(text)) == -1) {
-		seterr(err, errlen, "invalid predicate");
+		errbuf_set(err, errlen, "invalid predicate");
 		return -1;
 	}
 	if (pred_parse(text, &q, err, errlen) == -1)
 		return -1;
 	if (!pred_equal(p, &q)) {
-		seterr(err, errlen, "invalid predicate '%s'", text);
+		errbuf_set(err, errlen, "invalid predicate '%s'", text);
 		return -1;
 	}
 	return 0;
@@ -221,7 +208,7 @@ set_add(struct pred_set *set, const struct pred *p, int no_dup, char *err,
 			    old->pr_cond[t].pc_type == PRED_C_UNDEF)
 				continue;
 			pred_scope_format(&p->pr_scope, scope, sizeof(scope));
-			seterr(err, errlen, "duplicate condition '%s' for "
+			errbuf_set(err, errlen, "duplicate condition '%s' for "
 			    "scope '%s'", pred_ctype_name((enum pred_ctype)t),
 			    scope);
 			return -1;
@@ -232,13 +219,13 @@ set_add(struct pred_set *set, const struct pred *p, int no_dup, char *err,
 		return 0;
 	}
 	if (set->st_n >= PRED_SET_MAX) {
-		seterr(err, errlen, "too many predicates (at most %d)",
+		errbuf_set(err, errlen, "too many predicates (at most %d)",
 		    PRED_SET_MAX);
 		errno = ENOSPC;
 		return -1;
 	}
 	if ((np = calloc(1, sizeof(*np))) == NULL) {
-		seterr(err, errlen, "out of memory");
+		errbuf_set(err, errlen, "out of memory");
 		return -1;
 	}
 	np->pr_scope = p->pr_scope;
@@ -278,7 +265,8 @@ pred_set_del(struct pred_set *set, const struct pred_scope *s,
 		if (!exact || pred_cond_format(c, ctext, sizeof(ctext)) == -1)
 			strlcpy(ctext, pred_ctype_name(c->pc_type),
 			    sizeof(ctext));
-		seterr(err, errlen, "no such predicate '%s %s'", text, ctext);
+		errbuf_set(err, errlen,
+		    "no such predicate '%s %s'", text, ctext);
 		errno = ENOENT;
 		return -1;
 	}
@@ -304,7 +292,7 @@ pred_set_apply(struct pred_set *set, const struct pred_cmd *cmd, char *err,
 	if (cmd->cm_action == PRED_A_DEL && cmd->cm_has_scope)
 		return pred_set_del(set, &cmd->cm_pred.pr_scope, &cmd->cm_del,
 		    cmd->cm_del_value, err, errlen);
-	seterr(err, errlen, "only add and del change predicates");
+	errbuf_set(err, errlen, "only add and del change predicates");
 	errno = EINVAL;
 	return -1;
 }

@@ -97,6 +97,7 @@ proto_node_reg_enc(const struct proto_node_reg *m, uint8_t *buf, size_t cap)
 		wire_put_u8(&w, m->nr_slots[i].ps_state);
 		wire_put_u32(&w, m->nr_slots[i].ps_job);
 	}
+	wire_put_u8(&w, m->nr_unenforced);
 	return finish(&w);
 }
 
@@ -132,7 +133,9 @@ proto_node_reg_dec(struct proto_node_reg *m, const uint8_t *buf, size_t len)
 		    m->nr_slots[i].ps_state >= PROTO_NS_NODE_MAX ||
 		    wire_get_u32(&r, &m->nr_slots[i].ps_job) == -1)
 			return -1;
-	if (wire_get_end(&r) == -1)
+	if (wire_get_u8(&r, &m->nr_unenforced) == -1 ||
+	    (m->nr_unenforced & ~PROTO_LIMIT_ALL) != 0 ||
+	    wire_get_end(&r) == -1)
 		return -1;
 	if (m->nr_state == PROTO_NS_UNDEF ||
 	    m->nr_state >= PROTO_NS_NODE_MAX)
@@ -387,6 +390,7 @@ proto_nodes_enc(const struct proto_node_row *rows, uint32_t n, uint8_t *buf,
 		for (k = 0; k < rows[i].nw_njobs &&
 		    k < PROTO_NODE_JOBS_MAX; k++)
 			wire_put_u32(&w, rows[i].nw_jobs[k]);
+		wire_put_u8(&w, rows[i].nw_unenforced);
 	}
 	return finish(&w);
 }
@@ -430,6 +434,9 @@ proto_nodes_dec(struct proto_node_row **out, uint32_t *n, const uint8_t *buf,
 		for (k = 0; k < x->nw_njobs; k++)
 			if (wire_get_u32(&r, &x->nw_jobs[k]) == -1)
 				goto bad;
+		if (wire_get_u8(&r, &x->nw_unenforced) == -1 ||
+		    (x->nw_unenforced & ~PROTO_LIMIT_ALL) != 0)
+			goto bad;
 	}
 	if (wire_get_end(&r) == -1)
 		goto bad;

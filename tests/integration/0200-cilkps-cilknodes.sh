@@ -130,9 +130,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 2 and len(d["nodes"]) == 3, d
 keys = ["node", "host", "state", "slots", "jobs", "mem_mb", "load", "idle",
-    "users", "seen", "pairs", "switches"]
+    "users", "seen", "pairs", "switches", "limits_unenforced"]
 for n in d["nodes"]:
     assert list(n.keys()) == keys, n
+    assert n["limits_unenforced"] == [], n	# fake_node enforces all
 by = {n["host"]: n for n in d["nodes"]}
 a = by["127.0.0.3"]
 assert a["node"] == int(sys.argv[2]) and a["state"] == "idle", a

@@ -1010,6 +1010,32 @@ test_cpu_quota(void)
 	rmdir(top);
 }
 
+/* What workers here cannot be held to, and its names. */
+static void
+test_unenforced(void)
+{
+	struct contain_base cb;
+	char buf[64];
+
+	memset(&cb, 0, sizeof(cb));
+	cb.cb_mech = CONTAIN_TREE;
+	ok(contain_unenforced(&cb) == CONTAIN_CTL_ALL &&
+	    contain_unenforced(NULL) == CONTAIN_CTL_ALL,
+	    "a process tree enforces no limit");
+	cb.cb_mech = CONTAIN_CGROUP;
+	cb.cb_controllers = CONTAIN_CTL_MEMORY | CONTAIN_CTL_PIDS;
+	is_str(contain_ctl_names(contain_unenforced(&cb), buf, sizeof(buf)),
+	    "cpu io", "a cgroup without cpu and io: those unenforced");
+	cb.cb_controllers = CONTAIN_CTL_ALL;
+	ok(contain_unenforced(&cb) == 0 &&
+	    strcmp(contain_ctl_names(0, buf, sizeof(buf)), "") == 0,
+	    "every controller: nothing unenforced, no names");
+	is_str(contain_ctl_names(CONTAIN_CTL_ALL, buf, sizeof(buf)),
+	    "memory pids cpu io", "every name, in order");
+	is_str(contain_ctl_names(CONTAIN_CTL_ALL, buf, 8), "memory ",
+	    "truncated to the buffer");
+}
+
 int
 main(void)
 {
@@ -1028,6 +1054,7 @@ main(void)
 	test_mountinfo();
 	test_cgroup_lines();
 	test_stat();
+	test_unenforced();
 	live = cgroup2_here(mnt, sizeof(mnt), why, sizeof(why)) == 0;
 	test_base_settings(live ? mnt : NULL);
 	if (live) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "proto.h"
 #include "tap.h"
 #include "codec_robust.h"
@@ -440,6 +441,24 @@ main(void)
 	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
 	    "a node lending over 1 PiB is refused");
 	nr.nr_mem_mb = 0;
+	ok(PROTO_LIMIT_MEMORY == CONTAIN_CTL_MEMORY &&
+	    PROTO_LIMIT_PIDS == CONTAIN_CTL_PIDS &&
+	    PROTO_LIMIT_CPU == CONTAIN_CTL_CPU &&
+	    PROTO_LIMIT_IO == CONTAIN_CTL_IO &&
+	    PROTO_LIMIT_ALL == CONTAIN_CTL_ALL,
+	    "the kinds of limit are the controllers' bits (register.c)");
+	nr.nr_unenforced = PROTO_LIMIT_MEMORY | PROTO_LIMIT_CPU;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(n > 0 && proto_node_reg_dec(&nr2, buf, n) == 0 &&
+	    nr2.nr_unenforced == (PROTO_LIMIT_MEMORY | PROTO_LIMIT_CPU),
+	    "a node says which limits it cannot enforce");
+	ok(proto_node_reg_dec(&nr2, buf, n - 1) == -1,
+	    "a node register without them is refused");
+	nr.nr_unenforced = 0x10;
+	n = proto_node_reg_enc(&nr, buf, sizeof(buf));
+	ok(proto_node_reg_dec(&nr2, buf, n) == -1,
+	    "an unknown kind of limit is refused");
+	nr.nr_unenforced = 0;
 	nr.nr_total = nr.nr_nslots = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -520,6 +539,18 @@ main(void)
 	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
 	ok(proto_nodes_dec(&nw2, &k, buf, n) == -1,
 	    "a row naming 9 jobs is refused");
+	nw.nw_njobs = 2;
+	nw.nw_unenforced = PROTO_LIMIT_ALL;
+	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
+	ok(n > 0 && proto_nodes_dec(&nw2, &k, buf, n) == 0 && k == 1 &&
+	    nw2[0].nw_unenforced == PROTO_LIMIT_ALL,
+	    "a row says which limits its node cannot enforce");
+	free(nw2);
+	nw.nw_unenforced = 0x80;
+	n = proto_nodes_enc(&nw, 1, buf, sizeof(buf));
+	ok(proto_nodes_dec(&nw2, &k, buf, n) == -1,
+	    "a row with an unknown kind of limit is refused");
+	nw.nw_unenforced = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.ou_job = 3;

@@ -381,14 +381,8 @@ main(int argc, char *argv[])
 	static struct hist h;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "b:c:hj:o:S:u:vV", longopts,
-	    NULL)) != -1) {
-		switch (cli_common_opt(&h.h_cc, ch, optarg)) {
-		case 1:
-			continue;
-		case -1:
-			usage(CLI_EXIT_USAGE);
-		}
+	while ((ch = cli_getopt(&h.h_cc, argc, argv, "b:c:hj:o:S:u:vV",
+	    longopts, "CilkHist", usage)) != -1) {
 		switch (ch) {
 		case 'u':
 			if (!msg_user_name_ok(optarg)) {
@@ -408,13 +402,6 @@ main(int argc, char *argv[])
 				usage(CLI_EXIT_USAGE);
 			}
 			break;
-		case 'h':
-			usage(CLI_EXIT_OK);
-		case 'V':
-			cli_version("CilkHist");
-			return CLI_EXIT_OK;
-		default:
-			usage(CLI_EXIT_USAGE);
 		}
 	}
 	if (optind != argc)
@@ -426,7 +413,5 @@ main(int argc, char *argv[])
 		return CLI_EXIT_USAGE;
 	rc = run(&h);
 	conf_free(h.h_cf);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(CLI_EXIT_FAILURE, "stdout");
-	return rc;
+	return cli_stdout_done(rc);
 }

@@ -105,30 +105,15 @@ main(int argc, char *argv[])
 
 	memset(&cc, 0, sizeof(cc));
 	memset(&req, 0, sizeof(req));
-	while ((ch = getopt_long(argc, argv, "b:c:ho:u:vV", longopts, NULL)) !=
-	    -1) {
-		switch (cli_common_opt(&cc, ch, optarg)) {
-		case 1:
+	while ((ch = cli_getopt(&cc, argc, argv, "b:c:ho:u:vV", longopts,
+	    "CilkKill", usage)) != -1) {
+		if (ch != 'u')
 			continue;
-		case -1:
+		if (!msg_user_name_ok(optarg)) {
+			warnx("-u %s: not a valid user name", optarg);
 			usage(CLI_EXIT_USAGE);
 		}
-		switch (ch) {
-		case 'u':
-			if (!msg_user_name_ok(optarg)) {
-				warnx("-u %s: not a valid user name", optarg);
-				usage(CLI_EXIT_USAGE);
-			}
-			user = optarg;
-			break;
-		case 'h':
-			usage(CLI_EXIT_OK);
-		case 'V':
-			cli_version("CilkKill");
-			return CLI_EXIT_OK;
-		default:
-			usage(CLI_EXIT_USAGE);
-		}
+		user = optarg;
 	}
 	argc -= optind;
 	argv += optind;
@@ -190,7 +175,5 @@ main(int argc, char *argv[])
 			warnx("%s has no jobs (see CilkPs)", user != NULL ?
 			    user : "nobody");
 	}
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(CLI_EXIT_FAILURE, "stdout");
-	return rc;
+	return cli_stdout_done(rc);
 }

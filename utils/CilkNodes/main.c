@@ -187,6 +187,23 @@ print_held(const struct nodes_opts *o, const struct proto_node_row *r)
 		printf("null, \"user\": null, \"since\": null");
 }
 
+/* "limits_unenforced": the kinds of limit its workers escape. */
+static void
+print_unenforced(uint8_t bits)
+{
+	static const char *const names[] = { "memory", "pids", "cpu", "io" };
+	size_t i;
+	int first = 1;
+
+	printf(", \"limits_unenforced\": [");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (bits & (1u << i)) {
+			printf("%s\"%s\"", first ? "" : ", ", names[i]);
+			first = 0;
+		}
+	printf("]");
+}
+
 static void
 print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 {
@@ -216,9 +233,11 @@ print_json(const struct nodes_opts *o, const struct brokerq_reply *rep)
 		printf("], \"mem_mb\": %u, \"load\": ", r->nw_mem_mb);
 		print_load(r->nw_load_milli);
 		printf(", \"idle\": %u, \"users\": %u, \"seen\": %u, "
-		    "\"pairs\": %u, \"switches\": %u}", r->nw_idle,
+		    "\"pairs\": %u, \"switches\": %u", r->nw_idle,
 		    r->nw_users, r->nw_seen_ms / 1000, r->nw_pairs,
 		    r->nw_switches);
+		print_unenforced(r->nw_unenforced);
+		printf("}");
 		first = 0;
 	}
 	printf("]}\n");
@@ -239,14 +258,8 @@ main(int argc, char *argv[])
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
-	while ((ch = getopt_long(argc, argv, "b:c:hj:no:Rs:vV", longopts,
-	    NULL)) != -1) {
-		switch (cli_common_opt(&o.no_cc, ch, optarg)) {
-		case 1:
-			continue;
-		case -1:
-			usage(CLI_EXIT_USAGE);
-		}
+	while ((ch = cli_getopt(&o.no_cc, argc, argv, "b:c:hj:no:Rs:vV",
+	    longopts, "CilkNodes", usage)) != -1) {
 		switch (ch) {
 		case 'j':
 			if ((o.no_job = cli_job_number(ch, optarg)) == 0)
@@ -276,13 +289,6 @@ main(int argc, char *argv[])
 				usage(CLI_EXIT_USAGE);
 			}
 			break;
-		case 'h':
-			usage(CLI_EXIT_OK);
-		case 'V':
-			cli_version("CilkNodes");
-			return CLI_EXIT_OK;
-		default:
-			usage(CLI_EXIT_USAGE);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind], "drain") == 0)
@@ -323,9 +329,7 @@ main(int argc, char *argv[])
 		rc = op != PROTO_HO_UNDEF ? nhealth_set(&o.no_cc, op,
 		    argv[optind + 1], o.no_reason) :
 		    nhealth_reasons(&o.no_cc, o.no_numeric);
-		if (fflush(stdout) == EOF || ferror(stdout))
-			err(CLI_EXIT_FAILURE, "stdout");
-		return rc;
+		return cli_stdout_done(rc);
 	}
 	/* The broker filters: a few idle nodes of 100,000 come in a page. */
 	if ((rc = brokerq_main_where(&o.no_cc, "CilkNodes", PROTO_LIST_NODES,
@@ -340,7 +344,5 @@ main(int argc, char *argv[])
 	else
 		print_text(&o, &rep);
 	brokerq_reply_free(&rep);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(CLI_EXIT_FAILURE, "stdout");
-	return CLI_EXIT_OK;
+	return cli_stdout_done(CLI_EXIT_OK);
 }

@@ -195,24 +195,10 @@ main(int argc, char *argv[])
 
 	memset(&cc, 0, sizeof(cc));
 	/* Options may follow the words too: "node=x check --json". */
-	while ((ch = getopt_long(argc, argv, "b:c:ho:vV", longopts, NULL)) !=
-	    -1) {
-		switch (cli_common_opt(&cc, ch, optarg)) {
-		case 1:
-			continue;
-		case -1:
-			usage(CLI_EXIT_USAGE);
-		}
-		switch (ch) {
-		case 'h':
-			usage(CLI_EXIT_OK);
-		case 'V':
-			cli_version("CilkPred");
-			return CLI_EXIT_OK;
-		default:
-			usage(CLI_EXIT_USAGE);
-		}
-	}
+	/* Every option is a common one (or -h, -V). */
+	while ((ch = cli_getopt(&cc, argc, argv, "b:c:ho:vV", longopts,
+	    "CilkPred", usage)) != -1)
+		usage(CLI_EXIT_USAGE);
 	argc -= optind;
 	argv += optind;
 	if (pred_cmd_parse(argc, argv, &cmd, why, sizeof(why)) == -1)
@@ -283,7 +269,5 @@ main(int argc, char *argv[])
 	}
 	pred_set_free(set);
 	proto_pred_ans_free(&ans);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(CLI_EXIT_FAILURE, "stdout");
-	return rc;
+	return cli_stdout_done(rc);
 }

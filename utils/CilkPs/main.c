@@ -158,14 +158,8 @@ main(int argc, char *argv[])
 	int ch, rc;
 
 	memset(&o, 0, sizeof(o));
-	while ((ch = getopt_long(argc, argv, "b:c:hj:o:u:vV", longopts,
-	    NULL)) != -1) {
-		switch (cli_common_opt(&o.po_cc, ch, optarg)) {
-		case 1:
-			continue;
-		case -1:
-			usage(CLI_EXIT_USAGE);
-		}
+	while ((ch = cli_getopt(&o.po_cc, argc, argv, "b:c:hj:o:u:vV",
+	    longopts, "CilkPs", usage)) != -1) {
 		switch (ch) {
 		case 'j':
 			if ((o.po_job = cli_job_number(ch, optarg)) == 0)
@@ -178,13 +172,6 @@ main(int argc, char *argv[])
 			}
 			o.po_user = optarg;
 			break;
-		case 'h':
-			usage(CLI_EXIT_OK);
-		case 'V':
-			cli_version("CilkPs");
-			return CLI_EXIT_OK;
-		default:
-			usage(CLI_EXIT_USAGE);
 		}
 	}
 	if (optind != argc)
@@ -200,16 +187,12 @@ main(int argc, char *argv[])
 		else
 			rc = ps_tasks(&o.po_cc, &rep.bq_jobs[0]);
 		brokerq_reply_free(&rep);
-		if (fflush(stdout) == EOF || ferror(stdout))
-			err(CLI_EXIT_FAILURE, "stdout");
-		return rc;
+		return cli_stdout_done(rc);
 	}
 	if (o.po_cc.cc_json)
 		print_json(&o, &rep);
 	else
 		print_text(&o, &rep);
 	brokerq_reply_free(&rep);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		err(CLI_EXIT_FAILURE, "stdout");
-	return CLI_EXIT_OK;
+	return cli_stdout_done(CLI_EXIT_OK);
 }
