@@ -44,6 +44,7 @@
 #include "pred_auth.h"
 #include "priv.h"
 #include "sdnotify.h"
+#include "vacate.h"
 
 #define PAD_ANSWER	1.0	/* s a launch pad has to answer */
 /*
@@ -73,6 +74,7 @@ struct pad {
 	double		 p_answer_by;	/* a request is unanswered; 0: none */
 	double		 p_gone_by;	/* stopping: gone by then; 0: not */
 	int		 p_spawning;	/* SPAWNED not yet told */
+	struct vacate	 p_vac;		/* VACATE: freeze, kill (freeze.c) */
 };
 
 static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
@@ -191,6 +193,7 @@ pad_exited(struct pad *p, uint8_t how, uint32_t code)
 	p->p_how = how;
 	p->p_code = code;
 	p->p_answer_by = p->p_gone_by = 0;
+	vacate_clear(&p->p_vac);
 	tell_worker(p);
 }
 
@@ -289,7 +292,10 @@ on_tick(struct evloop *loop, void *arg)
 		    p->p_state != NMPRIV_W_EXITED) {
 			p->p_gone_by = 0;
 			pad_kill(p, "still there after its stop");
-		}
+		} else if (p->p_state != NMPRIV_W_EXITED &&
+		    vacate_pending(&p->p_vac))
+			(void)node_vacate_step(&p->p_vac, p->p_worker,
+			    p->p_cg, p->p_lpad);
 	}
 	pad_arm();
 }
@@ -306,7 +312,8 @@ pad_arm(void)
 	if (pad_timer != NULL)
 		return;
 	TAILQ_FOREACH(p, &pads, p_entry)
-		if (p->p_answer_by != 0 || (p->p_gone_by != 0 &&
+		if (p->p_answer_by != 0 || ((p->p_gone_by != 0 ||
+		    vacate_pending(&p->p_vac)) &&
 		    p->p_state != NMPRIV_W_EXITED)) {
 			pad_timer = evloop_timer_add(pn->n_dc.dc_loop,
 			    PAD_TICK, on_tick, NULL);
@@ -589,6 +596,19 @@ do_stop(struct pad *p, uint32_t grace_ms)
 	pad_arm();
 }
 
+/* The owner is back: a stop, and a freeze if it lingers (freeze.c). */
+static void
+do_vacate(struct pad *p, uint32_t grace_ms, uint32_t fast_ms)
+{
+	do_stop(p, grace_ms);
+	if (p->p_state == NMPRIV_W_EXITED || p->p_fd == -1 ||
+	    !node_vacate_plan(&p->p_vac, p->p_worker, grace_ms / 1000.0,
+	    fast_ms / 1000.0))
+		return;
+	p->p_gone_by = now_mono() + grace_ms / 1000.0 + PAD_HARD;
+	pad_arm();
+}
+
 static void
 do_freeze(struct pad *p, int freeze)
 {
@@ -675,7 +695,8 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 		return;
 	}
 	if ((size_t)n > sizeof(pbuf) || nmpriv_decode(&m, pbuf,
-	    (size_t)n) == -1 || m.nm_type > NMPRIV_READY) {
+	    (size_t)n) == -1 || (m.nm_type > NMPRIV_READY &&
+	    m.nm_type != NMPRIV_VACATE)) {
 		log_warnx("the engine sent a malformed or unknown request "
 		    "(%zd bytes); ending it", n);
 		(void)kill(engine, SIGKILL);
@@ -696,6 +717,9 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 		break;
 	case NMPRIV_FREEZE:
 		do_freeze(p, m.nm_flag);
+		break;
+	case NMPRIV_VACATE:
+		do_vacate(p, m.nm_grace_ms, m.nm_fast_ms);
 		break;
 	case NMPRIV_FORGET:
 		do_forget(p);
