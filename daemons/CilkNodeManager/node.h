@@ -275,6 +275,9 @@ void	node_stop_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
 int	node_suspend_slot(struct node *, struct slot *);
 void	node_resume_slot(struct node *, struct slot *);
+/* reap.c: worker folders whose launch pad is gone (the parent's). */
+void	node_reap_start(struct node *);
+void	node_reap_roots(struct node *);
 /* freeze.c: the owner back, a worker that lingers frozen (vacate.h). */
 struct vacate;
 void	node_stop_send(struct node *, struct worker *);

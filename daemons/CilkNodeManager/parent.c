@@ -635,13 +635,19 @@ do_forget(struct pad *p)
 		pad_lost(p, "forgotten while it ran");
 	/*
 	 * A worker's launch pad takes its folder along (a lost one leaves
-	 * that to us); a restarted root's folder stays for its user.
+	 * that to us); a restarted root's ends and leaves its folder for
+	 * its user, a few a user (reap.c).
 	 */
 	if (p->p_kind == NMPRIV_KIND_WORKER && pad_send(p, &req) == -1 &&
 	    lpad_remove_folder(pn->n_state_dir, p->p_worker) == -1 &&
 	    errno != ENOENT)
 		log_warn("worker %s: its folder", p->p_worker);
+	if (p->p_kind == NMPRIV_KIND_ROOT && p->p_lpad > 1 &&
+	    kill(p->p_lpad, SIGTERM) == -1 && errno != ESRCH)
+		log_warn("worker %s: end its launch pad", p->p_worker);
 	pad_close(p);
+	if (p->p_kind == NMPRIV_KIND_ROOT)
+		node_reap_roots(pn);
 	TAILQ_REMOVE(&pads, p, p_entry);
 	free(p);
 }
@@ -872,6 +878,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGUSR1, on_leave,
 	    NULL) == -1)
 		fatal("%s: event loop", __func__);
+	node_reap_start(n);	/* reap.c: folders of launch pads gone */
 	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
 		tell_worker(p);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The owner's machine back within a second (stop_grace_fast): a guest
 # that ignores SIGQUIT and spins, on a CilkLocal cluster where only
-# 127.0.0.2 is lent, stop_grace 8, stop_grace_fast 1.  The owner comes
+# 127.0.0.2 is lent, stop_grace 15, stop_grace_fast 1.  The owner comes
 # back: the worker gets SIGQUIT, ignores it, is frozen after
 # stop_grace_fast (cgroup.freeze; SIGSTOP to every process where there
 # is no cgroup) and uses no CPU from then on (two readings of its
@@ -80,7 +80,7 @@ run_case() {	# run_case NAME PORT CGROUP-SETTING
 	local name=$1 port=$2 cg=$3 JOB
 	C=$T/c-$name
 	"$BIN/CilkLocal" start -n 2 -d "$C" -p "$port" -o register_interval=1 \
-	    -o stop_grace=8 -o stop_grace_fast=1 -o timeout=2 -o cgroup="$cg" \
+	    -o stop_grace=15 -o stop_grace_fast=1 -o timeout=2 -o cgroup="$cg" \
 	    >"$T/start-$name.out" 2>&1
 	exit_is $? 0 "$name: CilkLocal start -n 2 -o cgroup=$cg"
 	export CILKNOW_CONF=$C/cilknow.conf
@@ -129,7 +129,7 @@ run_case() {	# run_case NAME PORT CGROUP-SETTING
 	ok $? "$name: and is still there, frozen, within stop_grace"
 	! grep -q "SIGQUIT again" "$LOG"
 	ok $? "$name: no second SIGQUIT thawed it"
-	wait_for 20 none_left
+	wait_for 30 none_left
 	ok $? "$name: killed once stop_grace is over: no process left"
 	grep -q "stop_grace is over: killed\|frozen since its owner came back" \
 	    "$LOG"
