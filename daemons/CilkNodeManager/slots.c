@@ -132,7 +132,7 @@ node_slots_lend(struct node *n)
 		lent--;
 		/* (The owner's return froze or stopped workers already.) */
 		if (pick->s_current != NULL && n->n_owner_away)
-			node_vacate_slot(n, pick,
+			node_stop_slot(n, pick,
 			    "the owner's load needs its processor");
 		if (pick->s_held != NULL && n->n_owner_away)
 			node_held_taken(n, pick,

@@ -144,6 +144,8 @@ run_case() {	# run_case NAME PORT CGROUP-SETTING
 	ok $? "$name: the node is its owner's"
 	wait_for 15 test "$(leftovers)" -eq 0
 	ok $? "$name: no worker folder nor launch pad socket is left"
+	[ "$TAP_FAILED" -gt 0 ] && grep -E "worker|owner" "$LOG" |
+	    sed 's/^/#   nm | /' | tail -40
 	stop "$JOB"
 	"$BIN/CilkLocal" stop -d "$C" >/dev/null 2>&1
 	ok $? "$name: cluster stopped"
