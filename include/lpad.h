@@ -355,6 +355,8 @@ int	lpad_spawn_poll(struct lpad_start *, pid_t *pidp, char *why,
 void	lpad_spawn_abort(struct lpad_start *);
 /* A connected control socket (close(2) it), or -1 (ENOENT, ...). */
 int	lpad_connect(const char *run_dir, const char *worker);
+/* 1 if W's launch pad listens, 0 if no socket or nobody listens, -1. */
+int	lpad_alive(const char *run_dir, const char *worker);
 int	lpad_status(int fd, struct lpad_status *);
 /* These return -1 with errno set to the launch pad's error, if any. */
 int	lpad_signal(int fd, int signo);

@@ -17,6 +17,10 @@
  *	FORGET	str worker: its output is relayed; the launch pad may go
  *		and take the worker's folder with it
  *	READY	(empty): the engine is up; the parent tells systemd
+ *	VACATE	str worker, u32 grace in ms, u32 fast in ms (below
+ *		grace): a STOP because the owner is back; still there
+ *		after fast, the worker is frozen until grace, then
+ *		killed (vacate.h)
  * Parent to engine (answers and news):
  *	HELLO	str cgroup base of the workers ("" for the process-tree
  *		fallback), so the engine can tell a worker's process
@@ -61,6 +65,7 @@ enum nmpriv_type {
 	NMPRIV_WATCHDOG,	/* engine: its loop runs (systemd's watchdog) */
 	NMPRIV_SCAN,		/* engine: look for input devices, tell me */
 	NMPRIV_INPUT,		/* parent: the devices read, time since input */
+	NMPRIV_VACATE,		/* engine to parent, like STOP */
 	NMPRIV_TYPE_MAX
 };
 
@@ -91,7 +96,8 @@ struct nmpriv_msg {
 						   the decoded buffer */
 	uint32_t	 nm_desclen;
 	char		 nm_worker[LPAD_WORKER_MAX + 1];
-	uint32_t	 nm_grace_ms;		/* STOP */
+	uint32_t	 nm_grace_ms;		/* STOP, VACATE */
+	uint32_t	 nm_fast_ms;		/* VACATE */
 	uint8_t		 nm_flag;		/* FREEZE: 1/0; SPAWNED: ok,
 						   or NMPRIV_SPAWN_NODE */
 	char		 nm_why[NMPRIV_WHY_MAX];	/* SPAWNED */

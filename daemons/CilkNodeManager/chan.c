@@ -65,6 +65,21 @@ node_chan_stop(struct node *n, const char *worker, double grace)
 	chan_send(n, &m);
 }
 
+/* A STOP because the owner is back: frozen after fast (freeze.c). */
+void
+node_chan_vacate(struct node *n, const char *worker, double grace,
+    double fast)
+{
+	struct nmpriv_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_VACATE;
+	strlcpy(m.nm_worker, worker, sizeof(m.nm_worker));
+	m.nm_grace_ms = (uint32_t)(grace * 1000);
+	m.nm_fast_ms = (uint32_t)(fast * 1000);
+	chan_send(n, &m);
+}
+
 void
 node_chan_freeze(struct node *n, const char *worker, int freeze)
 {

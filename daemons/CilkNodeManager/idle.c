@@ -210,9 +210,12 @@ owner_returns(struct node *n)
 			break;
 		case NC_STOP:
 		case NC_STOP_PENDING:
-			node_stop_slot(n, s, "the owner is back");
+			node_vacate_slot(n, s, "the owner is back");
 			break;
 		default:
+			/* A stop under way is hurried (freeze.c). */
+			if (f.nf_current == NC_W_STOPPING)
+				node_vacate_slot(n, s, "the owner is back");
 			break;
 		}
 	}

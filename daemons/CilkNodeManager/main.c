@@ -73,7 +73,8 @@ static const char *const restart_keys[] = {
 	"cgroup",		/* node_privileged_setup */
 	"input_devices",	/* what is open stays open */
 	"logind",		/* a bus once connected stays */
-	"quantum", "register_interval", "stop_grace", "timeout", /* main */
+	"quantum", "register_interval", "stop_grace", "stop_grace_fast",
+	"timeout",		/* main */
 	"sensors",		/* check */
 	"service_user",		/* the engine's drop */
 	"slots",		/* node_slots_init */
@@ -316,6 +317,7 @@ main(int argc, char *argv[])
 	strlcpy(n.n_self, pw->pw_name, sizeof(n.n_self));
 	n.n_interval = dctx_seconds(&n.n_dc, "register_interval", 60);
 	n.n_grace = dctx_seconds(&n.n_dc, "stop_grace", 60);
+	n.n_grace_fast = dctx_seconds(&n.n_dc, "stop_grace_fast", 1);
 	n.n_timeout = dctx_seconds(&n.n_dc, "timeout", 3);
 	n.n_quantum = dctx_seconds(&n.n_dc, "quantum", 5);
 	randombytes_buf(&n.n_boot, sizeof(n.n_boot));

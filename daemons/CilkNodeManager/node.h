@@ -63,6 +63,8 @@ struct worker {
 	int		 w_stop_pending;	/* STARTING: stop once up */
 	double		 w_suspend;	/* its job's owner_return: 0 vacate */
 	double		 w_thaw_by;	/* frozen until then; 0: not */
+	int		 w_vacate;	/* the owner wants it gone (freeze.c):
+					   1 asked, 2 told the parent */
 	int32_t		 w_status;	/* when EXITED */
 	uint64_t	 w_cpu_ms;	/* when EXITED: the parent's word */
 	uint64_t	 w_maxrss_kb;	/* (LPAD_USAGE_NONE: not known) */
@@ -121,6 +123,7 @@ struct node {
 	uint32_t	 n_id;
 	uint64_t	 n_boot;
 	double		 n_interval, n_grace, n_timeout;
+	double		 n_grace_fast;	/* stop_grace_fast (freeze.c) */
 	char		 n_state_dir[PATH_MAX];
 	char		 n_run_dir[PATH_MAX];
 	char		 n_lpad_bin[PATH_MAX];
@@ -259,6 +262,8 @@ uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
 void	node_chan_stop(struct node *, const char *worker, double grace);
 void	node_chan_freeze(struct node *, const char *worker, int freeze);
 void	node_chan_forget(struct node *, const char *worker);
+void	node_chan_vacate(struct node *, const char *worker, double grace,
+	    double fast);
 void	node_chan_ready(struct node *);
 void	node_chan_scan(struct node *);
 /* register.c */
@@ -296,6 +301,17 @@ void	node_stop_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
 int	node_suspend_slot(struct node *, struct slot *);
 void	node_resume_slot(struct node *, struct slot *);
+/* reap.c: worker folders whose launch pad is gone (the parent's). */
+void	node_reap_start(struct node *);
+void	node_reap_roots(struct node *);
+/* freeze.c: the owner back, a worker that lingers frozen (vacate.h). */
+struct vacate;
+void	node_stop_send(struct node *, struct worker *);
+void	node_vacate_slot(struct node *, struct slot *, const char *why);
+int	node_vacate_plan(struct vacate *, const char *worker, double grace,
+	    double fast);
+int	node_vacate_step(struct vacate *, const char *worker, const char *cg,
+	    pid_t lpad);
 /* needs.c: a task's --cpus and --mem on this node. */
 uint32_t node_mem_lendable(const struct node *, const struct slot *except);
 int	node_fits(const struct node *, const struct slot *, uint16_t cpus,

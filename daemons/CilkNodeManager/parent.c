@@ -45,6 +45,7 @@
 #include "priv.h"
 #include "sdnotify.h"
 #include "seqq.h"
+#include "vacate.h"
 
 #define PAD_ANSWER	1.0	/* s a launch pad has to answer */
 /*
@@ -81,6 +82,7 @@ struct pad {
 	int		 p_start_fd;	/* its report, in the loop; -1 */
 	char		 p_skipped[64];	/* limits not enforced */
 	double		 p_reap_by;	/* never started: its cgroup's end */
+	struct vacate	 p_vac;		/* VACATE: freeze, kill (freeze.c) */
 };
 
 static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
@@ -222,6 +224,7 @@ pad_exited(struct pad *p, uint8_t how, uint32_t code)
 	p->p_how = how;
 	p->p_code = code;
 	p->p_answer_by = p->p_gone_by = 0;
+	vacate_clear(&p->p_vac);
 	tell_worker(p);
 }
 
@@ -346,7 +349,10 @@ on_tick(struct evloop *loop, void *arg)
 		    p->p_state != NMPRIV_W_EXITED) {
 			p->p_gone_by = 0;
 			pad_kill(p, "still there after its stop");
-		}
+		} else if (p->p_state != NMPRIV_W_EXITED &&
+		    vacate_pending(&p->p_vac))
+			(void)node_vacate_step(&p->p_vac, p->p_worker,
+			    p->p_cg, p->p_lpad);
 	}
 	pad_arm();
 }
@@ -364,7 +370,8 @@ pad_arm(void)
 		return;
 	TAILQ_FOREACH(p, &pads, p_entry)
 		if (p->p_start != NULL || p->p_reap_by != 0 ||
-		    p->p_answer_by != 0 || (p->p_gone_by != 0 &&
+		    p->p_answer_by != 0 || ((p->p_gone_by != 0 ||
+		    vacate_pending(&p->p_vac)) &&
 		    p->p_state != NMPRIV_W_EXITED)) {
 			pad_timer = evloop_timer_add(pn->n_dc.dc_loop,
 			    PAD_TICK, on_tick, NULL);
@@ -748,6 +755,19 @@ do_stop(struct pad *p, uint32_t grace_ms)
 	pad_arm();
 }
 
+/* The owner is back: a stop, and a freeze if it lingers (freeze.c). */
+static void
+do_vacate(struct pad *p, uint32_t grace_ms, uint32_t fast_ms)
+{
+	do_stop(p, grace_ms);
+	if (p->p_state == NMPRIV_W_EXITED || p->p_fd == -1 ||
+	    !node_vacate_plan(&p->p_vac, p->p_worker, grace_ms / 1000.0,
+	    fast_ms / 1000.0))
+		return;
+	p->p_gone_by = now_mono() + grace_ms / 1000.0 + PAD_HARD;
+	pad_arm();
+}
+
 static void
 do_freeze(struct pad *p, int freeze)
 {
@@ -774,13 +794,19 @@ do_forget(struct pad *p)
 		pad_lost(p, "forgotten while it ran");
 	/*
 	 * A worker's launch pad takes its folder along (a lost one leaves
-	 * that to us); a restarted root's folder stays for its user.
+	 * that to us); a restarted root's ends and leaves its folder for
+	 * its user, a few a user (reap.c).
 	 */
 	if (p->p_kind == NMPRIV_KIND_WORKER && pad_send(p, &req) == -1 &&
 	    lpad_remove_folder(pn->n_state_dir, p->p_worker) == -1 &&
 	    errno != ENOENT)
 		log_warn("worker %s: its folder", p->p_worker);
+	if (p->p_kind == NMPRIV_KIND_ROOT && p->p_lpad > 1 &&
+	    kill(p->p_lpad, SIGTERM) == -1 && errno != ESRCH)
+		log_warn("worker %s: end its launch pad", p->p_worker);
 	pad_close(p);
+	if (p->p_kind == NMPRIV_KIND_ROOT)
+		node_reap_roots(pn);
 	TAILQ_REMOVE(&pads, p, p_entry);
 	free(p);
 }
@@ -822,14 +848,15 @@ static int
 from_engine(uint8_t type)
 {
 	return (type >= NMPRIV_SPAWN && type <= NMPRIV_READY) ||
-	    type == NMPRIV_WATCHDOG || type == NMPRIV_SCAN;
+	    type == NMPRIV_WATCHDOG || type == NMPRIV_SCAN ||
+	    type == NMPRIV_VACATE;
 }
 
 static int
 about_worker(uint8_t type)
 {
 	return type == NMPRIV_STOP || type == NMPRIV_FREEZE ||
-	    type == NMPRIV_FORGET;
+	    type == NMPRIV_FORGET || type == NMPRIV_VACATE;
 }
 
 /* The engine's requests; a malformed one is the engine's end. */
@@ -871,6 +898,9 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 		break;
 	case NMPRIV_FREEZE:
 		do_freeze(p, m.nm_flag);
+		break;
+	case NMPRIV_VACATE:
+		do_vacate(p, m.nm_grace_ms, m.nm_fast_ms);
 		break;
 	case NMPRIV_FORGET:
 		do_forget(p);
@@ -1047,6 +1077,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	 */
 	node_input_scan(n);
 	node_input_tell(n);
+	node_reap_start(n);	/* reap.c: folders of launch pads gone */
 	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
 		tell_worker(p);

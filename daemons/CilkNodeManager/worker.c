@@ -564,7 +564,7 @@ node_stop_slot(struct node *n, struct slot *s, const char *why)
 		return;
 	log_info("job %u: stopping worker %s: %s", w->w_job, w->w_id, why);
 	w->w_thaw_by = 0;	/* the parent thaws it to stop it */
-	node_chan_stop(n, w->w_id, n->n_grace);
+	node_stop_send(n, w);	/* freeze.c: VACATE if the owner is back */
 	w->w_state = WORKER_STOPPING;
 	w->w_stop_at = now_mono();
 	node_update_state(n);
@@ -742,7 +742,7 @@ on_tick(struct evloop *loop, void *arg)
 		if ((w = n->n_slots[i].s_current) != NULL &&
 		    w->w_thaw_by != 0 && now_mono() > w->w_thaw_by) {
 			w->w_thaw_by = 0;
-			node_stop_slot(n, &n->n_slots[i],
+			node_vacate_slot(n, &n->n_slots[i],
 			    "suspended for as long as it may be");
 		}
 	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next)
@@ -847,7 +847,7 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 			node_chan_freeze(n, w->w_id, 0);
 		node_update_state(n);
 		if (!n->n_owner_away || !s->s_lent)
-			node_stop_slot(n, s, "the owner is here");
+			node_vacate_slot(n, s, "the owner is here");
 	} else if (m->nm_state != NMPRIV_W_EXITED) {
 		/* One worker a processor: any other is retired. */
 		w->w_state = WORKER_STOPPING;

@@ -103,6 +103,7 @@ static const struct conf_key conf_keys[] = {
 	{ "stage_max_task",	CONF_T_PATH,	0, "256M" },
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },
 	{ "stop_grace",		CONF_T_SECONDS,	0, "60" },
+	{ "stop_grace_fast",	CONF_T_SECONDS,	0, "1" },	/* vacate.h */
 	{ "suspend_max",	CONF_T_SECONDS,	0, "600" },
 	{ "timeout",		CONF_T_SECONDS,	0, "3" },
 	{ "user",		CONF_T_USER,	CONF_F_EMPTY, "" },

@@ -271,6 +271,18 @@ client_alive(const char *path)
 }
 
 int
+lpad_alive(const char *run_dir, const char *worker)
+{
+	char path[LPAD_PATH_MAX];
+
+	if (lpad_sock_path(run_dir, worker, path, sizeof(path)) == -1)
+		return -1;
+	if (access(path, F_OK) == -1)
+		return errno == ENOENT ? 0 : -1;
+	return client_alive(path);
+}
+
+int
 lpad_list(const char *run_dir, int (*cb)(const char *, void *), void *arg)
 {
 	char dir[LPAD_PATH_MAX], path[LPAD_PATH_MAX];

@@ -979,6 +979,32 @@ pad_stop(struct lpad_pad *pd, double grace)
 	}
 }
 
+/*
+ * 1 if the worker is frozen: the node manager froze it because its
+ * owner is back (stop_grace_fast), its cgroup, or where there is none
+ * its main process, stopped.  A second SIGQUIT would thaw it.
+ */
+static int
+pad_frozen(const struct lpad_pad *pd)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	if (pd->pd_spec.ls_cgroup[0] != '\0')
+		return contain_frozen(pd->pd_spec.ls_cgroup) == 1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pd->pd_pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' && p[2] == 'T';
+}
+
 static void
 pad_stop_tick(struct evloop *el, void *arg)
 {
@@ -986,7 +1012,11 @@ pad_stop_tick(struct evloop *el, void *arg)
 
 	(void)el;
 	pd->pd_stop_tmr = NULL;
-	if (pd->pd_stop_stage == 1) {
+	if (pd->pd_stop_stage == 1 && pad_frozen(pd))
+		log_info("worker %s: frozen since its owner came back, still "
+		    "there after %.3f s", pd->pd_spec.ls_worker,
+		    pd->pd_stop_grace_now);
+	else if (pd->pd_stop_stage == 1) {
 		log_info("worker %s: still there after %.3f s, SIGQUIT again",
 		    pd->pd_spec.ls_worker, pd->pd_stop_grace_now);
 		(void)pad_kill(pd, SIGQUIT);

@@ -19,6 +19,7 @@ static const char *const names[NMPRIV_TYPE_MAX] = {
 	[NMPRIV_WATCHDOG] = "WATCHDOG",
 	[NMPRIV_SCAN] = "SCAN",
 	[NMPRIV_INPUT] = "INPUT",
+	[NMPRIV_VACATE] = "VACATE",
 };
 
 const char *
@@ -41,6 +42,10 @@ valid(const struct nmpriv_msg *m)
 	case NMPRIV_STOP:
 		return lpad_worker_ok(m->nm_worker) &&
 		    m->nm_grace_ms <= LPAD_GRACE_MAX_MS;
+	case NMPRIV_VACATE:
+		return lpad_worker_ok(m->nm_worker) &&
+		    m->nm_grace_ms <= LPAD_GRACE_MAX_MS &&
+		    m->nm_fast_ms < m->nm_grace_ms;
 	case NMPRIV_FREEZE:
 		return lpad_worker_ok(m->nm_worker) && m->nm_flag <= 1;
 	case NMPRIV_FORGET:
@@ -105,6 +110,11 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 	case NMPRIV_STOP:
 		wire_put_str(&w, m->nm_worker);
 		wire_put_u32(&w, m->nm_grace_ms);
+		break;
+	case NMPRIV_VACATE:
+		wire_put_str(&w, m->nm_worker);
+		wire_put_u32(&w, m->nm_grace_ms);
+		wire_put_u32(&w, m->nm_fast_ms);
 		break;
 	case NMPRIV_FREEZE:
 		wire_put_str(&w, m->nm_worker);
@@ -180,6 +190,12 @@ nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 		bad = wire_get_str(&r, m->nm_worker,
 		    sizeof(m->nm_worker)) == -1 ||
 		    wire_get_u32(&r, &m->nm_grace_ms) == -1;
+		break;
+	case NMPRIV_VACATE:
+		bad = wire_get_str(&r, m->nm_worker,
+		    sizeof(m->nm_worker)) == -1 ||
+		    wire_get_u32(&r, &m->nm_grace_ms) == -1 ||
+		    wire_get_u32(&r, &m->nm_fast_ms) == -1;
 		break;
 	case NMPRIV_FREEZE:
 		bad = wire_get_str(&r, m->nm_worker,

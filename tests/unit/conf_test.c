@@ -228,6 +228,7 @@ main(void)
 		{ "stage_max_task",	"256M" },
 		{ "state_dir",		"/var/lib/cilknow" },
 		{ "stop_grace",		"60" },
+		{ "stop_grace_fast",	"1" },
 		{ "suspend_max",	"600" },
 		{ "timeout",		"3" },
 		{ "user",		"" },

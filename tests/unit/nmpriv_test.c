@@ -77,6 +77,18 @@ test_each(void)
 	roundtrip("STOP", &m, &o);
 	ok(strcmp(o.nm_worker, m.nm_worker) == 0 && o.nm_grace_ms == 1500,
 	    "STOP: fields survive");
+	m.nm_type = NMPRIV_VACATE;
+	m.nm_fast_ms = 1000;
+	roundtrip("VACATE", &m, &o);
+	ok(strcmp(o.nm_worker, m.nm_worker) == 0 && o.nm_grace_ms == 1500 &&
+	    o.nm_fast_ms == 1000, "VACATE: fields survive");
+	m.nm_fast_ms = 1500;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "VACATE: fast not below grace is not encoded");
+	m.nm_fast_ms = 0;
+	m.nm_grace_ms = LPAD_GRACE_MAX_MS + 1;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "VACATE: a grace beyond the maximum is not encoded");
 
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_FREEZE;
@@ -213,6 +225,12 @@ test_forged(void)
 	    '.', '.', '/', 'x', 0, 0, 0, 1 };
 	static const uint8_t long_grace[] = { 1, NMPRIV_STOP, 0, 2, 'w', '1',
 	    0xff, 0xff, 0xff, 0xff };
+	static const uint8_t vacate_slow[] = { 1, NMPRIV_VACATE, 0, 2, 'w',
+	    '1', 0, 0, 0x03, 0xe8, 0, 0, 0x03, 0xe8 };
+	static const uint8_t vacate_short[] = { 1, NMPRIV_VACATE, 0, 2, 'w',
+	    '1', 0, 0, 0x03, 0xe8, 0, 0, 0x01 };
+	static const uint8_t vacate_ok[] = { 1, NMPRIV_VACATE, 0, 2, 'w',
+	    '1', 0, 0, 0x03, 0xe8, 0, 0, 0x01, 0xf4 };
 	static const uint8_t huge_desc[] = { 1, NMPRIV_SPAWN, 0, 0, 0, 1, 1,
 	    0, 0, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t nul_in_name[] = { 1, NMPRIV_FORGET, 0, 3, 'w',
@@ -229,6 +247,12 @@ test_forged(void)
 	    "a worker id with a path in it refused");
 	ok(dec(long_grace, sizeof(long_grace)) == -1,
 	    "a grace beyond the maximum refused");
+	ok(dec(vacate_slow, sizeof(vacate_slow)) == -1,
+	    "a VACATE whose fast is not below its grace refused");
+	ok(dec(vacate_short, sizeof(vacate_short)) == -1,
+	    "a truncated VACATE refused");
+	ok(dec(vacate_ok, sizeof(vacate_ok)) == 0,
+	    "a VACATE of 1000 ms, fast 500 ms, accepted");
 	ok(dec(huge_desc, sizeof(huge_desc)) == -1,
 	    "a description length beyond the maximum refused");
 	ok(dec(nul_in_name, sizeof(nul_in_name)) == -1,

@@ -1,0 +1,104 @@
+/*
+ * CilkNodeManager: the owner's machine back within a second (vacate.h,
+ * stop_grace_fast in cilknow.conf(5)).  The engine asks the parent to
+ * VACATE a worker its owner wants gone, instead of an ordinary STOP;
+ * the parent, which alone holds the cgroups, freezes the worker if it
+ * is still there stop_grace_fast seconds later and kills it once
+ * stop_grace is over.  Its launch pad, which sends the SIGQUITs, finds
+ * the worker frozen when its grace is over and kills it instead of
+ * thawing it for a second SIGQUIT (CilkLaunchPad(8)).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "contain.h"
+#include "log.h"
+#include "mono.h"
+#include "node.h"
+#include "vacate.h"
+
+/* 1 if stop_grace_fast is below stop_grace, as the parent hears them. */
+static int
+fast_first(const struct node *n)
+{
+	return (uint32_t)(n->n_grace_fast * 1000) <
+	    (uint32_t)(n->n_grace * 1000);
+}
+
+/* Engine: the stop the parent is told, VACATE if the owner wants it. */
+void
+node_stop_send(struct node *n, struct worker *w)
+{
+	if (w->w_vacate != 0 && fast_first(n)) {
+		node_chan_vacate(n, w->w_id, n->n_grace, n->n_grace_fast);
+		w->w_vacate = 2;
+	} else
+		node_chan_stop(n, w->w_id, n->n_grace);
+}
+
+/*
+ * Engine: the owner is back (or keeps the processor): the worker on s
+ * goes, frozen if it lingers.  A stop already under way for another
+ * reason, with the whole stop_grace twice, is hurried the same way.
+ */
+void
+node_vacate_slot(struct node *n, struct slot *s, const char *why)
+{
+	struct worker *w = s->s_current;
+
+	if (w == NULL)
+		return;
+	if (w->w_state == WORKER_STOPPING) {
+		if (w->w_vacate == 2 || !fast_first(n))
+			return;
+		w->w_vacate = 1;
+		log_info("job %u: worker %s, stopping: %s: frozen if still "
+		    "there in %.3g s", w->w_job, w->w_id, why,
+		    n->n_grace_fast);
+		node_stop_send(n, w);
+		return;
+	}
+	w->w_vacate = 1;
+	node_stop_slot(n, s, why);
+}
+
+/* Parent: a VACATE's plan (vacate.h); 1 if a freeze is planned. */
+int
+node_vacate_plan(struct vacate *v, const char *worker, double grace,
+    double fast)
+{
+	if (vacate_begin(v, now_mono(), grace, fast) == 0)
+		return 0;
+	log_info("worker %s: its owner is back: frozen if still there in "
+	    "%.3g s, killed after %.3g s", worker, fast, grace);
+	return 1;
+}
+
+/*
+ * Parent: what of the plan is due now, done: the freeze, or the kill
+ * (of every process of the worker, frozen or not: SIGKILL ends frozen
+ * and stopped processes alike).  1 once the worker was told to die.
+ */
+int
+node_vacate_step(struct vacate *v, const char *worker, const char *cg,
+    pid_t lpad)
+{
+	switch (vacate_due(v, now_mono())) {
+	case VACATE_FREEZE:
+		if (contain_freeze(cg, lpad, 1) == -1)
+			log_warn("worker %s: cannot freeze it", worker);
+		else
+			log_info("worker %s: still there after stop_grace_fast:"
+			    " frozen until stop_grace is over", worker);
+		return 0;
+	case VACATE_KILL:
+		if (contain_kill(cg, lpad) == -1 && errno != ESRCH)
+			log_warn("worker %s: cannot kill it", worker);
+		else
+			log_info("worker %s: stop_grace is over: killed",
+			    worker);
+		return 1;
+	default:
+		return 0;
+	}
+}
