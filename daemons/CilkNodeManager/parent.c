@@ -335,7 +335,9 @@ on_tick(struct evloop *loop, void *arg)
 	pad_timer = NULL;
 	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next) {
 		if (p->p_start != NULL) {
-			if (now > p->p_start->lst_deadline)
+			/* Its exit, if its SIGCHLD came before its last word. */
+			if (p->p_start->lst_eof ||
+			    now > p->p_start->lst_deadline)
 				pad_starting(p);
 			continue;
 		}

@@ -189,5 +189,11 @@ wait_for 15 logged ", $T/m.ckpt\): forgotten: (the job ended|the restarted root 
 ok $? "the record is forgotten when it ends"
 [ ! -e "$T/m.ckpt" ]
 ok $? "and its checkpoint is gone"
+# Both restarted roots have ended: their launch pads are gone too (a
+# root's used to linger forever, one more at every restart).
+no_root_pads() { ! "$TOOLS/lpad_driver" list "$D/nodes/127.0.0.2/run" | grep -q '^r'; }
+wait_for 15 no_root_pads
+ok $? "no launch pad of a restarted root is left on the home node" ||
+    "$TOOLS/lpad_driver" list "$D/nodes/127.0.0.2/run" | sed 's/^/#   | /'
 [ "$TAP_FAILED" -gt 0 ] && grep -E 'root|ROOT' "$NLOG" | sed 's/^/#   nm | /' | tail -30
 finish
