@@ -14,6 +14,7 @@ passed=0
 failed=0
 skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
+run_start=$(date +%s)
 export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -124,7 +125,7 @@ fi
 # fuzzers beside the rest, and the tests that run alone wait for them
 # (the install tests write into the build folder they read).
 chained=
-if [ "${CILKNOW_LANES:-2}" != 1 ]; then
+if [ "${CILKNOW_LANES:-3}" != 1 ]; then
 	for t in "$top"/tests/integration/[0-9]*.sh; do
 		grep -q '^# chain: ' "$t" || continue
 		n="integration/$(basename "$t")"
@@ -144,7 +145,7 @@ for t in "$top"/tests/integration/[0-9]*-beside.sh; do
 	bg "integration/$(basename "$t")" 600 - bash "$t"
 done
 
-# Lanes (CILKNOW_LANES, default 2): the unit tests and the integration
+# Lanes (CILKNOW_LANES, default 3): the unit tests and the integration
 # tests run that many at once, each on loopback ports of its own (its
 # "# ports:" line; tests/ports.sh checks that no two share one) and in
 # a temporary folder of its own.  An integration test with a line
@@ -153,8 +154,10 @@ done
 # load), or a unit test with " * alone: WHY" in its source (it times
 # itself): it runs with no other test beside it, after the rest.  Lines
 # are printed in the order the tests were started, each with the time
-# it ran.  CILKNOW_LANES=1: one at a time, in name order, as before.
-lanes=${CILKNOW_LANES:-2}
+# it ran.  Three lanes: the tests mostly wait on their daemons' timers
+# (wait_for's polls back off, to leave the CPU to the daemons).
+# CILKNOW_LANES=1: one at a time, in name order, as before.
+lanes=${CILKNOW_LANES:-3}
 case $lanes in
 ''|*[!0-9]*|0)
 	echo "run.sh: CILKNOW_LANES=$lanes: want a number of lanes, 1 or more" >&2
@@ -183,10 +186,18 @@ for t in "$top"/tests/integration/[0-9]*.sh; do
 	fi >>"$queue"
 done
 if [ "$lanes" -gt 1 ]; then
-	# last: by then valgrind, the fuzzers and the container cluster
-	# are done, and a test alone has the machine (0945's lintian and
-	# second build did not end within 300 s beside them)
-	{ grep -v '^alone ' "$queue"; grep '^alone ' "$queue"; } >"$queue.o"
+	# Longest first (the seconds in tests/durations; 30 for a test not
+	# there), so that no lane is left with a long test at the end; the
+	# alone tests last: by then valgrind, the fuzzers and the container
+	# cluster are done, and a test alone has the machine (0945's lintian
+	# and second build did not end within 300 s beside them)
+	awk -v df="$top/tests/durations" '
+	    BEGIN { while ((getline l < df) > 0) {
+		    split(l, f, " ")
+		    if (l !~ /^#/ && f[2] ~ /^[0-9]+$/) d[f[1]] = f[2] } }
+	    { n = $2; sub(/.*\//, "", n); t = (n in d) ? d[n] : 30
+	      printf "%d %06d %06d %s\n", $1 == "alone", 999999 - t, NR, $0 }' \
+	    "$queue" | sort -k1,1n -k2,2n -k3,3n | cut -d' ' -f4- >"$queue.o"
 	mv "$queue.o" "$queue"
 fi
 # lane_start K KIND PATH : starts the queue's Kth test in the background;
@@ -271,5 +282,6 @@ run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
 bg_wait
 
 rm -rf "$log"
+echo "# tests/run.sh: $(( $(date +%s) - run_start )) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
