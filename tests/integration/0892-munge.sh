@@ -21,6 +21,11 @@ command -v useradd >/dev/null 2>&1 && command -v userdel >/dev/null 2>&1 ||
 # may be making its own at the same time); useradd retries while another
 # holds the lock on /etc/passwd.
 U=ck0892-$$
+# A run ended by SIGKILL (a time limit) could not remove its user: one
+# whose run's process is gone goes now.
+for u in $(sed -n 's/^\(ck0892-[0-9]*\):.*/\1/p' /etc/passwd); do
+	kill -0 "${u#ck0892-}" 2>/dev/null || userdel "$u" >/dev/null 2>&1
+done
 mkuser() {
 	useradd --no-create-home --home-dir /nonexistent \
 	    --shell /usr/sbin/nologin --user-group --comment "cilknow test 0892" \
