@@ -55,6 +55,7 @@ TOOLS	:= $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%) $(BUILD)/tests/lossy.so
 MAN	:= $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check-deps check check-fresh check-cluster check-valgrind fuzz \
+	check-builds check-build-check check-build-plain check-build-fuzz \
 	chaos bench demo install uninstall clean lint-man conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -170,11 +171,18 @@ testprogs: $(UNIT) $(TOOLS)
 # container cluster (check-cluster) with the plain build's package,
 # beside them; ends with the line "N passed, N failed, N skipped".
 check: check-deps
-	$(MAKE) -j$(JOBS) BUILD=build/check SANITIZE=1 all testprogs
-	$(MAKE) -j$(JOBS) BUILD=build/fuzz fuzz-build
-	$(MAKE) -j$(JOBS) BUILD=build all testprogs
-	$(MAKE) BUILD=build deb
+	$(MAKE) -j$(JOBS) check-builds
 	sh tests/run.sh build/check build/fuzz build
+# The three builds of make check side by side, sharing $(JOBS) jobs (one
+# jobserver): one build's links and package overlap another's compiles.
+check-builds: check-build-check check-build-plain check-build-fuzz
+check-build-check:
+	$(MAKE) BUILD=build/check SANITIZE=1 all testprogs
+check-build-plain:
+	$(MAKE) BUILD=build all testprogs
+	$(MAKE) BUILD=build deb
+check-build-fuzz:
+	$(MAKE) BUILD=build/fuzz fuzz-build
 
 # The README's two commands in a fresh Debian 12 chroot, as root and as
 # a user (tests/fresh.sh; needs root and the network to Debian's archive).

@@ -14,6 +14,7 @@ passed=0
 failed=0
 skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
+run_start=$(date +%s)
 export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -154,6 +155,8 @@ done
 # itself): it runs with no other test beside it, after the rest.  Lines
 # are printed in the order the tests were started, each with the time
 # it ran.  CILKNOW_LANES=1: one at a time, in name order, as before.
+# (Three lanes, tried: the runtime tests are CPU-bound under ASan, and
+# on a busy machine three of them beside valgrind ran out of time.)
 lanes=${CILKNOW_LANES:-2}
 case $lanes in
 ''|*[!0-9]*|0)
@@ -185,7 +188,10 @@ done
 if [ "$lanes" -gt 1 ]; then
 	# last: by then valgrind, the fuzzers and the container cluster
 	# are done, and a test alone has the machine (0945's lintian and
-	# second build did not end within 300 s beside them)
+	# second build did not end within 300 s beside them).  Name order
+	# otherwise: longest first started the CPU-bound runtime tests
+	# (0800, 0830, 0820) together beside valgrind, and on a busy machine
+	# all three ran out of their 300 s.
 	{ grep -v '^alone ' "$queue"; grep '^alone ' "$queue"; } >"$queue.o"
 	mv "$queue.o" "$queue"
 fi
@@ -271,5 +277,6 @@ run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
 bg_wait
 
 rm -rf "$log"
+echo "# tests/run.sh: $(( $(date +%s) - run_start )) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

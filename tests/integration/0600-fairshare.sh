@@ -50,14 +50,19 @@ end_jobs() {
 	RUNS=
 	wait_for 30 idle_are 24
 }
+# listed N: the broker lists N jobs (they start one after the other, so
+# that their ids are in the order the counts are matched in)
+jobs_are() { test "$("$BIN/CilkPs" | tail -n +2 | wc -l)" -eq "$1"; }
+listed() { wait_for 30 jobs_are "$1" || echo "# $1 jobs were not listed: $("$BIN/CilkPs" | tail -n +2 | wc -l)"; }
 elapsed() { echo "$(( ($(date +%s%N) - $1) / 1000000 ))"; }
 
 # 1. Three equal jobs.
-run_job a; sleep 1; run_job b; sleep 1
+run_job a; listed 1; run_job b; listed 2
 s=$(date +%s%N); run_job c
 wait_for 60 within 7 9
 ok $? "three jobs converge to 8 +- 1 nodes each ($(counts))"
 echo "# within one after $(elapsed "$s") ms (quantum $Q s)"
+# "stays" is a window no event marks: 10 quanta later, still within one
 sleep 3
 within 7 9
 ok $? "and stay there ($(counts))"
@@ -72,16 +77,16 @@ ok $? "CilkNodes --json counts the switches ($(total switches))"
 end_jobs
 
 # 2. Priorities 2:1:1 on 24 nodes: 12/6/6.
-run_job a -p 2; sleep 1; run_job b; sleep 1; run_job c
+run_job a -p 2; listed 1; run_job b; listed 2; run_job c
 wait_for 60 match 12 6 6
 ok $? "priorities 2:1:1 give 12/6/6 +- 1 ($(counts))"
 end_jobs
 
 # 3. A job capped at 4 workers: 4/10/10.
-run_job a -n 4; sleep 1; run_job b; sleep 1; run_job c
+run_job a -n 4; listed 1; run_job b; listed 2; run_job c
 wait_for 60 match 4 10 10
 ok $? "a job capped at 4 leaves the rest to the others: 4/10/10 +- 1 ($(counts))"
-sleep 2
+sleep 2		# a window no event marks: 7 quanta later
 match 4 10 10
 ok $? "and it stays at 4 ($(counts))"
 end_jobs
@@ -92,7 +97,7 @@ for p in $(awk '$1 == "node" { print $2 }' "$D/pids"); do kill -HUP "$p"; done
 reloaded() { test "$(grep -l 'reloaded the configuration' "$D"/nodes/*/log | wc -l)" -eq 24; }
 wait_for 10 reloaded
 ok $? "every node manager reloaded its configuration"
-run_job a; sleep 1; run_job b; sleep 1; run_job c
+run_job a; listed 1; run_job b; listed 2; run_job c
 wait_for 60 within 7 9
 ok $? "under the thesis rule three jobs reach 8 +- 1 again ($(counts))"
 grep -h "fair share: job [0-9]* has [0-9]*, job" "$D"/nodes/*/log >"$T/pairs"

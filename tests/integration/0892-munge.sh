@@ -2,8 +2,9 @@
 # The munge user scheme (DESIGN.md section 3) on a 3-node CilkLocal
 # cluster started with --auth munge: its private munged (own key and
 # socket in the cluster's folder; the system's munge is never touched)
-# attests users, who need no key of their own.  Root's and tester's jobs
-# with an empty HOME run over the nodes, CilkPred changes predicates,
+# attests users, who need no key of their own.  Root's and a user's jobs
+# with an empty HOME run over the nodes (the user is made for the test,
+# with a name of its own, and removed at its end), CilkPred changes predicates,
 # CilkKill ends a job;
 # then the refusals, each counted by the receiver: a credential that
 # claims another user, one moved to another message, an expired one, a
@@ -14,7 +15,29 @@
 . "$(dirname "$0")/lib.sh"
 root_or_skip
 command -v munged >/dev/null 2>&1 || skip_all "munged is not installed (apt-get install munge)"
-id tester >/dev/null 2>&1 || skip_all "no user tester"
+command -v useradd >/dev/null 2>&1 && command -v userdel >/dev/null 2>&1 ||
+    skip_all "useradd and userdel are not installed (apt-get install passwd)"
+# A user of its own, unique on this machine (another run of this test
+# may be making its own at the same time); useradd retries while another
+# holds the lock on /etc/passwd.
+U=ck0892-$$
+# A run ended by SIGKILL (a time limit) could not remove its user: one
+# whose run's process is gone goes now.
+for u in $(sed -n 's/^\(ck0892-[0-9]*\):.*/\1/p' /etc/passwd); do
+	kill -0 "${u#ck0892-}" 2>/dev/null || userdel "$u" >/dev/null 2>&1
+done
+mkuser() {
+	useradd --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin --user-group --comment "cilknow test 0892" \
+	    "$U" >"$T/useradd.out" 2>&1
+}
+USERMADE=
+rmuser() { [ -z "$USERMADE" ] || userdel "$U" >/dev/null 2>&1 || userdel -f "$U"; }
+trap 'rmuser; cleanup' EXIT
+wait_for 30 mkuser
+exit_is $? 0 "useradd $U (a user of the test's own)"
+[ "$TAP_FAILED" -eq 0 ] || { sed 's/^/#   | /' "$T/useradd.out"; exit 1; }
+USERMADE=1
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=19200
@@ -26,7 +49,7 @@ N4=127.0.0.4:$((PORT + 1))
 exit_is $? 0 "CilkLocal start --auth munge -n 3"
 [ "$TAP_FAILED" -gt 0 ] && sed 's/^/#   | /' "$T/start.out"
 M2=
-trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; [ -n "$M2" ] && kill "$M2" 2>/dev/null; cleanup' EXIT
+trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; [ -n "$M2" ] && kill "$M2" 2>/dev/null; rmuser; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
 contains "$D/cilknow.conf" "^user_auth = munge$" "the cluster accepts munge alone"
 test -S "$D/munge/socket" && test -s "$D/munge/munged.pid"
@@ -55,57 +78,57 @@ contains "$T/q1.out" "worker [2-4] joined from 127\.0\.0\.[2-4]" \
     "workers on other nodes joined (their descriptions authorised by munge)"
 wait_for 15 nodes_are idle 3
 
-# 2. tester, with no cilknow key either.  tester runs copies of the
+# 2. The test's user, with no cilknow key either.  It runs copies of the
 # programs when the build tree is out of reach (a clone in /root is 0700
 # on a fresh machine): its workers run the same path on the other nodes.
 mkdir -p "$T/testerhome"
-chown tester "$T/testerhome"
+chown "$U" "$T/testerhome"
 TBIN=$BIN TSBIN=$SBIN TP=$TOOLS/munge_probe
-if ! runuser -u tester -- test -x "$BIN/queens" ||
-    ! runuser -u tester -- test -x "$SBIN/CilkChouse"; then
+if ! runuser -u "$U" -- test -x "$BIN/queens" ||
+    ! runuser -u "$U" -- test -x "$SBIN/CilkChouse"; then
 	mkdir -p "$T/b/tests" && cp -a "$BIN" "$SBIN" "$T/b/" &&
 	    cp "$TOOLS/munge_probe" "$T/b/tests/" && chmod -R a+rX "$T/b" ||
 	    exit 1
 	TBIN=$T/b/bin TSBIN=$T/b/sbin TP=$T/b/tests/munge_probe
 fi
-start q2 runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" \
+start q2 runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" \
     CILKNOW_CONF="$CILKNOW_CONF" "$TBIN/queens" -d 1000 12
 Q=$LAST_PID
 wait_for 120 ended $Q
 wait "$Q"
-exit_is $? 0 "tester's queens exits 0 with no user key"
-answer_is "$T/q2.out" 14200 "tester's queens 12 prints 14200"
+exit_is $? 0 "$U's queens exits 0 with no user key"
+answer_is "$T/q2.out" 14200 "$U's queens 12 prints 14200"
 contains "$T/q2.out" "worker [2-4] joined from 127\.0\.0\.[2-4]" \
-    "tester's workers on other nodes joined"
+    "$U's workers on other nodes joined"
 grep -h "registered by" "$D/broker.log" >"$T/reg.out"
-contains "$T/reg.out" "registered by tester:" \
-    "the broker took tester's name from the credential"
+contains "$T/reg.out" "registered by $U:" \
+    "the broker took $U's name from the credential"
 wait_for 15 nodes_are idle 3
 
 # 3. Predicates: a user's own, authorised by munge.
-runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
-    "$TBIN/CilkPred" user=tester global add idletime=700 >"$T/p1.out" 2>&1
-exit_is $? 0 "tester: CilkPred user=tester global add idletime=700"
-runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$TBIN/CilkPred" user="$U" global add idletime=700 >"$T/p1.out" 2>&1
+exit_is $? 0 "$U: CilkPred user=$U global add idletime=700"
+runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
     "$TBIN/CilkPred" user=root global add idletime=700 >"$T/p2.out" 2>&1
-exit_is $? 1 "tester cannot change root's predicates"
+exit_is $? 1 "$U cannot change root's predicates"
 env HOME="$T/roothome" "$BIN/CilkPred" >"$T/p3.out" 2>&1
-contains "$T/p3.out" "^user=tester global add idletime=700$" \
-    "root lists tester's predicate"
-env HOME="$T/roothome" "$BIN/CilkPred" user=tester global del \
+contains "$T/p3.out" "^user=$U global add idletime=700$" \
+    "root lists $U's predicate"
+env HOME="$T/roothome" "$BIN/CilkPred" user="$U" global del \
     idletime=700 >"$T/p4.out" 2>&1
 exit_is $? 0 "root (an admin) deletes it"
 
-# CilkKill: tester ends a job of tester's, authorised by munge.
-start q3 runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" \
+# CilkKill: the user ends a job of its own, authorised by munge.
+start q3 runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" \
     CILKNOW_CONF="$CILKNOW_CONF" "$TBIN/queens" -d 5000 14
 Q=$LAST_PID
-tester_job() { "$BIN/CilkPs" | awk '$2 == "tester" { print $1; exit }' | grep .; }
+tester_job() { "$BIN/CilkPs" | awk -v u="$U" '$2 == u { print $1; exit }' | grep .; }
 wait_for 20 tester_job
 J=$(tester_job)
-runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
     "$TBIN/CilkKill" "$J" >"$T/kill.out" 2>&1
-exit_is $? 0 "tester: CilkKill $J"
+exit_is $? 0 "$U: CilkKill $J"
 wait_for 30 ended $Q
 ok $? "the job is over"
 wait_for 15 nodes_are idle 3
@@ -126,13 +149,13 @@ s0=$(counter ok.out stale)
 r0=$(counter ok.out replay)
 c0=$(counter ok.out bad_scheme)
 
-probe claim.out claim=tester $N2
-contains "$T/claim.out" "^answer no$" "root's credential claiming tester: no answer"
+probe claim.out claim="$U" $N2
+contains "$T/claim.out" "^answer no$" "root's credential claiming $U: no answer"
 [ "$(counter claim.out bad_credential)" -eq $((b0 + 1)) ]
 ok $? "counted as bad_credential"
-runuser -u tester -- env CILKNOW_SBIN="$TSBIN" CILKNOW_CONF="$CILKNOW_CONF" "$TP" claim=root $N2 \
+runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" CILKNOW_CONF="$CILKNOW_CONF" "$TP" claim=root $N2 \
     >"$T/claim2.out" 2>&1
-contains "$T/claim2.out" "^answer no$" "tester's credential claiming root: no answer"
+contains "$T/claim2.out" "^answer no$" "$U's credential claiming root: no answer"
 [ "$(counter claim2.out bad_credential)" -eq $((b0 + 2)) ]
 ok $? "counted as bad_credential"
 probe moved.out moved $N2
@@ -182,8 +205,8 @@ ok $? "a good credential for a cluster-only handler is dropped as bad_scheme"
 exit_is $? 3 "a user key's signature gets no answer where user_auth = munge"
 
 # 5. No munged: the tools say what to do.
-runuser -u tester -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
-    "$TBIN/CilkPred" -o munge_socket="$T/none" user=tester global add \
+runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
+    "$TBIN/CilkPred" -o munge_socket="$T/none" user="$U" global add \
     idletime=700 >"$T/nomunge.out" 2>&1
 exit_is $? 1 "CilkPred with no munged fails"
 contains "$T/nomunge.out" "no munged answers at $T/none .*start munge" \

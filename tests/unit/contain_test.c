@@ -28,7 +28,7 @@
 
 #define KIDS_MAX	8
 #define CGS_MAX		8
-#define WAIT_MS		2000	/* every wait for the kernel is bounded */
+#define WAIT_MS		30000	/* every wait for the kernel is bounded, generously */
 
 static pid_t	kids[KIDS_MAX];		/* our children, until reaped */
 static char	cgs[CGS_MAX][PATH_MAX];	/* folders we made, in order */

@@ -2,8 +2,10 @@
  * evloop_test — timers (order, cancel, cancel from callbacks, no spin),
  * descriptors (pipe readiness, removal from callbacks), signals through
  * signalfd, run_once bounds and evloop_break.
- * alone: run_once's waits are timed (tests/run.sh runs it with no other
- * test beside it)
+ * No wait is timed from above (a busy machine only makes things later):
+ * a wait that should end on an event has a bound of an hour, so that a
+ * loop that missed the event shows as the test's timeout, and only the
+ * lower bounds (a wait does not end before its time) are asserted.
  */
 #include "evloop.h"
 
@@ -212,7 +214,7 @@ main(void)
 	ok(evloop_timer_add(el, 0.15, rec_cb, &t[1]) != NULL, "timer add");
 	ok(evloop_timer_add(el, 0.05, rec_cb, &t[2]) != NULL, "timer add");
 	ok(evloop_timer_add(el, 0.10, rec_cb, &t[3]) != NULL, "timer add");
-	run_until(el, &rec.r_n, 3, 2.0);
+	run_until(el, &rec.r_n, 3, 60.0);
 	is_int(rec.r_n, 3, "three timers fired");
 	ok(rec.r_fired[0] == 2 && rec.r_fired[1] == 3 && rec.r_fired[2] == 1,
 	    "timers fire in deadline order (%d %d %d)", rec.r_fired[0],
@@ -236,7 +238,7 @@ main(void)
 	evloop_timer_add(el, 0.02, rec_cb, &t[2]);
 	evloop_timer_cancel(el, h);
 	evloop_timer_cancel(el, NULL);
-	run_until(el, &rec.r_n, 1, 2.0);
+	run_until(el, &rec.r_n, 1, 60.0);
 	sleep_s(0.02);
 	evloop_run_once(el, 0);
 	ok(rec.r_n == 1 && rec.r_fired[0] == 2, "cancelled timer never fires");
@@ -246,7 +248,7 @@ main(void)
 	evloop_timer_add(el, 0.01, cancel_cb, &t[1]);
 	rec.r_victim = evloop_timer_add(el, 0.03, rec_cb, &t[2]);
 	evloop_timer_add(el, 0.05, rec_cb, &t[3]);
-	run_until(el, &rec.r_n, 2, 2.0);
+	run_until(el, &rec.r_n, 2, 60.0);
 	ok(rec.r_n == 2 && rec.r_fired[0] == 1 && rec.r_fired[1] == 3,
 	    "timer cancelled from another timer's callback never fires");
 
@@ -288,22 +290,22 @@ main(void)
 	start = now_mono();
 	is_int(evloop_run_once(el, 0.1), 0, "run_once with nothing ready");
 	elapsed = now_mono() - start;
-	ok(elapsed >= 0.099 && elapsed < 3, "run_once(0.1) waits about "
-	    "0.1 s (%.3f)", elapsed);
+	ok(elapsed >= 0.099, "run_once(0.1) returns, after 0.1 s or more "
+	    "(%.3f)", elapsed);
 
 	/* Bounded by the earliest timer, not the longer max_wait. */
 	rec.r_n = 0;
 	evloop_timer_add(el, 0.05, rec_cb, &t[1]);
 	start = now_mono();
-	evloop_run_once(el, 5);
+	evloop_run_once(el, 3600);
 	elapsed = now_mono() - start;
-	ok(rec.r_n == 1 && elapsed >= 0.049 && elapsed < 4,
-	    "run_once(5) returns when the timer is due (%.3f)", elapsed);
+	ok(rec.r_n == 1 && elapsed >= 0.049,
+	    "run_once(3600) returns when the timer is due (%.3f)", elapsed);
 
 	/* No spin: a sub-millisecond remainder is rounded up. */
 	rec.r_n = 0;
 	evloop_timer_add(el, 0.0305, rec_cb, &t[1]);
-	rounds = run_until(el, &rec.r_n, 1, 2.0);
+	rounds = run_until(el, &rec.r_n, 1, 60.0);
 	is_int(rounds, 1, "timer with fractional ms fires in one round");
 
 	/* Nothing to wait for, forever: refused, not a hang. */
@@ -373,31 +375,29 @@ main(void)
 	    "SIGKILL refused");
 	ok(evloop_signal(el, 0, sig_cb, &sg) == -1, "signal 0 refused");
 	raise(SIGUSR1);
-	run_until(el, &sg.s_usr1, 1, 2.0);
+	run_until(el, &sg.s_usr1, 1, 60.0);
 	is_int(sg.s_usr1, 1, "raise(SIGUSR1) reaches the callback");
 	is_int(sg.s_last, SIGUSR1, "callback gets the signal number");
 	raise(SIGUSR2);
-	run_until(el, &sg.s_usr2, 1, 2.0);
+	run_until(el, &sg.s_usr2, 1, 60.0);
 	is_int(sg.s_usr2, 1, "second signal on the extended signalfd");
 
 	/* evloop_break from a timer; a far timer must not hold run. */
 	n = 0;
 	evloop_timer_add(el, 0.02, break_cb, &n);
-	h = evloop_timer_add(el, 10, rec_cb, &t[0]);
+	h = evloop_timer_add(el, 3600, rec_cb, &t[0]);
 	start = now_mono();
 	is_int(evloop_run(el), 0, "evloop_run returns 0 after break");
 	elapsed = now_mono() - start;
-	ok(n == 1 && elapsed < 3, "evloop_break stops the loop (%.3f s)",
-	    elapsed);
+	ok(n == 1, "evloop_break stops the loop before the far timer "
+	    "(%.3f s)", elapsed);
 
 	/* evloop_break from a signal callback. */
 	sg.s_break = 1;
 	signo = SIGUSR1;
 	evloop_timer_add(el, 0.01, raise_cb, &signo);
-	start = now_mono();
 	is_int(evloop_run(el), 0, "evloop_run broken by a signal callback");
-	ok(sg.s_usr1 == 2 && now_mono() - start < 5, "signal delivered in "
-	    "the loop");
+	ok(sg.s_usr1 == 2, "signal delivered in the loop");
 	sg.s_break = 0;
 
 	/*
