@@ -134,23 +134,36 @@ no_groups(void)
 	return getgroups(1, &g) == 0;
 }
 
+/* 1 once the bounding set is empty (drop_bounding). */
+static int bounding_empty;
+
 /*
  * Empties the bounding set while CAP_SETPCAP is ours: nothing exec'd
- * later could gain a capability back, whatever it is.
+ * later could gain a capability back, whatever it is.  A service
+ * manager may have taken CAP_SETPCAP away already (the broker's unit
+ * bounds its capabilities): then what is left stays in the bounding
+ * set, and PR_SET_NO_NEW_PRIVS alone keeps an exec from gaining it.
  */
 static int
 drop_bounding(char *err, size_t errlen)
 {
 	int cap;
 
-	for (cap = 0; cap <= 63; cap++)
+	bounding_empty = 0;
+	for (cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 0)
+			continue;	/* not in it */
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
 			if (errno == EINVAL)	/* past the kernel's last */
 				break;
+			if (errno == EPERM)	/* no CAP_SETPCAP */
+				return 0;
 			snprintf(err, errlen, "PR_CAPBSET_DROP %d: %s", cap,
 			    strerror(errno));
 			return -1;
 		}
+	}
+	bounding_empty = 1;
 	return 0;
 }
 
@@ -184,7 +197,7 @@ verify(const struct priv_user *pu, char *err, size_t errlen)
 		    "(setuid(0) succeeded)");
 		return -1;
 	}
-	if (caps_left(&caps, 1) == -1) {
+	if (caps_left(&caps, bounding_empty) == -1) {
 		snprintf(err, errlen, "cannot verify the drop: /proc/self/"
 		    "status has no capability sets");
 		return -1;

@@ -10,7 +10,7 @@
 # killed, and nothing of it is left.  Once with cgroups (where the
 # host has a cgroup v2 the node manager may use), once with
 # cgroup = none.  Needs root (the job runs as "daemon").
-# ports: 20590-20619
+# ports: 20590-20609
 . "$(dirname "$0")/lib.sh"
 HOSTILE=$T/hostile
 cp "$TOOLS/hostile" "$HOSTILE" && chmod 755 "$HOSTILE" ||

@@ -130,7 +130,7 @@ test_fib(void)
 	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
 		for (n = 0; n <= 20; n += 5) {
 			len = sizeof(v);
-			v = 0;
+			v = fromcl = 0;
 			ok(run(modes[m].what, modes[m].b, modes[m].l, T_FIB, &n,
 			    sizeof(n), &v, &len, &fromcl) == 0 &&
 			    len == 8 && v == fib_serial(n), "fib(%u) = %llu, "
