@@ -16,6 +16,10 @@ skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
 run_start=$(date +%s)
 export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
+# Debian's programs first: a version manager's shim ahead of python3 on
+# the caller's PATH (pyenv's is a chain of bash scripts) cost 0.8 s of
+# CPU a call, and the tests call python3 hundreds of times.
+export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
@@ -145,32 +149,40 @@ for t in "$top"/tests/integration/[0-9]*-beside.sh; do
 	bg "integration/$(basename "$t")" 600 - bash "$t"
 done
 
-# Lanes (CILKNOW_LANES, default 2): the unit tests and the integration
+# Lanes (CILKNOW_LANES, default 3): the unit tests and the integration
 # tests run that many at once, each on loopback ports of its own (its
 # "# ports:" line; tests/ports.sh checks that no two share one) and in
-# a temporary folder of its own.  An integration test with a line
-# "# alone: WHY" in its leading comment touches what the whole machine
-# shares (installed files, system users' processes, the machine's
-# load), or a unit test with " * alone: WHY" in its source (it times
-# itself): it runs with no other test beside it, after the rest.  Lines
-# are printed in the order the tests were started, each with the time
-# it ran.  CILKNOW_LANES=1: one at a time, in name order, as before.
-# (Three lanes, tried: the runtime tests are CPU-bound under ASan, and
-# on a busy machine three of them beside valgrind ran out of time.)
-lanes=${CILKNOW_LANES:-2}
-case $lanes in
-''|*[!0-9]*|0)
-	echo "run.sh: CILKNOW_LANES=$lanes: want a number of lanes, 1 or more" >&2
-	exit 2 ;;
-esac
+# a temporary folder of its own.  Most of them wait on daemons; one
+# with a line "# cpu: WHY" in its leading comment keeps a core busy (a
+# parallel program, hundreds of jobs) and runs with no other such test
+# beside it (CILKNOW_CPU_LANES, default 1): three CPU-bound runtime
+# tests beside valgrind ran out of their time on a busy machine.  The
+# CPU-bound ones start first, in name order, the rest fill the other
+# lanes.  An integration test with a line "# alone: WHY" touches what
+# the whole machine shares (installed files, system users' processes,
+# the machine's load), or a unit test with " * alone: WHY" in its
+# source (it times itself): it runs with no other test beside it, after
+# the rest.  Lines are printed as the tests end, each with the time it
+# ran.  CILKNOW_LANES=1: one at a time, in name order.
+lanes=${CILKNOW_LANES:-3}
+cpu_lanes=${CILKNOW_CPU_LANES:-1}
+for v in "$lanes" "$cpu_lanes"; do
+	case $v in
+	''|*[!0-9]*|0)
+		echo "run.sh: CILKNOW_LANES=$lanes CILKNOW_CPU_LANES=$cpu_lanes: want numbers of lanes, 1 or more" >&2
+		exit 2 ;;
+	esac
+done
 queue=$log/queue
 : >"$queue"
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
 	# a unit test that times itself says so in its source: " * alone: "
-	if grep -q '^ \* alone: ' "$top/tests/unit/$(basename "$t").c" \
-	    2>/dev/null; then
+	src="$top/tests/unit/$(basename "$t").c"
+	if grep -q '^ \* alone: ' "$src" 2>/dev/null; then
 		echo "alone $t"
+	elif grep -q '^ \* cpu: ' "$src" 2>/dev/null; then
+		echo "cpu $t"
 	else
 		echo "unit $t"
 	fi >>"$queue"
@@ -181,6 +193,8 @@ for t in "$top"/tests/integration/[0-9]*.sh; do
 	case " $chained " in *" integration/$(basename "$t") "*) continue ;; esac
 	if grep -q '^# alone: ' "$t"; then
 		echo "alone $t"
+	elif grep -q '^# cpu: ' "$t"; then
+		echo "cpu $t"
 	else
 		echo "int $t"
 	fi >>"$queue"
@@ -188,17 +202,15 @@ done
 if [ "$lanes" -gt 1 ]; then
 	# last: by then valgrind, the fuzzers and the container cluster
 	# are done, and a test alone has the machine (0945's lintian and
-	# second build did not end within 300 s beside them).  Name order
-	# otherwise: longest first started the CPU-bound runtime tests
-	# (0800, 0830, 0820) together beside valgrind, and on a busy machine
-	# all three ran out of their 300 s.
-	{ grep -v '^alone ' "$queue"; grep '^alone ' "$queue"; } >"$queue.o"
+	# second build did not end within 300 s beside them).
+	{ grep '^cpu ' "$queue"; grep -v -e '^alone ' -e '^cpu ' "$queue"
+	    grep '^alone ' "$queue"; } >"$queue.o"
 	mv "$queue.o" "$queue"
 fi
-# lane_start K KIND PATH : starts the queue's Kth test in the background;
+# lane_start K PATH : starts the queue's Kth test in the background;
 # $log/lane.K.rc says "STATUS START END" once it has ended.
 lane_start() {
-	l_k=$1; l_kind=$2; l_t=$3
+	l_k=$1; l_t=$2
 	case $l_t in
 	"$build"/tests/*)
 		l_name="unit/$(basename "$l_t")"; set -- 300 "$l_t" ;;
@@ -231,45 +243,69 @@ chain_wait() {
 	done
 	chained=
 }
-njobs=$(wc -l <"$queue")
-launched=0
+# The queue's Kth entry is q_kind_K and q_path_K; q_state_K is "" (not
+# started), "run" or "done".
+njobs=0
+while read -r kind t; do
+	njobs=$((njobs + 1))
+	eval "q_kind_$njobs=\$kind q_path_$njobs=\$t q_state_$njobs="
+done <"$queue"
+first=1	# every entry before it has been started
+low=1	# every entry before it has ended
 tallied=0
-alone=0		# the queue's number of the "alone" test running, or 0
 while [ "$tallied" -lt "$njobs" ]; do
-	busy=0
-	k=$((tallied + 1))
-	while [ "$k" -le "$launched" ]; do
-		[ -e "$log/lane.$k.rc" ] || busy=$((busy + 1))
+	busy=0; busy_cpu=0; busy_alone=0; moved=0
+	k=$low
+	while [ "$k" -le "$njobs" ]; do
+		eval "st=\$q_state_$k kind=\$q_kind_$k"
+		if [ "$st" = run ]; then
+			if [ -e "$log/lane.$k.rc" ]; then
+				read -r rc s0 e0 <"$log/lane.$k.rc"
+				name=$(cat "$log/lane.$k.name")
+				# its own time, not the wait for its tally
+				tally "$name" "$log/$(echo "$name" | tr '/ ' '__').out" \
+				    "$rc" $((s0 + $(date +%s) - e0))
+				eval "q_state_$k=done"
+				tallied=$((tallied + 1)); moved=1
+			else
+				busy=$((busy + 1))
+				[ "$kind" = cpu ] && busy_cpu=$((busy_cpu + 1))
+				[ "$kind" = alone ] && busy_alone=1
+			fi
+		fi
 		k=$((k + 1))
 	done
-	[ "$alone" -ne 0 ] && [ -e "$log/lane.$alone.rc" ] && alone=0
-	moved=0
-	while [ "$launched" -lt "$njobs" ] && [ "$alone" -eq 0 ] &&
-	    [ "$busy" -lt "$lanes" ]; do
-		k=$((launched + 1))
-		read -r kind t <<EOQ
-$(sed -n "${k}p" "$queue")
-EOQ
-		if [ "$kind" = alone ]; then
-			[ "$busy" -eq 0 ] || break
-			chain_wait
-			alone=$k
+	# start what fits, in queue order; a CPU-bound test waits for its
+	# lane and the ones behind it go ahead
+	k=$first
+	while [ "$k" -le "$njobs" ] && [ "$busy" -lt "$lanes" ] &&
+	    [ "$busy_alone" -eq 0 ]; do
+		eval "st=\$q_state_$k kind=\$q_kind_$k t=\$q_path_$k"
+		if [ -z "$st" ]; then
+			if [ "$kind" = alone ]; then
+				# everything before it has ended
+				[ "$busy" -eq 0 ] && [ "$k" -eq "$first" ] || break
+				chain_wait
+				busy_alone=1
+			elif [ "$kind" = cpu ] && [ "$lanes" -gt 1 ] &&
+			    [ "$busy_cpu" -ge "$cpu_lanes" ]; then
+				k=$((k + 1))
+				continue
+			fi
+			lane_start "$k" "$t"
+			eval "q_state_$k=run"
+			busy=$((busy + 1)); moved=1
+			[ "$kind" = cpu ] && busy_cpu=$((busy_cpu + 1))
 		fi
-		lane_start "$k" "$kind" "$t"
-		launched=$k
-		busy=$((busy + 1))
-		moved=1
+		k=$((k + 1))
 	done
-	while [ "$tallied" -lt "$launched" ] &&
-	    [ -e "$log/lane.$((tallied + 1)).rc" ]; do
-		k=$((tallied + 1))
-		read -r rc st en <"$log/lane.$k.rc"
-		name=$(cat "$log/lane.$k.name")
-		# its own time, not the wait for the lines before it
-		tally "$name" "$log/$(echo "$name" | tr '/ ' '__').out" "$rc" \
-		    $((st + $(date +%s) - en))
-		tallied=$k
-		moved=1
+	while [ "$first" -le "$njobs" ] &&
+	    eval "[ -n \"\$q_state_$first\" ]"; do
+		first=$((first + 1))
+	done
+	while [ "$low" -le "$njobs" ] &&
+	    eval "[ \"\$q_state_$low\" = done ]"; do
+		low=$((low + 1))
 	done
 	[ "$moved" -eq 1 ] || sleep 0.2
 done

@@ -5,6 +5,7 @@
 # on one node stops 2 of its workers; the owner's return stops the rest;
 # CilkNodes and CilkNodes --json show the truth at each step; queens
 # runs several workers a host and gets the right answer.
+# cpu: queens on 16 workers of 4 nodes keeps both cores busy
 # ports: 19620-19639
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

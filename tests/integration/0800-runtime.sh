@@ -5,6 +5,7 @@
 # back), when a worker is SIGKILLed (its work redone), and when no
 # broker answers (the root runs alone and says so once); mandelbrot's
 # records arrive exactly once (the image equals the one made alone).
+# cpu: parallel programs under AddressSanitizer on several nodes
 # ports: 17700-17719
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

@@ -6,6 +6,7 @@
 # -Recover keeps what had counted and still gives the right answer,
 # sums and records alike, recovered by hand (0820 has the node manager
 # restart it by itself, CILKNOW_HOME).
+# cpu: parallel programs re-run after their workers are killed
 # ports: 17720-17739
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

@@ -7,6 +7,7 @@
 # itself through a launch pad, and the answer is still 14200.  Forged
 # backups are refused and start nothing; a job that ends normally sends
 # ROOT_DONE and is not restarted.
+# cpu: a parallel program's root restarted, under AddressSanitizer
 # ports: 17860-17879
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

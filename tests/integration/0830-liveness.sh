@@ -5,6 +5,7 @@
 # stopped by its node manager, fenced, its work redone, and on SIGCONT
 # it joins again as a new worker; a SIGKILLed one is confirmed gone;
 # the answers stay right and the jobs end (cilknow(3), CilkChouse(8)).
+# cpu: parallel programs whose workers hang and are given up
 # ports: 18700-18719
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

@@ -5,6 +5,7 @@
 # back and leaving, a CPU hog, the clearinghouse's network lossy
 # (tests/chaos/run.py); every answer is right, every run ends, and no
 # worker outlives its job.
+# cpu: the chaos runs: parallel programs under faults
 # ports: 18620-18639
 . "$(dirname "$0")/lib.sh"
 [ -f "$TOOLS/lossy.so" ] || skip_all "no $TOOLS/lossy.so (make testprogs)"

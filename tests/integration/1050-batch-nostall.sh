@@ -8,6 +8,7 @@
 #     10 tasks done, well within 30 s (the times are printed, not
 #     asserted);
 #  2. the tasks of a run spread over the nodes (more than one runs them).
+# cpu: 200 short tasks, each a sanitized launch pad and worker
 # ports: 19800-19819
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
