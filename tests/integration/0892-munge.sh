@@ -17,27 +17,10 @@ root_or_skip
 command -v munged >/dev/null 2>&1 || skip_all "munged is not installed (apt-get install munge)"
 command -v useradd >/dev/null 2>&1 && command -v userdel >/dev/null 2>&1 ||
     skip_all "useradd and userdel are not installed (apt-get install passwd)"
-# A user of its own, unique on this machine (another run of this test
-# may be making its own at the same time); useradd retries while another
-# holds the lock on /etc/passwd.
-U=ck0892-$$
-# A run ended by SIGKILL (a time limit) could not remove its user: one
-# whose run's process is gone goes now.
-for u in $(sed -n 's/^\(ck0892-[0-9]*\):.*/\1/p' /etc/passwd); do
-	kill -0 "${u#ck0892-}" 2>/dev/null || userdel "$u" >/dev/null 2>&1
-done
-mkuser() {
-	useradd --no-create-home --home-dir /nonexistent \
-	    --shell /usr/sbin/nologin --user-group --comment "cilknow test 0892" \
-	    "$U" >"$T/useradd.out" 2>&1
-}
-USERMADE=
-rmuser() { [ -z "$USERMADE" ] || userdel "$U" >/dev/null 2>&1 || userdel -f "$U"; }
-trap 'rmuser; cleanup' EXIT
-wait_for 30 mkuser
-exit_is $? 0 "useradd $U (a user of the test's own)"
-[ "$TAP_FAILED" -eq 0 ] || { sed 's/^/#   | /' "$T/useradd.out"; exit 1; }
-USERMADE=1
+own_user ck0892
+exit_is $? 0 "useradd ck0892-$$ (a user of the test's own)"
+[ "$TAP_FAILED" -eq 0 ] || exit 1
+U=$OWN_USER
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=19200
@@ -49,7 +32,7 @@ N4=127.0.0.4:$((PORT + 1))
 exit_is $? 0 "CilkLocal start --auth munge -n 3"
 [ "$TAP_FAILED" -gt 0 ] && sed 's/^/#   | /' "$T/start.out"
 M2=
-trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; [ -n "$M2" ] && kill "$M2" 2>/dev/null; rmuser; cleanup' EXIT
+trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; [ -n "$M2" ] && kill "$M2" 2>/dev/null; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
 contains "$D/cilknow.conf" "^user_auth = munge$" "the cluster accepts munge alone"
 test -S "$D/munge/socket" && test -s "$D/munge/munged.pid"

@@ -8,10 +8,11 @@
 # user saw nothing.  Also: the node manager's engine holds no root
 # privilege, the parent refuses what a compromised engine asks, the node
 # answers pings while a launch pad is stopped or gone.
-# Needs root (workers run as other users); the users are the system's
-# "daemon" (standing for alice) and "nobody" (for bob).
+# Needs root (workers run as other users); alice and bob are users of
+# the test's own (ck1000a-PID, ck1000b-PID), so that "nothing of theirs
+# is left" counts no other test's processes.
 # ports: 17660-17679
-# alone: the system users' workers fork 2000 processes (the pid table)
+# cpu: a worker forks 2000 processes
 . "$(dirname "$0")/lib.sh"
 # The jobs run as other users, who may not reach the build tree (a
 # clone in /root is 0700): they run a copy in the test's folder.
@@ -19,6 +20,13 @@ HOSTILE=$T/hostile
 cp "$TOOLS/hostile" "$HOSTILE" && chmod 755 "$HOSTILE" ||
     { echo "Bail out! cannot copy $TOOLS/hostile"; exit 1; }
 root_or_skip
+command -v useradd >/dev/null 2>&1 && command -v userdel >/dev/null 2>&1 ||
+    skip_all "useradd and userdel are not installed (apt-get install passwd)"
+own_user ck1000a && ALICE=$OWN_USER && own_user ck1000b && BOB=$OWN_USER
+exit_is $? 0 "useradd ck1000a-$$ and ck1000b-$$ (users of the test's own)"
+[ "$TAP_FAILED" -eq 0 ] || exit 1
+AUID=$(id -u "$ALICE")
+BUID=$(id -u "$BOB")
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=17660
@@ -39,8 +47,6 @@ wait_for 15 node_is idle
 ok $? "the node is lent"
 
 # Keys for the two users; their jobs run as them.
-ALICE=daemon
-BOB=nobody
 for u in $ALICE $BOB; do
 	"$BIN/CilkKey" generate-user -u $u "$T/$u.id" >/dev/null &&
 	"$BIN/CilkKey" public "$T/$u.id" >"$D/users/$u.pub"
@@ -73,10 +79,12 @@ procs_left() {
 	if [ -n "$CGBASE" ]; then
 		cat "$CGBASE"/w-*/cgroup.procs 2>/dev/null | wc -l
 	else
-		ps -eo user= | grep -Ec "^($ALICE|$BOB) "
+		theirs | wc -l
 	fi
 }
-none_left() { test "$(procs_left)" -eq 0 && ! ps -eo user= | grep -Eq "^($ALICE|$BOB) "; }
+# (ps prints a name over 8 characters as its uid: compare uids)
+theirs() { ps -eo uid= | awk -v a="$AUID" -v b="$BUID" '$1 == a || $1 == b'; }
+none_left() { test "$(procs_left)" -eq 0 && test -z "$(theirs)"; }
 
 # The engine: the service user, no capability; the parent: root.
 PARENT=$(cat "$D/nodes/127.0.0.2/run/CilkNodeManager.pid")
@@ -181,12 +189,10 @@ LPAD=$(lpad_of "$T/spin.out")
 [ -n "$LPAD" ] && kill -STOP "$LPAD"
 ok $? "the launch pad is stopped"
 "$BIN/CilkPing" -n 20 -i 0.05 "$NODE" >"$T/ping.out" 2>&1
-# "rtt min/median/p99/max = a/b/c/d ms": the median, for a sanitized
-# build on a loaded 2-core machine has outliers that say nothing of it.
-med=$(sed -nE 's|^rtt min/median/p99/max = [0-9.]+/([0-9.]+)/[0-9.]+/[0-9.]+ ms|\1|p' "$T/ping.out")
-max=$(sed -nE 's|^rtt min/median/p99/max = [0-9.]+/[0-9.]+/[0-9.]+/([0-9.]+) ms|\1|p' "$T/ping.out")
-awk -v m="${med:-999}" 'BEGIN { exit !(m < 5) }'
-ok $? "the node answers CilkPing within 5 ms while it is stopped (median ${med:-none} ms, max ${max:-none} ms)"
+# (the times are printed, not asserted: a sanitized build on a busy
+# machine says nothing of them; the benchmarks time the node's answers)
+grep -q "^20 sent, 20 received" "$T/ping.out"
+ok $? "the node answers every CilkPing while it is stopped ($(grep '^rtt' "$T/ping.out"))"
 [ "$TAP_FAILED" -gt 0 ] && sed 's/^/#   /' "$T/ping.out"
 owner_back
 wait_for 10 grep -q "did not answer: killing its processes ourselves" "$LOG"

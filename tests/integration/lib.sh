@@ -31,6 +31,9 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	for u in $TEST_USERS; do
+		userdel "$u" >/dev/null 2>&1 || userdel -f "$u" >/dev/null 2>&1
+	done
 	# CILKNOW_KEEP=1 keeps a failed test's folder for a post-mortem,
 	# CILKNOW_KEEP=2 every test's.
 	if { [ "${CILKNOW_KEEP:-0}" = 1 ] && [ "$TAP_FAILED" -ne 0 ]; } ||
@@ -41,6 +44,23 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+TEST_USERS=
+
+# own_user PREFIX : a user of the test's own, PREFIX-PID (unique on this
+# machine: another run of the test may be making its own at the same
+# time), in OWN_USER; cleanup removes it.  The users of earlier runs
+# whose process is gone (ended by SIGKILL at a time limit) go first.
+# useradd is retried while another holds the lock on /etc/passwd.
+own_user() {
+	for _u in $(sed -n "s/^\($1-[0-9]*\):.*/\1/p" /etc/passwd); do
+		kill -0 "${_u#"$1"-}" 2>/dev/null || userdel "$_u" >/dev/null 2>&1
+	done
+	OWN_USER=$1-$$
+	wait_for 30 useradd --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin --user-group \
+	    --comment "cilknow test" "$OWN_USER" || return 1
+	TEST_USERS="$TEST_USERS $OWN_USER"
+}
 trap 'exit 1' INT TERM
 
 ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION; returns its status
