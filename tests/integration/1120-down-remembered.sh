@@ -12,7 +12,8 @@
 #  3. CilkNodes, -R and the broker's log list 127.0.0.3 down with the
 #     same reason and 127.0.0.2 drained, by the same administrator;
 #  4. a job runs on the one node left only;
-#  5. CilkNodes resume 127.0.0.3: it takes work again.
+#  5. CilkNodes resume 127.0.0.3: it takes work again;
+#  6. a registry.db of schema 1 (no holds) is brought to schema 2.
 # ports: 20700-20704
 . "$(dirname "$0")/lib.sh"
 root_or_skip
@@ -92,6 +93,7 @@ ok $? "$BAD's state_dir has room again"
 t0=$(date +%s.%N)
 "$SBIN/CilkJobBroker" -f -c "$D/cilknow.conf" -o run_dir="$D/broker" \
     >>"$T/broker2.log" 2>&1 &
+BROKER2=$!
 PIDS="$PIDS $!"
 "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
     -o listen=$BAD:$((PORT + 1)) -o state_dir="$MNT" \
@@ -142,6 +144,33 @@ ok $? "$BAD is idle again"
 "$N" resume $DRAINED >/dev/null 2>&1
 wait_for 5 nodes_are idle 3
 ok $? "three idle nodes"
+# 6. A registry.db of schema 1 (an older broker's: nodes and jobs, no
+# holds) is brought to schema 2, its nodes kept.
+DB=$D/state/broker/registry.db
+kill -TERM "$BROKER2" && wait_for 15 gone "$BROKER2"
+ok $? "the broker stopped"
+python3 - "$DB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DROP TABLE holds")
+db.execute("PRAGMA user_version = 1")
+db.commit()
+PY
+ok $? "its registry.db made schema 1 (no holds table)"
+"$SBIN/CilkJobBroker" -f -c "$D/cilknow.conf" -o run_dir="$D/broker" \
+    >>"$T/broker3.log" 2>&1 &
+PIDS="$PIDS $!"
+wait_for 15 grep -q "listening on" "$T/broker3.log"
+ok $? "a broker starts on it"
+contains "$T/broker3.log" "registry.db: 3 nodes and 0 jobs reloaded \(0 refused\)" \
+    "its 3 nodes reloaded"
+v=$(python3 -c 'import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+print(db.execute("PRAGMA user_version").fetchone()[0],
+      db.execute("SELECT count(*) FROM sqlite_master WHERE name = ?",
+                 ("holds",)).fetchone()[0])' "$DB")
+[ "$v" = "2 1" ]
+ok $? "registry.db is schema 2 again, with its holds table ($v)"
 if [ "$TAP_FAILED" -ne 0 ]; then
 	grep -i "down\|reload\|drain" "$T/broker2.log" | tail -8 | show
 	tail -8 "$T/node2.log" | show
