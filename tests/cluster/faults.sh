@@ -72,6 +72,7 @@ job() {
 }
 
 # ---- a register interval of 5 s, stop_grace 3 s, everywhere ----------
+faults_t0=$(date +%s.%N)
 on falcon "printf 'register_interval = 5\nstop_grace = 3\n' >> /etc/cilknow/cilknow.conf" &&
     for n in hawk vulture; do
 	on falcon "cd /etc/cilknow && tar -cf - cilknow.conf" |
@@ -371,3 +372,4 @@ for n in $nodes; do
 	! on "$n" "journalctl -q" | grep -q "reception only permitted for main PID"
 	ok $? "$n: systemd logged no notification refused from another PID"
 done
+echo "# faults.sh: $(secs "$faults_t0") s in all"
