@@ -137,8 +137,12 @@ bpersist_init(struct bpersist *bs, struct dctx *dc, struct broker *br,
 	if (exec(bs, "PRAGMA journal_mode = WAL") == -1 ||
 	    exec(bs, "PRAGMA synchronous = NORMAL") == -1)
 		goto bad;
-	/* Made, or brought to this schema, in one transaction. */
-	if (v < BPERSIST_SCHEMA && (exec(bs, "BEGIN IMMEDIATE") == -1 ||
+	/*
+	 * Made, or brought to this schema, in one transaction; not by -n
+	 * (a check writes nothing: the daemon does it as it starts).
+	 */
+	if (v < BPERSIST_SCHEMA && !dc->dc_args.da_check &&
+	    (exec(bs, "BEGIN IMMEDIATE") == -1 ||
 	    (v < 1 && exec(bs, schema_v1) == -1) ||
 	    exec(bs, schema_v2) == -1 || exec(bs, "COMMIT") == -1)) {
 		(void)exec(bs, "ROLLBACK");

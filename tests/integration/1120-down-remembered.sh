@@ -157,6 +157,18 @@ db.execute("PRAGMA user_version = 1")
 db.commit()
 PY
 ok $? "its registry.db made schema 1 (no holds table)"
+schema() {
+	python3 -c 'import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+print(db.execute("PRAGMA user_version").fetchone()[0],
+      db.execute("SELECT count(*) FROM sqlite_master WHERE name = ?",
+                 ("holds",)).fetchone()[0])' "$DB"
+}
+"$SBIN/CilkJobBroker" -n -c "$D/cilknow.conf" >"$T/check.out" 2>&1
+exit_is $? 0 "CilkJobBroker -n with it"
+v=$(schema)
+[ "$v" = "1 0" ]
+ok $? "-n writes nothing: still schema 1 ($v)"
 "$SBIN/CilkJobBroker" -f -c "$D/cilknow.conf" -o run_dir="$D/broker" \
     >>"$T/broker3.log" 2>&1 &
 PIDS="$PIDS $!"
@@ -164,11 +176,7 @@ wait_for 15 grep -q "listening on" "$T/broker3.log"
 ok $? "a broker starts on it"
 contains "$T/broker3.log" "registry.db: 3 nodes and 0 jobs reloaded \(0 refused\)" \
     "its 3 nodes reloaded"
-v=$(python3 -c 'import sqlite3, sys
-db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
-print(db.execute("PRAGMA user_version").fetchone()[0],
-      db.execute("SELECT count(*) FROM sqlite_master WHERE name = ?",
-                 ("holds",)).fetchone()[0])' "$DB")
+v=$(schema)
 [ "$v" = "2 1" ]
 ok $? "registry.db is schema 2 again, with its holds table ($v)"
 if [ "$TAP_FAILED" -ne 0 ]; then
