@@ -20,7 +20,11 @@
  * every registration until it is given work again, so a broker
  * restarted meanwhile learns it again; a report of a down already
  * resumed (its boot and number) is not taken again.
- * Nothing here survives a restart of the broker.
+ * The records survive a restart of the broker: the daemon keeps them
+ * in its registry.db beside its nodes and jobs (bpersist.h) and puts
+ * them back with broker_health_reload(), so a node down by itself stays
+ * down, with its reason, when both the broker and its node manager
+ * restart (the node manager forgets that it was down).
  */
 #ifndef CILKNOW_BROKER_HEALTH_H
 #define CILKNOW_BROKER_HEALTH_H
@@ -63,6 +67,8 @@ struct broker_health {
 	uint32_t		 bh_n;
 	double			 bh_down_keep;	/* seconds; 0: until it
 						   registers again */
+	uint64_t		 bh_epoch;	/* rises on every change
+						   of a record */
 };
 
 void	broker_health_init(struct broker_health *);
@@ -106,6 +112,20 @@ int	broker_health_fault(struct broker_health *, struct broker *,
  */
 void	broker_health_down(struct broker_health *, const struct broker_node *,
 	    double silent, uint64_t wall_ms, double now);
+
+/*
+ * Puts back a record saved by a broker before this one (its fields but
+ * bh_entry and bh_at; bh_at is made from bh_since_ms, so down_keep
+ * counts from when it was recorded), after broker_init and the nodes'
+ * reload: reloaded nodes it names are held at once.  now is now_mono(),
+ * now_ms the realtime.  0, or -1 with why: a kind, address, host name,
+ * reason or user that fails its checks (a fault or a silence has no
+ * user, a drain a valid one), a record of that kind for that address
+ * already, a full table, no memory.
+ */
+int	broker_health_reload(struct broker_health *, struct broker *,
+	    const struct broker_hold *saved, double now, uint64_t now_ms,
+	    const char **why);
 
 /* Forgets down records older than bh_down_keep seconds (if not 0). */
 void	broker_health_expire(struct broker_health *, double now);

@@ -128,9 +128,10 @@ int		 msg_verify_sender(const struct msg_in *, enum msg_scheme,
  * The last datagram refused for a reason an administrator can act on:
  * no key here opens it (MSG_DROP_UNKNOWN_KEY, MSG_DROP_BAD_MAC,
  * MSG_DROP_BAD_SIG; mr_keyid is the key id it names under the cluster
- * scheme) or it opened, so it is authentic, but its stamp is outside
- * the replay window (MSG_DROP_STALE; mr_skew_ms is its stamp less our
- * clock: the sender's clock is that far ahead).  mr_at is now_mono()
+ * scheme), its munge credential does not open or names a uid unknown
+ * here (MSG_DROP_BAD_CRED), or it opened, so it is authentic, but its
+ * stamp is outside the replay window (MSG_DROP_STALE; mr_skew_ms is its
+ * stamp less our clock: the sender's clock is that far ahead).  mr_at is now_mono()
  * when it came, 0 while none has.  A daemon that hears nothing from a
  * peer tells a wrong key and a clock skew from silence with it.
  */

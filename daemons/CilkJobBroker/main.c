@@ -491,6 +491,7 @@ main(int argc, char *argv[])
 	bhealth_init(&b.b_health, &b.b_dc, &b.b_br, &b.b_push, &b.b_cookie,
 	    kill_changed, &b);
 	b.b_list.bl_health = &b.b_health.bh_mem;
+	bpersist_load_holds(&b.b_persist, &b.b_health.bh_mem);
 	broker_wait_init(&b.b_waits);
 	b.b_list.bl_waits = &b.b_waits;
 	evloop_timer_add(b.b_dc.dc_loop, b.b_br.br_interval / 2, on_tick,
@@ -500,9 +501,9 @@ main(int argc, char *argv[])
 		log_warn("event loop");
 	bpred_fini(&b.b_pred);
 	bkill_fini(&b.b_kill);
+	bpersist_fini(&b.b_persist);	/* saves the holds: before */
 	bhealth_fini(&b.b_health);
 	bacct_fini(&b.b_acct);
-	bpersist_fini(&b.b_persist);
 	bpush_fini(&b.b_push);
 	breg_fini(&b.b_reg);
 	broker_fini(&b.b_br);

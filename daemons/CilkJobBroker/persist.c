@@ -44,6 +44,23 @@ static const char schema_v1[] =
     " mem_mb INTEGER NOT NULL);"
     "PRAGMA user_version = 1;";
 
+/* Schema 2: drained and down nodes (broker_health.h), oldest first. */
+static const char schema_v2[] =
+    "CREATE TABLE holds ("
+    " seq INTEGER PRIMARY KEY,"
+    " kind INTEGER NOT NULL,"
+    " node INTEGER NOT NULL,"
+    " family INTEGER NOT NULL,"
+    " addr BLOB NOT NULL,"
+    " port INTEGER NOT NULL,"
+    " host TEXT NOT NULL,"
+    " reason TEXT NOT NULL,"
+    " user TEXT NOT NULL,"
+    " since_ms INTEGER NOT NULL,"
+    " boot INTEGER NOT NULL,"
+    " gen INTEGER NOT NULL);"
+    "PRAGMA user_version = 2;";
+
 static struct log_rate db_log = LOG_RATE_DEFAULT;
 
 static void
@@ -120,8 +137,14 @@ bpersist_init(struct bpersist *bs, struct dctx *dc, struct broker *br,
 	if (exec(bs, "PRAGMA journal_mode = WAL") == -1 ||
 	    exec(bs, "PRAGMA synchronous = NORMAL") == -1)
 		goto bad;
-	if (v == 0 && (exec(bs, "BEGIN IMMEDIATE") == -1 ||
-	    exec(bs, schema_v1) == -1 || exec(bs, "COMMIT") == -1)) {
+	/*
+	 * Made, or brought to this schema, in one transaction; not by -n
+	 * (a check writes nothing: the daemon does it as it starts).
+	 */
+	if (v < BPERSIST_SCHEMA && !dc->dc_args.da_check &&
+	    (exec(bs, "BEGIN IMMEDIATE") == -1 ||
+	    (v < 1 && exec(bs, schema_v1) == -1) ||
+	    exec(bs, schema_v2) == -1 || exec(bs, "COMMIT") == -1)) {
 		(void)exec(bs, "ROLLBACK");
 		goto bad;
 	}
@@ -259,6 +282,62 @@ bpersist_load(struct bpersist *bs)
 		    bs->bs_path, nodes, jobs, bad, 3 * bs->bs_br->br_interval);
 }
 
+static int
+load_holds(struct bpersist *bs, double now, uint64_t now_ms, int *bad)
+{
+	static struct broker_hold s;
+	sqlite3_stmt *st;
+	const char *why;
+	int rc, k = 0;
+
+	if (sqlite3_prepare_v2(bs->bs_db, "SELECT kind, node, family, addr, "
+	    "port, host, reason, user, since_ms, boot, gen FROM holds ORDER "
+	    "BY seq", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&s, 0, sizeof(s));
+		s.bh_kind = (uint8_t)sqlite3_column_int(st, 0);
+		s.bh_node = (uint32_t)sqlite3_column_int64(st, 1);
+		col_text(st, 5, s.bh_host, sizeof(s.bh_host));
+		col_text(st, 6, s.bh_reason, sizeof(s.bh_reason));
+		col_text(st, 7, s.bh_user, sizeof(s.bh_user));
+		s.bh_since_ms = (uint64_t)sqlite3_column_int64(st, 8);
+		s.bh_boot = (uint64_t)sqlite3_column_int64(st, 9);
+		s.bh_gen = (uint32_t)sqlite3_column_int64(st, 10);
+		why = "bad address";
+		if (col_addr(st, 2, &s.bh_addr) == -1 ||
+		    broker_health_reload(bs->bs_health, bs->bs_br, &s, now,
+		    now_ms, &why) == -1) {
+			log_warnx("%s: held node %s not reloaded: %s",
+			    bs->bs_path, s.bh_host, why);
+			(*bad)++;
+			continue;
+		}
+		k++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? k : -1;
+}
+
+void
+bpersist_load_holds(struct bpersist *bs, struct broker_health *h)
+{
+	int holds, bad = 0;
+
+	bs->bs_health = h;
+	if (bs->bs_db == NULL)
+		return;
+	if ((holds = load_holds(bs, now_mono(), now_real_ms(), &bad)) == -1) {
+		db_warn(bs, "reload of held nodes");
+		return;
+	}
+	bs->bs_hepoch = h->bh_epoch;
+	bs->bs_epoch = bs->bs_br->br_epoch;
+	if (holds > 0 || bad > 0)
+		log_info("%s: %d drained or down nodes reloaded (%d refused)",
+		    bs->bs_path, holds, bad);
+}
+
 static void
 bind_addr(sqlite3_stmt *st, int i, const struct msg_addr *a)
 {
@@ -342,6 +421,39 @@ save_jobs(struct bpersist *bs)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static int
+save_holds(struct bpersist *bs)
+{
+	const struct broker_hold *x;
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	if (bs->bs_health == NULL)
+		return 0;
+	if (sqlite3_prepare_v2(bs->bs_db, "INSERT INTO holds VALUES (NULL, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	TAILQ_FOREACH(x, &bs->bs_health->bh_holds, bh_entry) {
+		(void)sqlite3_reset(st);
+		(void)sqlite3_bind_int(st, 1, x->bh_kind);
+		(void)sqlite3_bind_int64(st, 2, x->bh_node);
+		bind_addr(st, 3, &x->bh_addr);
+		(void)sqlite3_bind_text(st, 6, x->bh_host, -1,
+		    SQLITE_TRANSIENT);
+		(void)sqlite3_bind_text(st, 7, x->bh_reason, -1,
+		    SQLITE_TRANSIENT);
+		(void)sqlite3_bind_text(st, 8, x->bh_user, -1,
+		    SQLITE_TRANSIENT);
+		(void)sqlite3_bind_int64(st, 9, (sqlite3_int64)x->bh_since_ms);
+		(void)sqlite3_bind_int64(st, 10, (sqlite3_int64)x->bh_boot);
+		(void)sqlite3_bind_int64(st, 11, x->bh_gen);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* The whole registry, in one transaction. */
 static void
 save(struct bpersist *bs)
@@ -354,14 +466,19 @@ save(struct bpersist *bs)
 		db_warn(bs, "save");
 		return;
 	}
+	/* Before the holds are loaded, the saved ones stay. */
 	if (exec(bs, "DELETE FROM nodes; DELETE FROM jobs") == -1 ||
+	    (bs->bs_health != NULL && exec(bs, "DELETE FROM holds") == -1) ||
 	    save_nodes(bs, now_mono(), now_real_ms()) == -1 ||
-	    save_jobs(bs) == -1 || exec(bs, "COMMIT") == -1) {
+	    save_jobs(bs) == -1 || save_holds(bs) == -1 ||
+	    exec(bs, "COMMIT") == -1) {
 		db_warn(bs, "save");
 		(void)exec(bs, "ROLLBACK");
 		return;
 	}
 	bs->bs_epoch = bs->bs_br->br_epoch;
+	if (bs->bs_health != NULL)
+		bs->bs_hepoch = bs->bs_health->bh_epoch;
 	bs->bs_took = now_mono() - bs->bs_last;
 }
 
@@ -382,7 +499,9 @@ bpersist_changed(struct bpersist *bs)
 
 	if (bs->bs_db == NULL || bs->bs_timer != NULL)
 		return;
-	when = broker_persist_when(bs->bs_br->br_epoch != bs->bs_epoch,
+	when = broker_persist_when(bs->bs_br->br_epoch != bs->bs_epoch ||
+	    (bs->bs_health != NULL &&
+	    bs->bs_health->bh_epoch != bs->bs_hepoch),
 	    now_mono() - bs->bs_last, bs->bs_took, bs->bs_br->br_interval);
 	if (when == 0)
 		save(bs);

@@ -5,12 +5,15 @@
  * not after the job manager's reclaim: a description that does not
  * open (its user's key here, or its age: a clock), signed by another
  * user than the broker assigned, or answers of the job manager that do
- * not open here at all (no key for the user).  Processors taken back
+ * not open here at all (no key for the user; a munge credential of a
+ * uid unknown here: the user unknown here).  Processors taken back
  * by the owner meanwhile are not a fault: that task waits as before.
  * The job manager takes it as a node-side failure (status
  * PROTO_EXIT_NODE_FAULT, nodefault.h), and so does our count
  * (ndown.c).
  */
+#include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +73,23 @@ node_fetch_refusal(const struct node *n, const struct slot *s, double since,
 		snprintf(why, whysz, "the job manager's answers do not open "
 		    "here: no key for user %s in user_keys opens them",
 		    s->s_want_user);
+		return 0;
+	case MSG_DROP_BAD_CRED:
+		/*
+		 * Its munge credential names a uid: one this node does not
+		 * know is the user unknown here (as pcheck.c says it).
+		 */
+		errno = 0;
+		if (getpwnam(s->s_want_user) == NULL && (errno == 0 ||
+		    errno == ENOENT || errno == ESRCH || errno == EBADF ||
+		    errno == EPERM))
+			snprintf(why, whysz, "user %s unknown",
+			    s->s_want_user);
+		else
+			snprintf(why, whysz, "the job manager's answers carry "
+			    "a munge credential that does not open here: "
+			    "another munge key, or user %s has another uid "
+			    "here", s->s_want_user);
 		return 0;
 	default:
 		return -1;

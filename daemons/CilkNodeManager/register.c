@@ -117,7 +117,9 @@ silence_warning(struct node *n)
 
 	msg_addr_text(&n->n_broker, broker, sizeof(broker));
 	/* The broker's host, any port: its node manager or tools count. */
-	if (r->mr_at > 0 && r->mr_from.ma_family == n->n_broker.ma_family &&
+	/* (A munge credential refused is a user's, not the broker's.) */
+	if (r->mr_at > 0 && r->mr_why != MSG_DROP_BAD_CRED &&
+	    r->mr_from.ma_family == n->n_broker.ma_family &&
 	    memcmp(r->mr_from.ma_addr, n->n_broker.ma_addr,
 	    sizeof(r->mr_from.ma_addr)) == 0 &&
 	    r->mr_at >= n->n_sent_at - n->n_interval - BACKOFF_MAX)

@@ -1,5 +1,6 @@
 /* broker_health — drained and down nodes of CilkJobBroker. */
 #include "broker_health.h"
+#include "msg_keys.h"
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -23,6 +24,7 @@ hold_remove(struct broker_health *h, struct broker_hold *x)
 {
 	TAILQ_REMOVE(&h->bh_holds, x, bh_entry);
 	h->bh_n--;
+	h->bh_epoch++;
 	free(x);
 }
 
@@ -178,6 +180,7 @@ drain(struct broker_health *h, struct broker *br,
 	strlcpy(x->bh_user, by, sizeof(x->bh_user));
 	x->bh_since_ms = wall_ms;
 	x->bh_at = now;
+	h->bh_epoch++;
 	apply(h, br);
 	node_text(x->bh_node, x->bh_host, what, sizeof(what));
 	snprintf(msg, msgsz, "%s drained: %s", what,
@@ -263,7 +266,10 @@ broker_health_on_register(struct broker_health *h, struct broker *br,
 			hold_remove(h, x);
 			continue;
 		}
-		x->bh_node = n->bn_id;
+		if (x->bh_node != n->bn_id) {
+			x->bh_node = n->bn_id;
+			h->bh_epoch++;
+		}
 		if (x->bh_kind == BROKER_HOLD_FAULT)
 			d = 2;
 		else if (d == 0)
@@ -311,6 +317,7 @@ broker_health_fault(struct broker_health *h, struct broker *br,
 	x->bh_user[0] = '\0';
 	x->bh_boot = boot;
 	x->bh_gen = gen;
+	h->bh_epoch++;
 	apply(h, br);
 	return 1;
 }
@@ -356,6 +363,69 @@ broker_health_down(struct broker_health *h, const struct broker_node *n,
 	x->bh_at = now;
 	TAILQ_INSERT_TAIL(&h->bh_holds, x, bh_entry);
 	h->bh_n++;
+	h->bh_epoch++;
+}
+
+/* 1 if s is a NUL-terminated string of at most max - 1 bytes, none a
+ * control character. */
+static int
+text_ok(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max), i;
+
+	if (n >= max)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+int
+broker_health_reload(struct broker_health *h, struct broker *br,
+    const struct broker_hold *s, double now, uint64_t now_ms,
+    const char **why)
+{
+	struct broker_hold *x;
+	double age;
+
+	*why = NULL;
+	if (s->bh_kind < BROKER_HOLD_DRAIN || s->bh_kind > BROKER_HOLD_FAULT)
+		*why = "unknown kind";
+	else if (s->bh_addr.ma_family != 4 && s->bh_addr.ma_family != 6)
+		*why = "bad address";
+	else if (!text_ok(s->bh_host, sizeof(s->bh_host)))
+		*why = "bad host name";
+	else if (!text_ok(s->bh_reason, sizeof(s->bh_reason)) ||
+	    s->bh_reason[0] == '\0')
+		*why = "bad reason";
+	else if (!text_ok(s->bh_user, sizeof(s->bh_user)) ||
+	    (s->bh_kind == BROKER_HOLD_DRAIN ? !msg_user_name_ok(s->bh_user) :
+	    s->bh_user[0] != '\0'))
+		*why = "bad user";
+	else if (h->bh_n >= BROKER_HOLDS_MAX)
+		*why = "too many held nodes";
+	if (*why != NULL)
+		return -1;
+	TAILQ_FOREACH(x, &h->bh_holds, bh_entry)
+		if (x->bh_kind == s->bh_kind &&
+		    msg_addr_eq(&x->bh_addr, &s->bh_addr)) {
+			*why = "held twice";
+			return -1;
+		}
+	if ((x = calloc(1, sizeof(*x))) == NULL) {
+		*why = "out of memory";
+		return -1;
+	}
+	*x = *s;
+	age = now_ms > s->bh_since_ms ?
+	    (double)(now_ms - s->bh_since_ms) / 1000 : 0;
+	x->bh_at = now - age;
+	TAILQ_INSERT_TAIL(&h->bh_holds, x, bh_entry);
+	h->bh_n++;
+	h->bh_epoch++;
+	apply(h, br);
+	return 0;
 }
 
 void

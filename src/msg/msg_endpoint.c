@@ -468,7 +468,7 @@ ep_deliver(struct msg_ep *ep, const uint8_t *buf, size_t len,
 	if (d != MSG_DROP_NONE) {
 		ep_drop(ep, d, from, NULL);
 		if (d == MSG_DROP_UNKNOWN_KEY || d == MSG_DROP_BAD_MAC ||
-		    d == MSG_DROP_BAD_SIG)
+		    d == MSG_DROP_BAD_SIG || d == MSG_DROP_BAD_CRED)
 			ep_refused(ep, d, from, 0, msg_hdr_decode(buf, len,
 			    &hdr, &hlen) == MSG_DROP_NONE && hdr.mh_scheme ==
 			    MSG_SCHEME_CLUSTER ? hdr.mh_keyid : 0);

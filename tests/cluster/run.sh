@@ -31,8 +31,10 @@ machine=cn$$
 net=10.231.0
 nodes="falcon hawk vulture"
 declare -A addr=([falcon]=11 [hawk]=12 [vulture]=13)
-# The image's packages (udev: the group input, as on a desktop); a change of the list makes a new image.
-pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2,libmunge2,munge,libsqlite3-0,libcairo2,libx11-6,libfontconfig1
+# The image's packages (udev: the group input, as on a desktop;
+# libfaketime: a node's clock 10 minutes fast, faults.sh); a change of
+# the list makes a new image.
+pkgs=systemd,systemd-sysv,udev,dbus,libsodium23,libbsd0,libsystemd0,procps,passwd,iproute2,libmunge2,munge,libsqlite3-0,libcairo2,libx11-6,libfontconfig1,libfaketime
 image=$cache/bookworm-$(echo "$pkgs" | md5sum | cut -c1-8)
 
 TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 started=$(date +%s)
@@ -562,6 +564,9 @@ ok $? "but not the cluster's (refused: not an administrator)" ||
     sed 's/^/#   | /' "$work/bob-pred2.out"
 on falcon "journalctl -q -u cilknow-broker | grep -q 'registered by bob'"
 ok $? "the broker names bob from his credential"
+
+# ---- faults on one node, and what needs systemd and cgroups -----------
+. "$top/tests/cluster/faults.sh"
 
 # ---- removal -----------------------------------------------------------
 for n in $nodes; do

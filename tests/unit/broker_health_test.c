@@ -204,6 +204,112 @@ test_fault(void)
 	ok(strstr(msg, "not drained or down") != NULL, "said: %s", msg);
 }
 
+/*
+ * Kept across a restart of the broker: every record copied out and put
+ * back into a fresh broker holds the same nodes the same way; records
+ * that fail their checks are refused.
+ */
+static void
+test_reload(void)
+{
+	static struct broker_hold saved[8], bad;
+	static struct proto_health rows;
+	struct broker_hold *x;
+	struct broker_node *a, *b;
+	char msg[PROTO_REASON_MAX];
+	const char *why;
+	int k = 0, i;
+
+	fresh();
+	a = node(2, 2, NULL, 0, 0);
+	b = node(3, 2, NULL, 0, 0);
+	(void)node(4, 2, NULL, 0, 0);
+	is_int(broker_health_fault(&bh, &br, a, 2, 1, "user bob unknown "
+	    "there (3 starts in a row)", 1700000000000ULL, 1), 1,
+	    "ws2 down by itself");
+	is_int(set(PROTO_HO_DRAIN, "ws3", "fan", "root", 1, msg, sizeof(msg)),
+	    0, "ws3 drained");
+	(void)node(2, 2, NULL, 0, 35);
+	(void)node(3, 2, NULL, 0, 35);
+	is_int(broker_expire(&br, 40, gone, NULL), 1, "ws4 forgotten: down");
+	TAILQ_FOREACH(x, &bh.bh_holds, bh_entry)
+		if (k < 8)
+			saved[k++] = *x;
+	is_int(k, 3, "three records to save");
+
+	/* A new broker; ws2's node manager restarted too (another boot:
+	 * it no longer says it is down). */
+	fresh();
+	for (i = 0; i < k; i++)
+		is_int(broker_health_reload(&bh, &br, &saved[i], 1000,
+		    1700000100000ULL, &why), 0, "record %d reloaded", i);
+	is_int(broker_health_reload(&bh, &br, &saved[0], 1000,
+	    1700000100000ULL, &why), -1, "a record held twice is refused");
+	is_str(why, "held twice", "said");
+	a = node(2, 2, NULL, 0, 1001);
+	a->bn_boot = 77;
+	broker_health_on_register(&bh, &br, a);
+	is_int(broker_health_state(a), PROTO_NS_DOWN,
+	    "ws2 is down after both restart");
+	b = node(3, 2, NULL, 0, 1001);
+	is_int(broker_health_state(b), PROTO_NS_DRAINED, "ws3 drained still");
+	is_int(broker_health_ndown(&bh), 1, "ws4 still listed as down");
+	memset(&rows, 0, sizeof(rows));
+	broker_health_rows(&bh, &br, &rows);
+	ok(rows.he_total == 3 && rows.he_rows[0].hr_state ==
+	    PROTO_NS_DRAINED && strcmp(rows.he_rows[0].hr_user, "root") == 0 &&
+	    rows.he_rows[2].hr_state == PROTO_NS_DOWN &&
+	    rows.he_rows[2].hr_node == a->bn_id &&
+	    strcmp(rows.he_rows[2].hr_reason, "user bob unknown there (3 "
+	    "starts in a row)") == 0 &&
+	    rows.he_rows[2].hr_since_ms == 1700000000000ULL,
+	    "-R: the same rows, reasons and times");
+	(void)job(1, 1, 0, 1001);
+	broker_schedule(&br, 1001, on_assign, NULL);
+	is_int(given[a->bn_id] + given[b->bn_id], 0,
+	    "neither is given work");
+	is_int(set(PROTO_HO_RESUME, "ws2", NULL, "root", 1, msg, sizeof(msg)),
+	    0, "ws2 resumed");
+	is_int(a->bn_drain, 0, "it takes work again");
+	/* down_keep counts from when the silence was recorded. */
+	bh.bh_down_keep = 60;
+	broker_health_expire(&bh, 1019);
+	is_int(broker_health_ndown(&bh), 1,
+	    "a silence of 40 s at the reload is kept within down_keep");
+	broker_health_expire(&bh, 1021);
+	is_int(broker_health_ndown(&bh), 0, "and goes after it");
+
+	/* Checks. */
+	bad = saved[1];
+	bad.bh_kind = 9;
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "an unknown kind is refused (%s)", why);
+	bad = saved[1];
+	bad.bh_addr.ma_family = 0;
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "a bad address is refused (%s)", why);
+	bad = saved[1];
+	bad.bh_reason[0] = '\0';
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "an empty reason is refused (%s)", why);
+	bad = saved[1];
+	bad.bh_reason[3] = '\n';
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "a control character is refused (%s)", why);
+	bad = saved[1];
+	memset(bad.bh_host, 'h', sizeof(bad.bh_host));
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "an unterminated host name is refused (%s)", why);
+	bad = saved[1];
+	bad.bh_user[0] = '\0';
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "a drain by no one is refused (%s)", why);
+	bad = saved[2];
+	strlcpy(bad.bh_user, "root", sizeof(bad.bh_user));
+	is_int(broker_health_reload(&bh, &br, &bad, 1, 1, &why), -1,
+	    "a fault by a user is refused (%s)", why);
+}
+
 int
 main(void)
 {
@@ -388,6 +494,7 @@ main(void)
 	    "the oldest made room");
 
 	test_fault();
+	test_reload();
 	broker_health_fini(&bh);
 	broker_fini(&br);
 	return tap_done();
