@@ -10,7 +10,8 @@ build="build-essential pkg-config libsodium-dev libbsd-dev libsystemd-dev
 	libsqlite3-dev"
 check="clang libclang-rt-14-dev valgrind python3 lintian systemd procps
 	munge dbus-daemon iproute2 xvfb x11-apps xdotool strace"
-cluster="systemd-container debootstrap"
+# libfaketime: copied into a container for a node whose clock is wrong
+cluster="systemd-container debootstrap libfaketime"
 wanted=
 for group in "$@"; do
 	case "$group" in

@@ -179,7 +179,7 @@ if on vulture "test -f $FT"; then
 	    wait_for 30 state_is vulture idle
 	ok $? "2: its clock right again, vulture is idle again ($(secs "$t0") s)"
 else
-	skip "2: a clock skew: no libfaketime in the containers' image ($FT)"
+	skip "2: a clock skew: no libfaketime here to copy into the containers ($FT; make check-deps installs it)"
 fi
 
 # ---- 3. a full spool on one node ---------------------------------------
