@@ -12,7 +12,6 @@
 # the test's own (ck1000a-PID, ck1000b-PID), so that "nothing of theirs
 # is left" counts no other test's processes.
 # ports: 17660-17679
-# cpu: a worker forks 2000 processes
 . "$(dirname "$0")/lib.sh"
 # The jobs run as other users, who may not reach the build tree (a
 # clone in /root is 0700): they run a copy in the test's folder.
