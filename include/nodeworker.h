@@ -159,7 +159,8 @@ struct nw_step	 nw_adopted(struct nw *, const struct nw_conf *,
 		    enum nw_parent, int have_record, int slot_free, int stop,
 		    double now);
 /*
- * Time passed: a suspension over (it goes), a start that took longer
+ * Time passed (each tick relays a worker's output: NW_A_RELAY from
+ * RUNNING to EXITED): a suspension over (it goes), a start that took longer
  * than start_timeout (it never ran: the node's fault), a stop longer
  * than nc_stop_limit (killed), an exited worker whose job manager was
  * last heard at seen, longer ago than nc_silence (dropped).

@@ -309,23 +309,29 @@ nw_adopted(struct nw *w, const struct nw_conf *c, enum nw_parent p,
 struct nw_step
 nw_tick(struct nw *w, const struct nw_conf *c, double seen, double now)
 {
+	struct nw_step st;
+
 	switch (w->nw_state) {
 	case NW_STARTING:
 		if (c->nc_start_timeout > 0 &&
 		    now - w->nw_since >= c->nc_start_timeout)
 			return ended(w, NW_A_NEVER_RAN | NW_A_NODE_FAULT, now);
 		break;
+	case NW_RUNNING:
+		return step(w, NW_A_RELAY);	/* its output, as it comes */
 	case NW_SUSPENDED:
-		if (now >= w->nw_thaw_by)
-			return nw_vacate(w, c, now);
-		break;
+		if (now < w->nw_thaw_by)
+			return step(w, NW_A_RELAY);
+		st = nw_vacate(w, c, now);
+		st.ns_act |= NW_A_RELAY;
+		return st;
 	case NW_STOPPING:
 		if (c->nc_stop_limit > 0 && !w->nw_killed &&
 		    now - w->nw_since >= c->nc_stop_limit) {
 			w->nw_killed = 1;
-			return step(w, NW_A_KILL);
+			return step(w, NW_A_KILL | NW_A_RELAY);
 		}
-		break;
+		return step(w, NW_A_RELAY);
 	case NW_EXITED:
 		if (w->nw_job_gone || (c->nc_silence > 0 &&
 		    now - seen > c->nc_silence)) {

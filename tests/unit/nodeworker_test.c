@@ -176,8 +176,8 @@ static const struct row {
 	{ NW_RUNNING, 0, E_JOBMGR_LOST, NW_STOPPING, STOP | STATE },
 	{ NW_RUNNING, 0, E_BROKER_LOST, NW_RUNNING, NONE },
 	{ NW_RUNNING, 0, E_EXIT_ACKED, NW_RUNNING, NONE },
-	{ NW_RUNNING, 0, E_TICK, NW_RUNNING, NONE },
-	{ NW_RUNNING, 0, E_TICK_LATE, NW_RUNNING, NONE },
+	{ NW_RUNNING, 0, E_TICK, NW_RUNNING, RELAY },
+	{ NW_RUNNING, 0, E_TICK_LATE, NW_RUNNING, RELAY },
 
 	/* SUSPENDED (thaw_by: 2 + SUSPEND) */
 	{ NW_SUSPENDED, SUSPEND, E_BEGIN, NW_SUSPENDED, NONE },
@@ -198,8 +198,9 @@ static const struct row {
 	{ NW_SUSPENDED, SUSPEND, E_BROKER_LOST, NW_SUSPENDED, NONE },
 	{ NW_SUSPENDED, SUSPEND, E_EXIT_ACKED, NW_SUSPENDED, NONE },
 	/* At T_EV (10) its 5 s since 2 are over: it goes, frozen if slow. */
-	{ NW_SUSPENDED, SUSPEND, E_TICK, NW_STOPPING, VACATE | STATE },
-	{ NW_SUSPENDED, SUSPEND, E_TICK_LATE, NW_STOPPING, VACATE | STATE },
+	{ NW_SUSPENDED, SUSPEND, E_TICK, NW_STOPPING, VACATE | STATE | RELAY },
+	{ NW_SUSPENDED, SUSPEND, E_TICK_LATE, NW_STOPPING,
+	    VACATE | STATE | RELAY },
 
 	/* STOPPING (an ordinary stop, not for the owner) */
 	{ NW_STOPPING, 0, E_BEGIN, NW_STOPPING, NONE },
@@ -219,9 +220,9 @@ static const struct row {
 	{ NW_STOPPING, 0, E_JOBMGR_LOST, NW_STOPPING, NONE },
 	{ NW_STOPPING, 0, E_BROKER_LOST, NW_STOPPING, NONE },
 	{ NW_STOPPING, 0, E_EXIT_ACKED, NW_STOPPING, NONE },
-	{ NW_STOPPING, 0, E_TICK, NW_STOPPING, NONE },
+	{ NW_STOPPING, 0, E_TICK, NW_STOPPING, RELAY },
 	/* The stop limit: the parent is told to kill what is left. */
-	{ NW_STOPPING, 0, E_TICK_LATE, NW_STOPPING, KILL },
+	{ NW_STOPPING, 0, E_TICK_LATE, NW_STOPPING, KILL | RELAY },
 
 	/* EXITED: relayed until acknowledged; nothing else changes it. */
 	{ NW_EXITED, 0, E_BEGIN, NW_EXITED, NONE },
@@ -413,7 +414,7 @@ test_crossing(void)
 	    w.nw_thaw_by == 0, "job ended while suspended: stopped "
 	    "(thawed by the parent), its suspension over");
 	st = nw_tick(&w, &conf, 3, 20);
-	ok(st.ns_state == NW_STOPPING && st.ns_act == NW_A_NONE,
+	ok(st.ns_state == NW_STOPPING && st.ns_act == NW_A_RELAY,
 	    "... its suspension's end, later, changes nothing");
 	st = nw_exited(&w, 21);
 	ok(st.ns_state == NW_GONE && st.ns_act == (NW_A_FREE_SLOT |
@@ -473,7 +474,7 @@ test_crossing(void)
 	ok(st.ns_state == NW_RUNNING && st.ns_act == (NW_A_THAW | NW_A_STATE),
 	    "owner away within the suspension: thawed");
 	st = nw_tick(&w, &conf, 3, 100);
-	ok(st.ns_state == NW_RUNNING && st.ns_act == NW_A_NONE,
+	ok(st.ns_state == NW_RUNNING && st.ns_act == NW_A_RELAY,
 	    "... its old end of suspension changes nothing");
 	/* suspend_max bounds it; allow_suspend no vacates. */
 	w = fixture(NW_RUNNING, 1e6);
@@ -490,11 +491,12 @@ test_crossing(void)
 	/* An exit during the stop limit's kill. */
 	w = fixture(NW_STOPPING, 0);
 	st = nw_tick(&w, &conf, 2, 51.9);
-	ok(st.ns_act == NW_A_NONE, "stop: before the stop limit, nothing");
+	ok(st.ns_act == NW_A_RELAY, "stop: before the stop limit, relayed");
 	st = nw_tick(&w, &conf, 2, 52);
-	ok(st.ns_act == NW_A_KILL, "stop: at the limit, killed");
+	ok(st.ns_act == (NW_A_KILL | NW_A_RELAY), "stop: at the limit, "
+	    "killed");
 	st = nw_tick(&w, &conf, 2, 60);
-	ok(st.ns_act == NW_A_NONE, "... once");
+	ok(st.ns_act == NW_A_RELAY, "... once");
 	st = nw_exited(&w, 60.5);
 	ok(st.ns_state == NW_EXITED && (st.ns_act & NW_A_RELAY),
 	    "... its exit relayed");
