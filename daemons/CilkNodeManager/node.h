@@ -237,8 +237,6 @@ int	node_desc_bound(const struct node *, const struct proto_desc *,
 int	node_end_workers(const char *run_dir, double grace);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
-/* parent.c: a message to the engine. */
-void	node_parent_tell(const struct nmpriv_msg *);
 /* chan.c: the engine's requests to the parent. */
 void	node_chan_start(struct node *, int chan);
 uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
@@ -264,7 +262,8 @@ int	node_sense(struct node *);
 void	node_idle_update(struct node *);
 /* The parent's INPUT: devices read, time since the last input. */
 void	node_idle_on_input(struct node *, const struct nmpriv_msg *);
-/* input.c: the parent's */
+/* input.c: the parent's; tell: how the parent tells the engine */
+void	node_input_teller(void (*tell)(const struct nmpriv_msg *));
 void	node_input_scan(struct node *);
 void	node_input_tell(struct node *);
 void	node_input_stop(struct node *);
