@@ -831,6 +831,7 @@ on_tick(struct evloop *loop, void *arg)
 	struct node *n = arg;
 	struct worker *w, *next;
 	struct nw_conf c;
+	struct nw_step st;
 	enum nw_state was;
 
 	(void)loop;
@@ -840,8 +841,12 @@ on_tick(struct evloop *loop, void *arg)
 	node_nw_conf(n, &c);
 	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next) {
 		was = w->w_nw.nw_state;
-		node_worker_act(n, w, nw_tick(&w->w_nw, &c, w->w_seen,
-		    now_mono()), why[was] != NULL ? why[was] : "");
+		st = nw_tick(&w->w_nw, &c, w->w_seen, now_mono());
+		if (st.ns_act & NW_A_NEVER_RAN)
+			log_warnx("job %u task %u: not started within "
+			    "start_timeout (%.0f s): given up", w->w_job,
+			    w->w_task, c.nc_start_timeout);
+		node_worker_act(n, w, st, why[was] != NULL ? why[was] : "");
 	}
 	if (now_mono() - n->n_checked_at >= n->n_interval / 2) {
 		n->n_checked_at = now_mono();
