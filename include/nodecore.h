@@ -1,8 +1,8 @@
 /*
  * nodecore — the node manager's state, as a pure function of what it
  * knows: whether the owner is away, the state of its current worker,
- * whether it is fetching a job; and what to do when the owner comes or
- * goes.  The engine derives the state it reports (CilkNodes' STATE)
+ * whether it is fetching a job (what becomes of a worker when the owner
+ * comes or goes is nodeworker.h's).  The engine derives the state it reports (CilkNodes' STATE)
  * here and nowhere else, so it cannot drift from the facts.
  */
 #ifndef CILKNOW_NODECORE_H
@@ -31,24 +31,6 @@ struct nc_facts {
 
 /* The state the node is in, given the facts. */
 enum proto_node_state nc_node_state(const struct nc_facts *);
-
-enum nc_action {
-	NC_NOTHING = 0,
-	NC_STOP,		/* stop the current worker */
-	NC_FREEZE,		/* suspend it instead */
-	NC_THAW,		/* resume the suspended one */
-	NC_STOP_PENDING,	/* stop it once it is up */
-};
-
-/*
- * The owner is back: what becomes of the current worker.  suspend is
- * the seconds its job asked to be suspended for (0: vacate); allowed
- * is this node's allow_suspend.
- */
-enum nc_action nc_owner_returns(const struct nc_facts *, double suspend,
-	    int allowed);
-/* The owner is away again. */
-enum nc_action nc_owner_leaves(const struct nc_facts *);
 
 /*
  * Slots: the processors a node lends (DESIGN.md sections 5 and 6).  The

@@ -18,48 +18,29 @@
 #include "vacate.h"
 
 /* 1 if stop_grace_fast is below stop_grace, as the parent hears them. */
-static int
-fast_first(const struct node *n)
+int
+node_vacate_fast(const struct node *n)
 {
 	return (uint32_t)(n->n_grace_fast * 1000) <
 	    (uint32_t)(n->n_grace * 1000);
 }
 
-/* Engine: the stop the parent is told, VACATE if the owner wants it. */
-void
-node_stop_send(struct node *n, struct worker *w)
-{
-	if (w->w_vacate != 0 && fast_first(n)) {
-		node_chan_vacate(n, w->w_id, n->n_grace, n->n_grace_fast);
-		w->w_vacate = 2;
-	} else
-		node_chan_stop(n, w->w_id, n->n_grace);
-}
-
 /*
  * Engine: the owner is back (or keeps the processor): the worker on s
- * goes, frozen if it lingers.  A stop already under way for another
- * reason, with the whole stop_grace twice, is hurried the same way.
+ * goes, frozen if it lingers (VACATE, nodeworker.h).  A stop already
+ * under way for another reason, with the whole stop_grace twice, is
+ * hurried the same way.
  */
 void
 node_vacate_slot(struct node *n, struct slot *s, const char *why)
 {
 	struct worker *w = s->s_current;
+	struct nw_conf c;
 
 	if (w == NULL)
 		return;
-	if (w->w_state == WORKER_STOPPING) {
-		if (w->w_vacate == 2 || !fast_first(n))
-			return;
-		w->w_vacate = 1;
-		log_info("job %u: worker %s, stopping: %s: frozen if still "
-		    "there in %.3g s", w->w_job, w->w_id, why,
-		    n->n_grace_fast);
-		node_stop_send(n, w);
-		return;
-	}
-	w->w_vacate = 1;
-	node_stop_slot(n, s, why);
+	node_nw_conf(n, &c);
+	node_worker_act(n, w, nw_vacate(&w->w_nw, &c, now_mono()), why);
 }
 
 /* Parent: a VACATE's plan (vacate.h); 1 if a freeze is planned. */

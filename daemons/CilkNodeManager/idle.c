@@ -188,58 +188,32 @@ node_sense(struct node *n)
 	return rc;
 }
 
-/* The owner is back: every processor's worker is frozen or stops. */
+/*
+ * The owner is back: every processor's worker is frozen or stops, a
+ * stop under way is hurried (nodeworker.h's nw_owner_back).
+ */
 static void
 owner_returns(struct node *n)
 {
-	struct nc_facts f;
-	struct slot *s;
 	uint16_t i;
-	int allowed = strcmp(conf_get(n->n_dc.dc_conf, "allow_suspend"),
-	    "no") != 0;
 
-	for (i = 0; i < n->n_total; i++) {
-		s = &n->n_slots[i];
-		s->s_want_job = 0;
-		/* The facts as they were, with the processor still lent. */
-		node_facts(n, s, &f);
-		switch (nc_owner_returns(&f, s->s_current != NULL ?
-		    s->s_current->w_suspend : 0, allowed)) {
-		case NC_FREEZE:
-			(void)node_suspend_slot(n, s);
-			break;
-		case NC_STOP:
-		case NC_STOP_PENDING:
-			node_vacate_slot(n, s, "the owner is back");
-			break;
-		default:
-			/* A stop under way is hurried (freeze.c). */
-			if (f.nf_current == NC_W_STOPPING)
-				node_vacate_slot(n, s, "the owner is back");
-			break;
-		}
-	}
+	for (i = 0; i < n->n_total; i++)
+		n->n_slots[i].s_want_job = 0;
+	node_workers_owner(n, 1);
 }
 
 /* The owner is away again: frozen workers go on, on lent processors. */
 static void
 owner_leaves(struct node *n)
 {
-	struct nc_facts f;
-	struct slot *s;
 	uint16_t i;
-	int thawed = 0;
+	int frozen = 0;
 
-	for (i = 0; i < n->n_total; i++) {
-		s = &n->n_slots[i];
-		node_facts(n, s, &f);
-		if (nc_owner_leaves(&f) == NC_THAW) {
-			s->s_lent = 1;
-			node_resume_slot(n, s);
-			thawed++;
-		}
-	}
-	if (thawed)
+	for (i = 0; i < n->n_total; i++)
+		frozen += n->n_slots[i].s_current != NULL &&
+		    n->n_slots[i].s_current->w_nw.nw_state == NW_SUSPENDED;
+	node_workers_owner(n, 0);
+	if (frozen)
 		log_info("the owner is away again within the suspension");
 	else
 		log_info("the owner is away: lending this node");

@@ -33,6 +33,7 @@ static int	input_idle(const struct node *, double *);
 
 static double		 told_at = -1;	/* last INPUT sent */
 static struct evtimer	*tell_timer;	/* a deferred INPUT */
+static void		(*teller)(const struct nmpriv_msg *);	/* parent.c's */
 
 /*
  * The last input, kept across restarts in STATE/last_input (wall-clock
@@ -97,7 +98,14 @@ node_input_tell(struct node *n)
 	if (input_idle(n, &idle))
 		m.nm_idle_ms = (uint64_t)(idle * 1000);
 	told_at = now_mono();
-	node_parent_tell(&m);
+	if (teller != NULL)
+		teller(&m);
+}
+
+void
+node_input_teller(void (*tell)(const struct nmpriv_msg *))
+{
+	teller = tell;
 }
 
 static void

@@ -40,7 +40,7 @@ slot_evictable(const struct slot *s, const struct slot *for_slot)
 	const struct worker *w = s->s_current;
 
 	return s != for_slot && s->s_lent && s->s_held == NULL && w != NULL &&
-	    (w->w_state == WORKER_RUNNING || w->w_state == WORKER_STARTING) &&
+	    (nw_up(w->w_nw.nw_state) || w->w_nw.nw_state == NW_STARTING) &&
 	    w->w_cpus <= 1 && w->w_job != for_slot->s_want_job;
 }
 
@@ -68,7 +68,7 @@ node_mem_lendable(const struct node *n, const struct slot *except)
 	if (mb < 0)
 		return 0;	/* unknown: promise nothing */
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
-		if (w->w_state != WORKER_EXITED)
+		if (nw_holds(w->w_nw.nw_state))
 			mb -= w->w_mem_mb;
 	for (i = 0; i < n->n_total; i++)
 		if (&n->n_slots[i] != except &&
@@ -142,7 +142,7 @@ claim(const struct slot *a)
 {
 	uint16_t c = 0;
 
-	if (a->s_current != NULL && a->s_current->w_state != WORKER_EXITED)
+	if (a->s_current != NULL && nw_holds(a->s_current->w_nw.nw_state))
 		c = a->s_current->w_cpus;
 	if (a->s_want_job != 0 && a->s_want_cpus > c)
 		c = a->s_want_cpus;

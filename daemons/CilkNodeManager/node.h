@@ -13,6 +13,7 @@
 #include "nmpriv.h"
 #include "nodecore.h"
 #include "nodedown.h"
+#include "nodeworker.h"
 #include "pred.h"
 #include "proto.h"
 #include "proto_pred.h"
@@ -30,15 +31,6 @@
 struct node;
 struct slot;
 
-enum worker_state {
-	WORKER_UNDEF = 0,
-	WORKER_STARTING,	/* asked the parent to start it */
-	WORKER_RUNNING,
-	WORKER_STOPPING,	/* stop sent: SIGQUIT, grace, SIGKILL */
-	WORKER_EXITED,		/* gone; output and exit being relayed */
-	WORKER_MAX
-};
-
 struct relay_stream {
 	uint64_t	rs_base;	/* stream offset of the log's byte 0 */
 	uint64_t	rs_acked;	/* the job manager has all before */
@@ -51,7 +43,7 @@ struct worker {
 	char		 w_id[WORKER_ID_MAX];
 	struct slot	*w_slot;	/* the processor it runs on */
 	char		 w_name[PROTO_HOST_MAX];	/* its slot's name */
-	enum worker_state w_state;
+	struct nw	 w_nw;		/* its state: nodeworker.h, only */
 	uint32_t	 w_job;
 	uint32_t	 w_task;
 	uint16_t	 w_cpus;	/* processors it holds (--cpus) */
@@ -60,19 +52,11 @@ struct worker {
 	struct msg_addr	 w_jobmgr;
 	pid_t		 w_lpad;
 	uint32_t	 w_req;		/* STARTING: our SPAWN request */
-	int		 w_stop_pending;	/* STARTING: stop once up */
-	double		 w_suspend;	/* its job's owner_return: 0 vacate */
-	double		 w_thaw_by;	/* frozen until then; 0: not */
-	int		 w_vacate;	/* the owner wants it gone (freeze.c):
-					   1 asked, 2 told the parent */
 	int32_t		 w_status;	/* when EXITED */
 	uint64_t	 w_cpu_ms;	/* when EXITED: the parent's word */
 	uint64_t	 w_maxrss_kb;	/* (LPAD_USAGE_NONE: not known) */
 	char		 w_why[PROTO_REASON_MAX];	/* it never ran: why */
-	int		 w_exit_acked;
-	int		 w_job_gone;	/* JOB_GONE: nobody takes output */
 	struct relay_stream w_out[PROTO_STREAM_MAX];
-	double		 w_stop_at;
 	double		 w_seen;	/* its job manager last answered */
 	struct stagein	*w_stagein;	/* STARTING: fetching its files */
 };
@@ -253,8 +237,6 @@ int	node_desc_bound(const struct node *, const struct proto_desc *,
 int	node_end_workers(const char *run_dir, double grace);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
-/* parent.c: a message to the engine. */
-void	node_parent_tell(const struct nmpriv_msg *);
 /* chan.c: the engine's requests to the parent. */
 void	node_chan_start(struct node *, int chan);
 uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
@@ -280,7 +262,8 @@ int	node_sense(struct node *);
 void	node_idle_update(struct node *);
 /* The parent's INPUT: devices read, time since the last input. */
 void	node_idle_on_input(struct node *, const struct nmpriv_msg *);
-/* input.c: the parent's */
+/* input.c: the parent's; tell: how the parent tells the engine */
+void	node_input_teller(void (*tell)(const struct nmpriv_msg *));
 void	node_input_scan(struct node *);
 void	node_input_tell(struct node *);
 void	node_input_stop(struct node *);
@@ -299,14 +282,18 @@ void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_error(struct msg_ep *, const struct msg_in *, void *);
 void	node_stop_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
-int	node_suspend_slot(struct node *, struct slot *);
-void	node_resume_slot(struct node *, struct slot *);
+/* What nodeworker decides by; what it decided, done (may free w). */
+void	node_nw_conf(const struct node *, struct nw_conf *);
+void	node_worker_act(struct node *, struct worker *, struct nw_step,
+	    const char *why);
+/* The owner back (frozen or stopped) or away (thawed): every worker. */
+void	node_workers_owner(struct node *, int back);
 /* reap.c: worker folders whose launch pad is gone (the parent's). */
 void	node_reap_start(struct node *);
 void	node_reap_roots(struct node *);
 /* freeze.c: the owner back, a worker that lingers frozen (vacate.h). */
 struct vacate;
-void	node_stop_send(struct node *, struct worker *);
+int	node_vacate_fast(const struct node *);
 void	node_vacate_slot(struct node *, struct slot *, const char *why);
 int	node_vacate_plan(struct vacate *, const char *worker, double grace,
 	    double fast);

@@ -46,8 +46,7 @@ static int
 running(const struct slot *s)
 {
 	return s->s_lent && s->s_current != NULL &&
-	    s->s_current->w_state == WORKER_RUNNING &&
-	    s->s_current->w_thaw_by == 0;
+	    s->s_current->w_nw.nw_state == NW_RUNNING;
 }
 
 /* What a processor runs, as a peer sees it. */

@@ -128,12 +128,6 @@ tell(const struct nmpriv_msg *m)
 		    nmpriv_type_name(m->nm_type));
 }
 
-void
-node_parent_tell(const struct nmpriv_msg *m)
-{
-	tell(m);
-}
-
 static void
 tell_worker(const struct pad *p)
 {
@@ -1077,6 +1071,7 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	 * The owner's input first: the engine keeps an adopted worker only
 	 * if the owner is away, and takes nobody's input for presence.
 	 */
+	node_input_teller(tell);
 	node_input_scan(n);
 	node_input_tell(n);
 	node_reap_start(n);	/* reap.c: folders of launch pads gone */

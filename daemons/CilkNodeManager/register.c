@@ -225,7 +225,8 @@ node_on_job_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct node *n = arg;
 	struct proto_job_unreg m;
-	struct worker *w;
+	struct worker *w, *next;
+	struct nw_conf c;
 	struct slot *s;
 	uint16_t i;
 
@@ -233,15 +234,16 @@ node_on_job_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
 	    proto_job_unreg_dec(&m, in->mi_data, in->mi_len) == -1)
 		return;
-	TAILQ_FOREACH(w, &n->n_workers, w_entry)
+	node_nw_conf(n, &c);
+	/* Each stops, or, over, is dropped: nobody takes its output. */
+	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next)
 		if (w->w_job == m.ju_job)
-			w->w_job_gone = 1;
+			node_worker_act(n, w, nw_job_ended(&w->w_nw, &c,
+			    now_mono()), "the job ended");
 	for (i = 0; i < n->n_total; i++) {
 		s = &n->n_slots[i];
 		if (s->s_want_job == m.ju_job && s->s_current == NULL)
 			s->s_want_job = 0;
-		if (s->s_current != NULL && s->s_current->w_job == m.ju_job)
-			node_stop_slot(n, s, "the job ended");
 	}
 	node_update_state(n);
 }
@@ -264,7 +266,7 @@ node_on_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	 */
 	for (i = 0; i < n->n_total; i++) {
 		w = n->n_slots[i].s_current;
-		if (w != NULL && w->w_state == WORKER_RUNNING &&
+		if (w != NULL && nw_up(w->w_nw.nw_state) &&
 		    !push_has_job(&p, w->w_job) &&
 		    p.pu_uptime_ms > 3 * n->n_interval * 1000)
 			node_stop_slot(n, &n->n_slots[i], "the job ended");

@@ -108,30 +108,17 @@ node_relay(struct node *n, struct worker *w)
 	int busy;
 
 	/*
-	 * A job manager that is gone will not acknowledge anything: the
-	 * broker said so (JOB_GONE), or it has been silent too long.
+	 * A job manager that is gone (JOB_GONE, or silent too long) is
+	 * dropped by nodeworker (nw_job_ended, nw_tick), not here.
 	 */
-	if (w->w_state == WORKER_EXITED && w->w_job_gone) {
-		log_info("job %u ended; dropping worker %s", w->w_job,
-		    w->w_id);
-		node_worker_free(n, w);
-		return;
-	}
-	if (w->w_state == WORKER_EXITED && now - w->w_seen >
-	    3 * n->n_interval) {
-		log_info("job %u: job manager gone; dropping worker %s",
-		    w->w_job, w->w_id);
-		node_worker_free(n, w);
-		return;
-	}
 	busy = relay_stream(n, w, PROTO_STREAM_OUT, now);
 	busy |= relay_stream(n, w, PROTO_STREAM_ERR, now);
 	/* Stage-out records (stage.h): written once the worker exited. */
-	if (w->w_state == WORKER_EXITED)
+	if (w->w_nw.nw_state == NW_EXITED)
 		busy |= relay_stream(n, w, PROTO_STREAM_STAGE, now);
-	if (w->w_state != WORKER_EXITED || busy)
+	if (w->w_nw.nw_state != NW_EXITED || busy)
 		return;
-	if (w->w_exit_acked) {
+	if (w->w_nw.nw_exit_acked) {
 		node_worker_free(n, w);
 		return;
 	}
@@ -150,7 +137,7 @@ node_relay(struct node *n, struct worker *w)
 void
 node_relay_alive(struct node *n, struct worker *w)
 {
-	if (w->w_state == WORKER_RUNNING || w->w_state == WORKER_STOPPING)
+	if (nw_up(w->w_nw.nw_state) || w->w_nw.nw_state == NW_STOPPING)
 		send_output(n, w, PROTO_STREAM_OUT,
 		    w->w_out[PROTO_STREAM_OUT].rs_acked, NULL, 0);
 }
@@ -176,7 +163,7 @@ ack_owner(struct node *n, const struct msg_in *in,
 		if (first == NULL)
 			first = w;
 		if (a->oa_stream == PROTO_STREAM_EXIT) {
-			if (w->w_state == WORKER_EXITED)
+			if (w->w_nw.nw_state == NW_EXITED)
 				return w;
 			continue;
 		}
@@ -213,8 +200,9 @@ node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		char user[sizeof(w->w_user)];
 
 		strlcpy(user, w->w_user, sizeof(user));
-		w->w_exit_acked = 1;
-		node_relay(n, w);	/* frees it */
+		/* Relayed, then freed (a running one's is no exit: kept). */
+		node_worker_act(n, w, nw_exit_acked(&w->w_nw, now_mono()),
+		    "its exit was acknowledged");
 		if (a.oa_offset == PROTO_EXIT_ACK_MORE)
 			node_next_task(n, s, job, &jobmgr, user, cpus,
 			    mem_mb);

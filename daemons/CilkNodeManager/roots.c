@@ -58,8 +58,12 @@ struct root {
 	uint8_t		*r_msg;		/* the ROOT_BACKUP payload */
 	size_t		 r_len;
 	uint32_t	 r_req;		/* our SPAWN, while unanswered */
-	int		 r_seen;	/* the parent named its worker */
-	int		 r_owner_stop;	/* we stopped it: the owner came */
+	/*
+	 * Its restarted worker (nodeworker.h): NONE with rh_lpad set is
+	 * one recorded before our restart that the parent has not named
+	 * yet; STOPPING, stopped for the owner: started again once lent.
+	 */
+	struct nw	 r_nw;
 };
 
 static TAILQ_HEAD(, root) roots = TAILQ_HEAD_INITIALIZER(roots);
@@ -460,10 +464,11 @@ root_restart(struct node *n, struct root *r)
 		return -1;
 	}
 	proto_desc_free(&d);
+	memset(&r->r_nw, 0, sizeof(r->r_nw));	/* a new worker */
+	(void)nw_begin(&r->r_nw, 0, now_mono());
 	r->r_req = node_chan_spawn(n, NMPRIV_KIND_ROOT, r->r_key, b.rb_desc,
 	    b.rb_desclen);
 	r->r_hdr.rh_lpad[0] = '\0';
-	r->r_owner_stop = 0;
 	log_debug("root of %s (pid %u) is gone: restarting it", r->r_user,
 	    r->r_pid);
 	return 0;
@@ -474,6 +479,7 @@ node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 {
 	struct proto_root_backup b;
 	struct proto_desc d;
+	struct nw_conf c;
 	struct root *r;
 	char ckpt[PROTO_PATH_MAX], why[256];
 
@@ -484,11 +490,16 @@ node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 		return 0;
 	r->r_req = 0;
 	if (m->nm_flag != 1) {
+		(void)nw_refused(&r->r_nw, m->nm_flag == NMPRIV_SPAWN_NODE,
+		    now_mono());
 		root_forget(n, r, m->nm_why);
 		return 1;
 	}
+	node_nw_conf(n, &c);
+	/* A guest root runs on even when the owner is back: the tick. */
+	if (!(nw_spawned(&r->r_nw, &c, 0, now_mono()).ns_act & NW_A_RECORD))
+		return 1;
 	strlcpy(r->r_hdr.rh_lpad, m->nm_worker, sizeof(r->r_hdr.rh_lpad));
-	r->r_seen = 1;
 	(void)root_save(n, r);
 	if (root_check(n, NULL, r->r_msg, r->r_len, &b, &d, ckpt,
 	    sizeof(ckpt), why, sizeof(why)) == 0) {
@@ -505,25 +516,40 @@ node_roots_on_spawned(struct node *n, const struct nmpriv_msg *m)
 int
 node_roots_on_worker(struct node *n, const struct nmpriv_msg *m)
 {
+	struct nw_conf c;
+	struct nw none;
+	struct nw_step st;
 	struct root *r;
+	enum nw_parent p = m->nm_state == NMPRIV_W_EXITED ? NW_P_EXITED :
+	    NW_P_RUNNING;	/* a root is never frozen */
+	enum nw_state was;
 	char why[64];
 
+	node_nw_conf(n, &c);
 	TAILQ_FOREACH(r, &roots, r_entry)
 		if (strcmp(r->r_hdr.rh_lpad, m->nm_worker) == 0)
 			break;
 	if (r == NULL) {
 		/* A restarted root whose record is gone: it ends. */
-		if (m->nm_state != NMPRIV_W_EXITED)
+		memset(&none, 0, sizeof(none));
+		st = nw_adopted(&none, &c, p, 0, 1, 0, now_mono());
+		if (st.ns_act & NW_A_STOP)
 			node_chan_stop(n, m->nm_worker, n->n_grace);
-		else
+		else if (st.ns_act & NW_A_FORGET)
 			node_chan_forget(n, m->nm_worker);
 		return 1;
 	}
-	r->r_seen = 1;
-	if (m->nm_state != NMPRIV_W_EXITED)
+	/* Recorded before our restart: the parent has it (adopted). */
+	if (r->r_nw.nw_state == NW_NONE)
+		(void)nw_adopted(&r->r_nw, &c, p == NW_P_EXITED ? NW_P_RUNNING :
+		    p, 1, 1, 0, now_mono());
+	if (p != NW_P_EXITED)
 		return 1;
+	was = r->r_nw.nw_state;
+	if (nw_exited(&r->r_nw, now_mono()).ns_act == NW_A_NONE)
+		return 1;	/* told twice */
 	node_chan_forget(n, m->nm_worker);
-	if (r->r_owner_stop) {
+	if (was == NW_STOPPING) {
 		/* Stopped for the owner: again once the node is lent. */
 		r->r_hdr.rh_lpad[0] = '\0';
 		(void)root_save(n, r);
@@ -542,22 +568,25 @@ on_roots_tick(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 	struct root *r, *next;
+	struct nw_conf c;
 	int owner;
 
 	(void)loop;
 	roots_timer = NULL;
+	node_nw_conf(n, &c);
 	TAILQ_FOREACH_SAFE(r, &roots, r_entry, next) {
 		owner = is_owner(n, r->r_user);
-		if (r->r_req != 0)
+		if (r->r_nw.nw_state == NW_STARTING)
 			continue;		/* being started */
 		if (r->r_hdr.rh_lpad[0] != '\0') {
 			/* A guest root goes when the owner comes back. */
-			if (r->r_seen && !n->n_owner_away && !owner &&
-			    !r->r_owner_stop) {
-				r->r_owner_stop = 1;
+			if (r->r_nw.nw_state == NW_RUNNING &&
+			    !n->n_owner_away && !owner &&
+			    (nw_stop(&r->r_nw, &c, now_mono()).ns_act &
+			    NW_A_STOP))
 				node_chan_stop(n, r->r_hdr.rh_lpad,
 				    n->n_grace);
-			} else if (!r->r_seen &&
+			else if (r->r_nw.nw_state == NW_NONE &&
 			    now_mono() - roots_started > ROOTS_ADOPT)
 				r->r_hdr.rh_lpad[0] = '\0';	/* gone */
 			continue;

@@ -90,7 +90,7 @@ cost(const struct slot *s)
 		return 3;	/* its worker stops */
 	if (s->s_current == NULL)
 		return s->s_want_job != 0;
-	return s->s_current->w_state == WORKER_STARTING ? 2 : 3;
+	return s->s_current->w_nw.nw_state == NW_STARTING ? 2 : 3;
 }
 
 /*

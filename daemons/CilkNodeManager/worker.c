@@ -26,6 +26,8 @@ static void	workers_tick(struct node *);
  * not wait for it: the parent tells it at once, and it is relayed then.
  */
 #define WORK_TICK	0.2
+/* s past twice stop_grace before a stopping worker is killed for good */
+#define STOP_LIMIT_MORE	30.0
 static struct evtimer *work_timer;
 
 /* What nodecore decides by, for one processor. */
@@ -42,19 +44,21 @@ node_facts(const struct node *n, const struct slot *s, struct nc_facts *f)
 	}
 	f->nf_owner_away = n->n_owner_away && s->s_lent;
 	f->nf_want_job = s->s_want_job != 0;
-	f->nf_stop_pending = w != NULL && w->w_stop_pending;
+	f->nf_stop_pending = w != NULL && w->w_nw.nw_stop_pending;
 	f->nf_current = NC_W_NONE;
 	if (w == NULL)
 		return;
-	switch (w->w_state) {
-	case WORKER_STARTING:
+	switch (w->w_nw.nw_state) {
+	case NW_STARTING:
 		f->nf_current = NC_W_STARTING;
 		break;
-	case WORKER_RUNNING:
-		f->nf_current = w->w_thaw_by != 0 ? NC_W_FROZEN :
-		    NC_W_RUNNING;
+	case NW_RUNNING:
+		f->nf_current = NC_W_RUNNING;
 		break;
-	case WORKER_STOPPING:
+	case NW_SUSPENDED:
+		f->nf_current = NC_W_FROZEN;
+		break;
+	case NW_STOPPING:
 		f->nf_current = NC_W_STOPPING;
 		break;
 	default:
@@ -265,8 +269,8 @@ job_draining(const struct node *n, const struct slot *s, uint32_t job)
 	const struct worker *w;
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
-		if (w->w_job == job && w->w_state == WORKER_EXITED &&
-		    !w->w_exit_acked && strcmp(w->w_name, s->s_name) == 0)
+		if (w->w_job == job && w->w_nw.nw_state == NW_EXITED &&
+		    !w->w_nw.nw_exit_acked && strcmp(w->w_name, s->s_name) == 0)
 			return 1;
 	return 0;
 }
@@ -343,6 +347,7 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct proto_desc d;
 	struct worker *w;
 	struct slot *s = NULL;
+	struct nw_step st;
 	char why[256];
 	uint32_t mem_mb;
 	uint16_t i, cpus;
@@ -418,11 +423,11 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	w->w_mem_mb = mem_mb;
 	strlcpy(w->w_user, d.de_user, sizeof(w->w_user));
 	w->w_jobmgr = s->s_want_jobmgr;
-	w->w_state = WORKER_STARTING;
-	w->w_suspend = proto_owner_return(&d);
+	w->w_seen = now_mono();
+	st = nw_begin(&w->w_nw, proto_owner_return(&d), now_mono());
 	proto_desc_free(&d);
 	TAILQ_INSERT_TAIL(&n->n_workers, w, w_entry);
-	s->s_current = w;
+	node_worker_act(n, w, st, "");	/* its processor's worker */
 	/* Its files first (stagein.c), then the worker. */
 	if (d.de_stage.sl_nin > 0) {
 		if (node_stagein_begin(n, w, in->mi_data, in->mi_len,
@@ -449,6 +454,120 @@ node_on_desc(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	forget_assignment(n, s);
 }
 
+/* What nodeworker decides by, from the configuration now. */
+void
+node_nw_conf(const struct node *n, struct nw_conf *c)
+{
+	c->nc_fast = node_vacate_fast(n);
+	c->nc_allow_suspend = strcmp(conf_get(n->n_dc.dc_conf,
+	    "allow_suspend"), "no") != 0;
+	c->nc_suspend_max = dctx_seconds(&n->n_dc, "suspend_max", 600);
+	c->nc_start_timeout = dctx_seconds(&n->n_dc, "start_timeout", 300);
+	/* The parent kills it after twice stop_grace: far beyond that. */
+	c->nc_stop_limit = 2 * n->n_grace + STOP_LIMIT_MORE;
+	c->nc_silence = 3 * n->n_interval;
+}
+
+/* Its start counted, its job manager told that it runs. */
+static void
+worker_started(struct node *n, struct worker *w)
+{
+	struct slot *s = w->w_slot;
+
+	if (s->s_want_job == w->w_job)
+		s->s_want_job = 0;
+	n->n_started++;
+	node_start_counted(n);
+	/* No pairing until the broker has counted us in the new job. */
+	s->s_pair_block_until = now_mono() + 3 * n->n_quantum;
+	s->s_jobmgr_seen = w->w_seen = now_mono();
+	log_info("job %u task %u: worker %s started on %s (launch pad %d)",
+	    w->w_job, w->w_task, w->w_id, s->s_name, (int)w->w_lpad);
+	node_relay_alive(n, w);
+}
+
+/* It never ran: its job manager hears why as its exit's data. */
+static void
+worker_never_ran(struct node *n, struct worker *w, const char *why,
+    int node_fault)
+{
+	node_stagein_free(n, w);
+	w->w_status = node_fault ? PROTO_EXIT_NODE_FAULT : LPAD_EXIT_SETUP;
+	snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
+	    why[0] != '\0' ? why : "no reason given");
+	w->w_seen = now_mono();
+	n->n_refused++;
+	if (node_fault)
+		node_fault_counted(n, why[0] != '\0' ? why : "no reason "
+		    "given");
+	if (w->w_slot->s_current == w)
+		forget_assignment(n, w->w_slot);
+}
+
+/*
+ * What nodeworker decided for w, done, in nodeworker.h's order; why is
+ * logged with a stop.  Frees w on NW_A_DROP (and node_relay may).
+ */
+void
+node_worker_act(struct node *n, struct worker *w, struct nw_step st,
+    const char *why)
+{
+	struct slot *s = w->w_slot;
+	unsigned a = st.ns_act;
+
+	if (a & NW_A_CLAIM) {
+		s->s_held = NULL;	/* held for another: its own again */
+		s->s_current = w;
+		s->s_jobmgr_seen = now_mono();
+	}
+	if (a & NW_A_FREEZE) {
+		node_chan_freeze(n, w->w_id, 1);
+		log_info("job %u: worker %s suspended for at most %.0f s",
+		    w->w_job, w->w_id, w->w_nw.nw_thaw_by - now_mono());
+	}
+	if (a & NW_A_THAW) {
+		node_chan_freeze(n, w->w_id, 0);
+		log_info("job %u: worker %s resumed", w->w_job, w->w_id);
+	}
+	if (a & NW_A_VACATE) {
+		log_info("job %u: stopping worker %s: %s (frozen if still there "
+		    "in %.3g s)", w->w_job, w->w_id, why, n->n_grace_fast);
+		node_chan_vacate(n, w->w_id, n->n_grace, n->n_grace_fast);
+	} else if (a & NW_A_STOP) {
+		log_info("job %u: stopping worker %s: %s", w->w_job, w->w_id,
+		    why);
+		node_chan_stop(n, w->w_id, n->n_grace);
+	}
+	if (a & NW_A_KILL) {
+		log_warnx("job %u: worker %s: %s: the parent kills it",
+		    w->w_job, w->w_id, why);
+		node_chan_forget(n, w->w_id);
+	}
+	if (a & NW_A_RECORD)
+		record(n, w);
+	if (a & NW_A_STARTED)
+		worker_started(n, w);
+	if (a & NW_A_NEVER_RAN)
+		worker_never_ran(n, w, why, (a & NW_A_NODE_FAULT) != 0);
+	if ((a & NW_A_FREE_SLOT) && s != NULL && s->s_current == w) {
+		s->s_current = NULL;
+		if (s->s_want_job != 0 && n->n_owner_away && s->s_lent)
+			start_switch(n, s);
+	}
+	if (a & NW_A_STATE)
+		node_update_state(n);
+	if (a & NW_A_FORGET)
+		node_chan_forget(n, w->w_id);
+	if (a & NW_A_DROP) {
+		log_info("job %u: dropping worker %s: %s", w->w_job, w->w_id,
+		    why);
+		node_worker_free(n, w);
+		return;
+	}
+	if (a & NW_A_RELAY)
+		node_relay(n, w);	/* may free w */
+}
+
 /*
  * Its job manager hears why, as an exit that never ran, or it would
  * count the task as running for ever; node_fault: for a reason of this
@@ -459,34 +578,35 @@ void
 node_start_failed(struct node *n, struct worker *w, const char *why,
     int node_fault)
 {
-	struct slot *s = w->w_slot;
-
-	s->s_current = NULL;
-	w->w_state = WORKER_EXITED;
-	w->w_status = node_fault ? PROTO_EXIT_NODE_FAULT : LPAD_EXIT_SETUP;
-	snprintf(w->w_why, sizeof(w->w_why), "not started: %.180s",
-	    why[0] != '\0' ? why : "no reason given");
-	w->w_seen = now_mono();
-	n->n_refused++;
-	if (node_fault)
-		node_fault_counted(n, why[0] != '\0' ? why : "no reason "
-		    "given");
-	forget_assignment(n, s);
-	node_relay(n, w);	/* may free w */
+	node_worker_act(n, w, nw_refused(&w->w_nw, node_fault, now_mono()),
+	    why);
 }
 
 /* The parent's answer to our SPAWN: the worker runs, or it does not. */
 void
 node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 {
+	struct nw_conf c;
+	struct nw_step st;
 	struct worker *w;
 	struct slot *s;
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
-		if (w->w_state == WORKER_STARTING && w->w_req == m->nm_req)
+		if (w->w_req != 0 && w->w_req == m->nm_req)
 			break;
-	if (w == NULL || (s = w->w_slot)->s_current != w)
+	node_nw_conf(n, &c);
+	if (w == NULL || w->w_nw.nw_state != NW_STARTING) {
+		/* Given up on (start_timeout) or gone: what runs ends. */
+		st = w != NULL ? nw_spawned(&w->w_nw, &c, 0, now_mono()) :
+		    (struct nw_step){ NW_GONE, NW_A_KILL };
+		if (m->nm_flag == 1 && (st.ns_act & NW_A_KILL)) {
+			log_warnx("worker %s started after its start was "
+			    "given up: ended", m->nm_worker);
+			node_chan_forget(n, m->nm_worker);
+		}
 		return;
+	}
+	s = w->w_slot;
 	node_stagein_free(n, w);	/* the launch pad has the spool */
 	if (m->nm_flag != 1) {
 		log_warnx("job %u task %u: not started%s: %s", w->w_job,
@@ -498,78 +618,46 @@ node_on_spawned(struct node *n, const struct nmpriv_msg *m)
 	}
 	strlcpy(w->w_id, m->nm_worker, sizeof(w->w_id));
 	w->w_lpad = (pid_t)m->nm_lpad;
-	w->w_state = WORKER_RUNNING;
-	record(n, w);
-	if (s->s_want_job == w->w_job)
-		s->s_want_job = 0;
-	n->n_started++;
-	node_start_counted(n);
-	/* No pairing until the broker has counted us in the new job. */
-	s->s_pair_block_until = now_mono() + 3 * n->n_quantum;
-	s->s_jobmgr_seen = w->w_seen = now_mono();
-	log_info("job %u task %u: worker %s started on %s (launch pad %d)",
-	    w->w_job, w->w_task, w->w_id, s->s_name, (int)w->w_lpad);
-	node_relay_alive(n, w);
-	node_update_state(n);
-	if (w->w_stop_pending || !n->n_owner_away || !s->s_lent)
-		node_stop_slot(n, s, "the owner came back while it started");
+	node_worker_act(n, w, nw_spawned(&w->w_nw, &c, !n->n_owner_away ||
+	    !s->s_lent, now_mono()), "the owner came back while it started");
 }
 
-/*
- * The owner is back and the job asked to be suspended rather than
- * vacated (and this node allows it): freeze the worker.  1 if frozen.
- */
-int
-node_suspend_slot(struct node *n, struct slot *sl)
-{
-	struct worker *w = sl->s_current;
-	double most = dctx_seconds(&n->n_dc, "suspend_max", 600), s;
-
-	if (w == NULL || w->w_state != WORKER_RUNNING)
-		return 0;
-	s = w->w_suspend < most ? w->w_suspend : most;
-	node_chan_freeze(n, w->w_id, 1);
-	w->w_thaw_by = now_mono() + s;
-	log_info("job %u: worker %s suspended for at most %.0f s", w->w_job,
-	    w->w_id, s);
-	node_update_state(n);
-	return 1;
-}
-
-/* The node is lent again in time: the frozen worker goes on. */
+/* The owner is back: each worker frozen or stopped; away: thawed. */
 void
-node_resume_slot(struct node *n, struct slot *s)
+node_workers_owner(struct node *n, int back)
 {
-	struct worker *w = s->s_current;
+	struct nw_conf c;
+	struct worker *w;
+	struct slot *s;
+	uint16_t i;
 
-	if (w == NULL || w->w_thaw_by == 0)
-		return;
-	node_chan_freeze(n, w->w_id, 0);
-	w->w_thaw_by = 0;
-	log_info("job %u: worker %s resumed", w->w_job, w->w_id);
-	node_update_state(n);
+	node_nw_conf(n, &c);
+	for (i = 0; i < n->n_total; i++) {
+		s = &n->n_slots[i];
+		if ((w = s->s_current) == NULL)
+			continue;
+		if (back)
+			node_worker_act(n, w, nw_owner_back(&w->w_nw, &c,
+			    now_mono()), "the owner is back");
+		else if (w->w_nw.nw_state == NW_SUSPENDED) {
+			s->s_lent = 1;
+			node_worker_act(n, w, nw_owner_away(&w->w_nw,
+			    now_mono()), "the owner is away");
+		}
+	}
 }
 
 void
 node_stop_slot(struct node *n, struct slot *s, const char *why)
 {
 	struct worker *w = s->s_current;
+	struct nw_conf c;
 
-	if (w != NULL && w->w_state == WORKER_STARTING) {
-		w->w_stop_pending = 1;
-		node_update_state(n);
+	if (w == NULL)
 		return;
-	}
-	if (w == NULL || w->w_state != WORKER_RUNNING)
-		return;
-	log_info("job %u: stopping worker %s: %s", w->w_job, w->w_id, why);
-	w->w_thaw_by = 0;	/* the parent thaws it to stop it */
-	node_stop_send(n, w);	/* freeze.c: VACATE if the owner is back */
-	w->w_state = WORKER_STOPPING;
-	w->w_stop_at = now_mono();
-	node_update_state(n);
+	node_nw_conf(n, &c);
+	node_worker_act(n, w, nw_stop(&w->w_nw, &c, now_mono()), why);
 }
-
 void
 node_stop_all(struct node *n, const char *why)
 {
@@ -616,34 +704,35 @@ launch_failure(struct node *n, struct worker *w)
  * hears of it now (node_relay, which may free w).
  */
 static void
-worker_exited(struct node *n, struct worker *w, const struct nmpriv_msg *m)
+exit_facts(struct node *n, struct worker *w, const struct nmpriv_msg *m)
 {
-	struct slot *s;
-
 	w->w_status = m->nm_how == LPAD_HOW_SIGNAL ? -(int32_t)m->nm_code :
 	    (int32_t)m->nm_code;
 	w->w_cpu_ms = m->nm_cpu_ms;
 	w->w_maxrss_kb = m->nm_maxrss_kb;
-	w->w_state = WORKER_EXITED;
 	if (m->nm_how == LPAD_HOW_EXITED)
 		launch_failure(n, w);
 	log_info("job %u: worker %s %s %d", w->w_job, w->w_id,
 	    w->w_status < 0 ? "killed by signal" : "exited",
 	    w->w_status < 0 ? -w->w_status : w->w_status);
-	if (w->w_slot != NULL && w->w_slot->s_current == w) {
-		s = w->w_slot;
-		s->s_current = NULL;
-		if (s->s_want_job != 0 && n->n_owner_away && s->s_lent)
-			start_switch(n, s);
-		else
-			node_update_state(n);
-	}
-	node_relay(n, w);
+}
+
+static void
+worker_exited(struct node *n, struct worker *w, const struct nmpriv_msg *m)
+{
+	struct nw_step st;
+
+	/* Told twice, or after it was given up: nothing changes. */
+	if ((st = nw_exited(&w->w_nw, now_mono())).ns_act == NW_A_NONE)
+		return;
+	exit_facts(n, w, m);
+	node_worker_act(n, w, st, "its job ended");	/* may free w */
 }
 
 static void
 on_jobmgr_check(struct node *n)
 {
+	struct nw_conf c;
 	struct worker *w;
 	struct slot *s;
 	uint16_t i, k;
@@ -653,12 +742,14 @@ on_jobmgr_check(struct node *n)
 
 	TAILQ_FOREACH(w, &n->n_workers, w_entry)
 		node_relay_alive(n, w);
+	node_nw_conf(n, &c);
 	for (i = 0; i < n->n_total; i++) {
 		s = &n->n_slots[i];
-		if ((w = s->s_current) == NULL || w->w_state != WORKER_RUNNING)
+		if ((w = s->s_current) == NULL || !nw_up(w->w_nw.nw_state))
 			continue;
 		if (now - s->s_jobmgr_seen > 3 * n->n_interval) {
-			node_stop_slot(n, s, "its job manager is gone");
+			node_worker_act(n, w, nw_jobmgr_lost(&w->w_nw, &c,
+			    now), "its job manager is gone");
 			continue;
 		}
 		/* One ping a job manager, however many processors it has. */
@@ -731,23 +822,32 @@ node_on_pong(struct msg_ep *ep, const struct msg_in *in, void *arg)
 static void
 on_tick(struct evloop *loop, void *arg)
 {
+	static const char *const why[NW_STATE_MAX] = {
+		[NW_STARTING] = "no start within start_timeout",
+		[NW_SUSPENDED] = "suspended for as long as it may be",
+		[NW_STOPPING] = "still there long after its stop",
+		[NW_EXITED] = "its job manager is gone",
+	};
 	struct node *n = arg;
 	struct worker *w, *next;
-	uint16_t i;
+	struct nw_conf c;
+	struct nw_step st;
+	enum nw_state was;
 
 	(void)loop;
 	work_timer = NULL;
 
-	for (i = 0; i < n->n_total; i++)
-		if ((w = n->n_slots[i].s_current) != NULL &&
-		    w->w_thaw_by != 0 && now_mono() > w->w_thaw_by) {
-			w->w_thaw_by = 0;
-			node_vacate_slot(n, &n->n_slots[i],
-			    "suspended for as long as it may be");
-		}
-	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next)
-		if (w->w_state != WORKER_STARTING)
-			node_relay(n, w);	/* may free w */
+	/* Timeouts, and output relayed (may free w). */
+	node_nw_conf(n, &c);
+	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next) {
+		was = w->w_nw.nw_state;
+		st = nw_tick(&w->w_nw, &c, w->w_seen, now_mono());
+		if (st.ns_act & NW_A_NEVER_RAN)
+			log_warnx("job %u task %u: not started within "
+			    "start_timeout (%.0f s): given up", w->w_job,
+			    w->w_task, c.nc_start_timeout);
+		node_worker_act(n, w, st, why[was] != NULL ? why[was] : "");
+	}
 	if (now_mono() - n->n_checked_at >= n->n_interval / 2) {
 		n->n_checked_at = now_mono();
 		on_jobmgr_check(n);
@@ -779,6 +879,10 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 {
 	struct worker *w;
 	struct slot *s;
+	struct nw_conf c;
+	struct nw_step st;
+	enum nw_parent p;
+	const char *why;
 	char path[PATH_MAX + 64], text[80], slot[16], cpus[16], mem[16];
 	FILE *f;
 
@@ -786,9 +890,8 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 		if (strcmp(w->w_id, m->nm_worker) == 0)
 			break;
 	if (w != NULL) {
-		if (m->nm_state == NMPRIV_W_EXITED &&
-		    w->w_state != WORKER_EXITED)
-			worker_exited(n, w, m);
+		if (m->nm_state == NMPRIV_W_EXITED)
+			worker_exited(n, w, m);	/* may free w */
 		return;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL)
@@ -798,6 +901,9 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	w->w_task = m->nm_task;
 	strlcpy(w->w_user, m->nm_user, sizeof(w->w_user));
 	w->w_lpad = (pid_t)m->nm_lpad;
+	node_nw_conf(n, &c);
+	p = m->nm_state == NMPRIV_W_EXITED ? NW_P_EXITED :
+	    m->nm_state == NMPRIV_W_FROZEN ? NW_P_FROZEN : NW_P_RUNNING;
 	snprintf(path, sizeof(path), "%s/nm/%s", n->n_engine_dir, w->w_id);
 	if ((f = fopen(path, "r")) == NULL ||
 	    fgets(text, sizeof(text), f) == NULL ||
@@ -807,9 +913,9 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 		    "it", w->w_id);
 		if (f != NULL)
 			fclose(f);
-		if (m->nm_state != NMPRIV_W_EXITED)
-			node_chan_stop(n, w->w_id, n->n_grace);
-		node_chan_forget(n, w->w_id);
+		/* Stopped and forgotten: never in the list (no slot). */
+		node_worker_act(n, w, nw_adopted(&w->w_nw, &c, p, 0, 0, 0,
+		    now_mono()), "no record of its job manager");
 		free(w);
 		return;
 	}
@@ -833,25 +939,21 @@ node_on_worker(struct node *n, const struct nmpriv_msg *m)
 	workers_tick(n);
 	log_info("adopted worker %s of job %u on %s (%s)", w->w_id, w->w_job,
 	    s->s_name, m->nm_state == NMPRIV_W_EXITED ? "exited" : "running");
-	if (m->nm_state != NMPRIV_W_EXITED && s->s_current == NULL) {
-		w->w_state = WORKER_RUNNING;
-		/* A processor adopted as held for another is its own again. */
-		s->s_held = NULL;
-		s->s_current = w;
+	st = nw_adopted(&w->w_nw, &c, p, 1, s->s_current == NULL,
+	    !n->n_owner_away || !s->s_lent, now_mono());
+	if (p == NW_P_EXITED)
+		exit_facts(n, w, m);
+	/* One worker a processor: any other is retired. */
+	why = (st.ns_act & NW_A_CLAIM) ? "the owner is here" :
+	    "its processor runs another";
+	if (st.ns_act & NW_A_CLAIM) {
+		/* Its processor's, holding what it holds again. */
+		node_worker_act(n, w, (struct nw_step){ st.ns_state,
+		    NW_A_CLAIM }, why);
+		st.ns_act &= ~NW_A_CLAIM;
 		if (n->n_owner_away && node_hold(n, s, w->w_cpus, 0, 0, text,
 		    sizeof(text)) == -1)
 			log_warnx("adopt %s: %s", w->w_id, text);
-		s->s_jobmgr_seen = now_mono();
-		/* Frozen when we went down: it goes on, or is stopped. */
-		if (m->nm_state == NMPRIV_W_FROZEN && n->n_owner_away)
-			node_chan_freeze(n, w->w_id, 0);
-		node_update_state(n);
-		if (!n->n_owner_away || !s->s_lent)
-			node_vacate_slot(n, s, "the owner is here");
-	} else if (m->nm_state != NMPRIV_W_EXITED) {
-		/* One worker a processor: any other is retired. */
-		w->w_state = WORKER_STOPPING;
-		node_chan_stop(n, w->w_id, n->n_grace);
-	} else
-		worker_exited(n, w, m);	/* may free w */
+	}
+	node_worker_act(n, w, st, why);	/* may free w */
 }

@@ -101,6 +101,7 @@ static const struct conf_key conf_keys[] = {
 	{ "spool_min_free",	CONF_T_PATH,	0, "1M" },	/* pcheck.c */
 	{ "stage_max",		CONF_T_PATH,	0, "64M" },	/* stage.h */
 	{ "stage_max_task",	CONF_T_PATH,	0, "256M" },
+	{ "start_timeout",	CONF_T_SECONDS,	0, "300" },	/* nodeworker.h */
 	{ "state_dir",		CONF_T_PATH,	0, "/var/lib/cilknow" },
 	{ "stop_grace",		CONF_T_SECONDS,	0, "60" },
 	{ "stop_grace_fast",	CONF_T_SECONDS,	0, "1" },	/* vacate.h */

@@ -21,23 +21,3 @@ nc_node_state(const struct nc_facts *f)
 		return PROTO_NS_BUSY;
 	return f->nf_want_job ? PROTO_NS_SWITCHING : PROTO_NS_IDLE;
 }
-
-enum nc_action
-nc_owner_returns(const struct nc_facts *f, double suspend, int allowed)
-{
-	switch (f->nf_current) {
-	case NC_W_STARTING:
-		return f->nf_stop_pending ? NC_NOTHING : NC_STOP_PENDING;
-	case NC_W_RUNNING:
-		return suspend > 0 && allowed ? NC_FREEZE : NC_STOP;
-	default:
-		/* A frozen worker waits for its time; a stopping one goes. */
-		return NC_NOTHING;
-	}
-}
-
-enum nc_action
-nc_owner_leaves(const struct nc_facts *f)
-{
-	return f->nf_current == NC_W_FROZEN ? NC_THAW : NC_NOTHING;
-}

@@ -226,6 +226,7 @@ main(void)
 		{ "spool_min_free",	"1M" },
 		{ "stage_max",		"64M" },
 		{ "stage_max_task",	"256M" },
+		{ "start_timeout",	"300" },
 		{ "state_dir",		"/var/lib/cilknow" },
 		{ "stop_grace",		"60" },
 		{ "stop_grace_fast",	"1" },

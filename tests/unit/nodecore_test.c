@@ -53,37 +53,6 @@ test_states(void)
 }
 
 static void
-test_owner(void)
-{
-	struct nc_facts f = { 1, NC_W_RUNNING, 0, 0 };
-
-	ok(nc_owner_returns(&f, 0, 1) == NC_STOP,
-	    "owner back, a job that did not ask: stop (vacate)");
-	ok(nc_owner_returns(&f, 30, 1) == NC_FREEZE,
-	    "owner back, a job that asked to be suspended: freeze");
-	ok(nc_owner_returns(&f, 30, 0) == NC_STOP,
-	    "owner back, suspension not allowed here: stop");
-	f.nf_current = NC_W_STARTING;
-	ok(nc_owner_returns(&f, 30, 1) == NC_STOP_PENDING,
-	    "owner back while the worker starts: stop it once up");
-	f.nf_stop_pending = 1;
-	ok(nc_owner_returns(&f, 30, 1) == NC_NOTHING,
-	    "and only once");
-	f.nf_current = NC_W_FROZEN;
-	f.nf_stop_pending = 0;
-	ok(nc_owner_returns(&f, 30, 1) == NC_NOTHING,
-	    "a frozen worker waits for its time");
-	ok(nc_owner_leaves(&f) == NC_THAW, "owner away again: thaw it");
-	f.nf_current = NC_W_STOPPING;
-	ok(nc_owner_returns(&f, 30, 1) == NC_NOTHING &&
-	    nc_owner_leaves(&f) == NC_NOTHING,
-	    "a stopping worker goes, whatever the owner does");
-	f.nf_current = NC_W_NONE;
-	ok(nc_owner_returns(&f, 0, 1) == NC_NOTHING &&
-	    nc_owner_leaves(&f) == NC_NOTHING, "no worker: nothing to do");
-}
-
-static void
 test_slots(void)
 {
 	uint32_t lent;
@@ -137,7 +106,6 @@ int
 main(void)
 {
 	test_states();
-	test_owner();
 	test_slots();
 	test_state_sum();
 	return tap_done();
