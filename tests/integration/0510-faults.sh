@@ -140,7 +140,7 @@ ok $? "its owner returns: it is SIGKILLed after the grace"
 logs="$D/nodes/$node/log"
 [ "$node" = 127.0.0.2 ] && logs="$logs $T/nm2.log"
 # shellcheck disable=SC2086
-wait_for 5 grep -q "worker .* killed by signal 9" $logs
+wait_for 20 grep -q "worker .* killed by signal 9" $logs
 ok $? "its node manager logs that it was killed by signal 9"
 kill -INT "$RUN2"; wait "$RUN2" 2>/dev/null
 finish
