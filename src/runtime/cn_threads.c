@@ -1,8 +1,9 @@
 /*
  * cn_threads — a program of threads in this process: the scheduler
  * (cn_sched.c) run for the root, alone or as its clearinghouse's root
- * unit, and its answer handed to cn_run.  In this slice no closure
- * leaves the root: workers that join find nothing to steal.
+ * unit, and its answer handed to cn_run.  Under a clearinghouse its
+ * ready closures may be stolen by the job's workers, and while it waits
+ * for their values it steals too (cn_steal.c).
  */
 #include "cn_rt.h"
 
@@ -47,11 +48,13 @@ cn_threads_run(struct cn_ctx *c)
 		cn_sched_init(s, c, c->c_tprog, CN_BUDGET, CN_LAZY);
 		s->s_poll = poll_link;
 		s->s_poll_arg = c;
+		cn_net_attach(c, s, 0);
 	}
 	rc = cn_sched_run(s, c->c_thread_fn, c->c_thread_arg,
 	    c->c_thread_len, c->c_thread_why, sizeof(c->c_thread_why));
 	c->c_thread_err = rc == -1 ? errno : 0;
 	c->c_thread_threads = s->s_threads;
+	cn_net_detach(c);
 	c->c_thread_closures = s->s_from_closure;
 	if (rc == 0) {
 		/* The answer stays until exit: cn_stats points to it. */
