@@ -943,6 +943,12 @@ cn_net_work(struct cn_ctx *c)
 	return 0;
 }
 
+uint32_t
+cn_net_members(const struct cn_ctx *c)
+{
+	return c->c_net != NULL ? c->c_net->n_nmb : 0;
+}
+
 void
 cn_net_stats(struct cn_ctx *c, struct cn_stats *st)
 {

@@ -13,6 +13,37 @@
 #include <stdlib.h>
 
 #include "cn_sched.h"
+#include "mono.h"
+
+/*
+ * CILKNOW_MIN_WORKERS=N: the root thread waits (at most
+ * CN_MIN_WORKERS_WAIT) until N workers besides the root are members,
+ * so that a test or a measurement starts with its workers there.
+ */
+static void
+wait_workers(struct cn_ctx *c)
+{
+	const char *v = getenv("CILKNOW_MIN_WORKERS"), *err;
+	double until = now_mono() + CN_MIN_WORKERS_WAIT;
+	long long n;
+
+	if (v == NULL || *v == '\0')
+		return;
+	n = strtonum(v, 0, 1024, &err);
+	if (err != NULL) {
+		fprintf(stderr, "%s: cilknow: CILKNOW_MIN_WORKERS %s: %s\n",
+		    c->c_prog->cp_name, v, err);
+		return;
+	}
+	while (cn_net_members(c) < (uint32_t)n + 1 && !c->c_failed &&
+	    now_mono() < until)
+		if (cn_link_look(c, CN_TICK) == -1)
+			break;
+	if (cn_net_members(c) < (uint32_t)n + 1)
+		fprintf(stderr, "%s: cilknow: %u of %lld workers joined; "
+		    "starting anyway\n", c->c_prog->cp_name,
+		    cn_net_members(c) ? cn_net_members(c) - 1 : 0, n);
+}
 
 static void
 poll_link(void *arg)
@@ -49,6 +80,7 @@ cn_threads_run(struct cn_ctx *c)
 		s->s_poll = poll_link;
 		s->s_poll_arg = c;
 		cn_net_attach(c, s, 0);
+		wait_workers(c);
 	}
 	rc = cn_sched_run(s, c->c_thread_fn, c->c_thread_arg,
 	    c->c_thread_len, c->c_thread_why, sizeof(c->c_thread_why));
