@@ -161,6 +161,7 @@ int	cn_net_idle(void *);
 int	cn_net_work(struct cn_ctx *);
 void	cn_net_stats(struct cn_ctx *, struct cn_stats *);
 uint32_t cn_net_members(const struct cn_ctx *);	/* the root too */
+uint32_t cn_net_thieves(const struct cn_ctx *);	/* members that asked us */
 #define CN_MIN_WORKERS_WAIT	120.0	/* CILKNOW_MIN_WORKERS at most */
 msg_handler_fn	cn_net_on_members, cn_net_on_tsteal, cn_net_on_tnone,
 		cn_net_on_xfer, cn_net_on_xfer_ack, cn_net_on_tstats;

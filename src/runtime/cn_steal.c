@@ -949,6 +949,18 @@ cn_net_members(const struct cn_ctx *c)
 	return c->c_net != NULL ? c->c_net->n_nmb : 0;
 }
 
+uint32_t
+cn_net_thieves(const struct cn_ctx *c)
+{
+	const struct cn_net *n = c->c_net;
+	uint32_t i, k = 0;
+
+	for (i = 0; n != NULL && i < n->n_nth; i++)
+		if (member(n, n->n_th[i].th_id) != NULL)
+			k++;
+	return k;
+}
+
 void
 cn_net_stats(struct cn_ctx *c, struct cn_stats *st)
 {

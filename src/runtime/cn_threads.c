@@ -17,8 +17,9 @@
 
 /*
  * CILKNOW_MIN_WORKERS=N: the root thread waits (at most
- * CN_MIN_WORKERS_WAIT) until N workers besides the root are members,
- * so that a test or a measurement starts with its workers there.
+ * CN_MIN_WORKERS_WAIT) until N workers besides the root are members
+ * and have asked it for work, so that a test or a measurement starts
+ * with its workers there and stealing.
  */
 static void
 wait_workers(struct cn_ctx *c)
@@ -35,14 +36,15 @@ wait_workers(struct cn_ctx *c)
 		    c->c_prog->cp_name, v, err);
 		return;
 	}
-	while (cn_net_members(c) < (uint32_t)n + 1 && !c->c_failed &&
+	while ((cn_net_members(c) < (uint32_t)n + 1 ||
+	    cn_net_thieves(c) < (uint32_t)n) && !c->c_failed &&
 	    now_mono() < until)
 		if (cn_link_look(c, CN_TICK) == -1)
 			break;
-	if (cn_net_members(c) < (uint32_t)n + 1)
-		fprintf(stderr, "%s: cilknow: %u of %lld workers joined; "
-		    "starting anyway\n", c->c_prog->cp_name,
-		    cn_net_members(c) ? cn_net_members(c) - 1 : 0, n);
+	if (cn_net_thieves(c) < (uint32_t)n)
+		fprintf(stderr, "%s: cilknow: %u of %lld workers asked for "
+		    "work; starting anyway\n", c->c_prog->cp_name,
+		    cn_net_thieves(c), n);
 }
 
 static void
