@@ -447,6 +447,8 @@ on_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		/* The task on the stack must not spill into a new unit. */
 		c->c_lost = 1;
 		cn_local_stop(c);
+		if (c->c_threads)
+			cn_net_abandon(c);
 		return;
 	}
 	rejoin(c);

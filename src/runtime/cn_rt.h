@@ -156,6 +156,7 @@ void	cn_net_attach(struct cn_ctx *, struct cn_sched *, uint32_t owner);
 void	cn_net_detach(struct cn_ctx *);
 void	cn_net_welcome(struct cn_ctx *);
 void	cn_net_reset(struct cn_ctx *);
+void	cn_net_abandon(struct cn_ctx *);
 void	cn_net_tick(struct cn_ctx *, double now);
 int	cn_net_idle(void *);
 int	cn_net_work(struct cn_ctx *);

@@ -918,6 +918,18 @@ cn_net_reset(struct cn_ctx *c)
 	memset(n->n_done, 0, sizeof(n->n_done));
 }
 
+/*
+ * Given up for lost with a thread on the stack: nothing more of the old
+ * identity's runs (what is ready is dropped; cn_net_reset frees it).
+ */
+void
+cn_net_abandon(struct cn_ctx *c)
+{
+	if (c->c_net != NULL && c->c_net->n_s != NULL &&
+	    c->c_net->n_own_sched)
+		c->c_net->n_s->s_nready = 0;
+}
+
 /* A worker's turn: run what is ready, else steal and listen. */
 int
 cn_net_work(struct cn_ctx *c)
