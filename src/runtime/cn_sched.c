@@ -281,7 +281,12 @@ cn_sched_run(struct cn_sched *s, uint16_t fn, const void *arg, size_t len,
 		errno = ENOMSG;
 		return -1;
 	}
-	if (s->s_store.cs_live > 0 || !s->s_answered) {
+	/*
+	 * With thieves, closures may outlive the answer: work a lost
+	 * worker lent on, run again from its victim's books meanwhile,
+	 * whose value has nowhere to go.
+	 */
+	if (!s->s_answered || (s->s_store.cs_live > 0 && s->s_idle == NULL)) {
 		if (s->s_store.cs_live == 0)
 			snprintf(why, whylen, "no value was sent to the "
 			    "root's continuation");

@@ -1020,6 +1020,7 @@ cn_net_close(struct cn_ctx *c)
 		return;
 	cn_net_reset(c);
 	cn_books_fini(&n->n_books);
+	free(n->n_xo);
 	free(n->n_mb);
 	free(n->n_seen);
 	free(n->n_wst);

@@ -56,7 +56,7 @@ for job in "cilkfib 27" "cilksort 1000000"; do
 	[ "$stolen" -gt 0 ]
 	ok $? "$1: workers other than the root stole $stolen closures"
 	grep 'cilknow: ' "$T/c-$1.out" | sed 's/^/# /'
-	[ -z "$(worker_pids "$T/c-$1.out")" ]
+	wait_for 20 eval "[ -z \"\$(worker_pids $T/c-$1.out)\" ]"
 	ok $? "$1 leaves no worker behind"
 	wait_for 20 nodes_idle
 	ok $? "the nodes are idle again"
@@ -92,7 +92,7 @@ lost=$(stat_of "$T/fault.out" 'workers lost')
 [ -n "$lost" ] && [ "$lost" -ge 1 ]
 ok $? "workers lost: $lost"
 grep 'cilknow: ' "$T/fault.out" | sed 's/^/# /'
-[ -z "$(worker_pids "$T/fault.out")" ]
+wait_for 20 eval "[ -z \"\$(worker_pids $T/fault.out)\" ]"
 ok $? "no worker is left behind"
 wait_for 20 nodes_idle
 ok $? "the nodes are idle again"
