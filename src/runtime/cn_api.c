@@ -134,7 +134,8 @@ stats_print(const struct cn_ctx *c, const struct cn_stats *st)
 		fprintf(stderr, "%s: cilknow: threads: %llu run, %llu closures "
 		    "stolen, %llu steal attempts, %llu non-local sends, %llu "
 		    "bytes moved, %llu workers lost, %llu closures re-run, "
-		    "%llu late values dropped\n", c->c_prog->cp_name,
+		    "%llu late values dropped; %.3f s from the root thread's "
+		    "start\n", c->c_prog->cp_name,
 		    (unsigned long long)st->cs_threads_all,
 		    (unsigned long long)st->cs_stolen,
 		    (unsigned long long)st->cs_attempts,
@@ -142,7 +143,7 @@ stats_print(const struct cn_ctx *c, const struct cn_stats *st)
 		    (unsigned long long)st->cs_bytes,
 		    (unsigned long long)st->cs_lost,
 		    (unsigned long long)st->cs_rerun,
-		    (unsigned long long)st->cs_late);
+		    (unsigned long long)st->cs_late, c->c_thread_secs);
 }
 
 /* The whole job in this process: no clearinghouse, no messages. */

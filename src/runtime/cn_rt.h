@@ -109,6 +109,7 @@ struct cn_ctx {
 	int		 c_thread_rc, c_thread_err, c_thread_ran;
 	char		 c_thread_why[256];
 	uint64_t	 c_thread_threads, c_thread_closures;
+	double		 c_thread_secs;	/* from the root thread's start */
 	uint8_t		*c_answer;
 	size_t		 c_answer_len;
 	/* Stealing worker to worker (cn_steal.c); NULL: none. */

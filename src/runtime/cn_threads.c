@@ -60,6 +60,7 @@ int
 cn_threads_run(struct cn_ctx *c)
 {
 	struct cn_sched *s;
+	double t0;
 	int rc;
 
 	if ((s = malloc(sizeof(*s))) == NULL) {
@@ -84,8 +85,10 @@ cn_threads_run(struct cn_ctx *c)
 		cn_net_attach(c, s, 0);
 		wait_workers(c);
 	}
+	t0 = now_mono();
 	rc = cn_sched_run(s, c->c_thread_fn, c->c_thread_arg,
 	    c->c_thread_len, c->c_thread_why, sizeof(c->c_thread_why));
+	c->c_thread_secs = now_mono() - t0;
 	c->c_thread_err = rc == -1 ? errno : 0;
 	c->c_thread_threads = s->s_threads;
 	cn_net_detach(c);
