@@ -670,8 +670,10 @@ cn_net_on_xfer_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		if (m.sm_acked > x->xo_acked) {
 			x->xo_acked = m.sm_acked;
 			pump(n, x, 0);
-		} else if (m.sm_acked < x->xo_acked || m.sm_acked == 0)
-			pump(n, x, 1);	/* it lost our start: again */
+		} else
+			/* No progress (a chunk lost, or no room there): from
+			 * the last ack again, at the next resend. */
+			x->xo_sent = x->xo_acked;
 		return;
 	}
 }
