@@ -84,6 +84,20 @@ w=$(sed -n 's/.*cilknow: worker \([0-9]*\) stole a closure from the root.*/\1/p'
     "$T/fault.out" | head -1)
 wpid=$(sed -n "s/.*worker $w joined from [^ ]* (pid \([0-9]*\));.*/\1/p" \
     "$T/fault.out" | head -1)
+if [ -z "$wpid" ] || ! kill -0 "$wpid" 2>/dev/null; then
+	# Seen once: the pid it joined with was gone while it still ran.
+	# Then it is the process of this job's clearinghouse port whose
+	# node (CILKNOW_NODE) is the one it joined from.
+	echo "# pid $wpid of worker $w is not there; looking by node"
+	port=$(sed -n 's/.*CilkChouse: listening on [^ ]*:\([0-9]*\).*/\1/p' \
+	    "$T/fault.out" | head -1)
+	node=$(sed -n "s/.*worker $w joined from \([^ ]*\) (pid.*/\1/p" \
+	    "$T/fault.out" | head -1)
+	for p in $(pgrep -f -- "-Port=$port -Conf="); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		    grep -qx "CILKNOW_NODE=$node" && wpid=$p
+	done
+fi
 [ -n "$wpid" ] && kill -KILL "$wpid"
 ok $? "SIGKILL to the thief, worker $w (pid $wpid)"
 wait_for 300 eval "! kill -0 $P"
