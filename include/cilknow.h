@@ -102,6 +102,16 @@ struct cn_stats {
 	size_t		 cs_answer_len;
 	uint64_t	 cs_threads;	/* threads run by this process */
 	uint64_t	 cs_closures;	/* of those, run from a closure */
+	/* The whole job's, as its workers last told the root (Phish). */
+	uint64_t	 cs_threads_all;	/* threads run */
+	uint64_t	 cs_stolen;	/* closures stolen worker to worker */
+	uint64_t	 cs_attempts;	/* steal requests */
+	uint64_t	 cs_sends;	/* values sent to another process */
+	uint64_t	 cs_bytes;	/* value and closure bytes moved */
+	uint64_t	 cs_lost;	/* workers lost */
+	uint64_t	 cs_rerun;	/* closures re-run after their thief
+					   was lost */
+	uint64_t	 cs_late;	/* values refused: late or twice */
 };
 
 /*

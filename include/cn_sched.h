@@ -36,6 +36,17 @@ struct cn_sched {
 	int			 s_answered;
 	int			 s_failed;	/* a runtime thread failed */
 	char			 s_why[160];
+	/*
+	 * Stealing (cn_steal.c): the answer is ours (the root, or alone);
+	 * a value for another process's closure or for a book entry goes
+	 * to s_remote; with nothing ready and no answer yet the root calls
+	 * s_idle (-1: give up), which may make closures ready.
+	 */
+	int			 s_root;
+	int			(*s_remote)(void *, struct cn_cont,
+				    const void *, size_t);
+	int			(*s_idle)(void *);
+	void			*s_net;
 	uint64_t		 s_threads;	/* threads run */
 	uint64_t		 s_from_closure; /* of those, from a closure */
 };
@@ -55,6 +66,18 @@ void	cn_sched_fini(struct cn_sched *);
  */
 int	cn_sched_run(struct cn_sched *, uint16_t fn, const void *arg,
 	    size_t len, char *why, size_t whylen);
+/* Runs every ready closure, newest first. */
+void	cn_sched_drain(struct cn_sched *);
+/*
+ * The oldest ready closure a thief may take (no slots, a thread of the
+ * program's table), out of the ready stack, with its table index in
+ * *fn; NULL if none.  The caller copies what it needs and frees it
+ * with cn_closure_free(&s->s_store, cl).
+ */
+struct cn_closure *cn_sched_take_oldest(struct cn_sched *, uint16_t *fn);
+/* A ready closure for tp_threads[fn](arg), value to k.  0 or -1. */
+int	cn_sched_push(struct cn_sched *, uint16_t fn, struct cn_cont k,
+	    const void *arg, size_t len);
 /* A thread of the runtime's own failed: the job fails, saying why. */
 void	cn_sched_fail(struct cn_sched *, const char *what, int err);
 /* cn_for's threads, which are not in any program's table. */

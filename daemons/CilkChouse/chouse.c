@@ -18,7 +18,8 @@
 #include "proto_proc.h"
 
 /* The node managers' answers share our table: they must not collide. */
-_Static_assert((int)PROTO_H_PROC >= (int)CN_H_MAX, "PROC collides with cn.h");
+_Static_assert((int)PROTO_H_PROC >= (int)CN_H_STEAL_END,
+    "PROC collides with cn.h or cn_steal.h");
 
 static void	schedule(struct chouse *);
 static void	finish(struct chouse *);
@@ -228,6 +229,7 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		w->w_unit = 1;
 	if (++h->h_live > h->h_live_max)
 		h->h_live_max = h->h_live;
+	h->h_mversion++;
 	log_info("worker %u joined from %s (pid %llu)%s; %u workers, "
 	    "on host %u", i, w->w_node, (unsigned long long)w->w_pid,
 	    w->w_root ? ", the root" : "", h->h_live, w->w_host);
@@ -235,6 +237,61 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	msg_zero(m);
 	m->cm_worker = i;
 	reply(h, in, CN_H_WELCOME, m);
+}
+
+/*
+ * A worker of a program of threads asks who is in (cn_steal.h): the
+ * live workers and their addresses, if the list changed since the
+ * version it has.  Steals and values then go worker to worker.
+ */
+static void
+on_members_ask(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct chouse *h = arg;
+	struct cn_smsg m;
+	struct ch_worker *w;
+	uint32_t i, n = 0;
+	size_t len;
+
+	(void)ep;
+	m.sm_members = NULL;
+	if (!msg_verify_sender(in, MSG_SCHEME_USER, h->h_user, NULL) ||
+	    cn_smsg_dec(CN_H_MEMBERS_ASK, &m, in->mi_data, in->mi_len) == -1)
+		return;
+	if (m.sm_from == 0 || m.sm_from >= h->h_nw ||
+	    !msg_addr_eq(&h->h_w[m.sm_from].w_addr, &in->mi_from))
+		return;
+	w = &h->h_w[m.sm_from];
+	if (w->w_gone) {
+		msg_zero(&h->h_msg);
+		h->h_msg.cm_worker = w->w_id;
+		reply(h, in, CN_H_GONE, &h->h_msg);
+		return;
+	}
+	w->w_last = ch_now(h);
+	if (h->h_mversion == 0)
+		h->h_mversion = 1;
+	if (m.sm_version == h->h_mversion)
+		return;
+	if (h->h_members == NULL && (h->h_members = calloc(CN_MEMBERS_MAX,
+	    sizeof(*h->h_members))) == NULL)
+		return;
+	for (i = 1; i < h->h_nw && n < CN_MEMBERS_MAX; i++) {
+		if (h->h_w[i].w_gone)
+			continue;
+		h->h_members[n].mb_id = i;
+		h->h_members[n].mb_root = (uint8_t)h->h_w[i].w_root;
+		h->h_members[n].mb_addr = h->h_w[i].w_addr;
+		n++;
+	}
+	memset(&m, 0, sizeof(m));
+	m.sm_version = h->h_mversion;
+	m.sm_maxid = h->h_nw - 1;
+	m.sm_nmembers = n;
+	m.sm_members = h->h_members;
+	if ((len = cn_smsg_enc(CN_H_MEMBERS, &m, h->h_buf,
+	    sizeof(h->h_buf))) > 0)
+		(void)ch_send(h, &in->mi_from, CN_H_MEMBERS, len);
 }
 
 static void
@@ -397,6 +454,7 @@ worker_gone(struct chouse *h, struct ch_worker *w, const char *why)
 	w->w_gone = 1;
 	w->w_idle = 0;
 	h->h_live--;
+	h->h_mversion++;
 	if (cn_tree_lost(&h->h_tree, w->w_id) == -1)
 		log_warnx("%s: out of memory", __func__);
 	log_info("worker %u on %s %s; %u workers", w->w_id, w->w_node, why,
@@ -777,6 +835,8 @@ static const struct msg_handler ch_handlers[CH_HANDLERS] = {
 	[CN_H_FINISH_ACK] = { "finish-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_finish_ack },
 	[CN_H_LEAVE] = { "leave", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_leave },
+	[CN_H_MEMBERS_ASK] = { "members-ask",
+	    MSG_SCHEME_BIT(MSG_SCHEME_USER), on_members_ask },
 	[PROTO_H_PROC] = { "proc", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_proc },
 };
 

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "cn.h"
+#include "cn_steal.h"
 #include "dctx.h"
 #include "proto.h"
 
@@ -91,6 +92,9 @@ struct chouse {
 	int		 h_root_acked;
 	int		 h_exit;
 	struct cn_useful h_useful;
+	/* The member list of programs of threads (cn_steal.h). */
+	uint64_t	 h_mversion;	/* moves on at each join and loss */
+	struct cn_member *h_members;
 	/* Checkpoints (-k) and recovery (-R). */
 	const char	*h_ckpt_path;
 	const char	*h_recover_path;

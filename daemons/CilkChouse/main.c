@@ -124,6 +124,7 @@ main(int argc, char *argv[])
 	free(h.h_w);
 	free(h.h_results);
 	free(h.h_victims);
+	free(h.h_members);
 	free(h.h_ckpt_rec);
 	return h.h_exit;
 }

@@ -130,6 +130,20 @@ stats_print(const struct cn_ctx *c, const struct cn_stats *st)
 	    (unsigned long long)st->cs_migrated,
 	    (unsigned long long)st->cs_reissued, st->cs_workers,
 	    st->cs_alone ? " (alone)" : "");
+	if (c->c_threads && !st->cs_alone)
+		fprintf(stderr, "%s: cilknow: threads: %llu run, %llu closures "
+		    "stolen, %llu steal attempts, %llu non-local sends, %llu "
+		    "bytes moved, %llu workers lost, %llu closures re-run, "
+		    "%llu late values dropped; %.3f s from the root thread's "
+		    "start\n", c->c_prog->cp_name,
+		    (unsigned long long)st->cs_threads_all,
+		    (unsigned long long)st->cs_stolen,
+		    (unsigned long long)st->cs_attempts,
+		    (unsigned long long)st->cs_sends,
+		    (unsigned long long)st->cs_bytes,
+		    (unsigned long long)st->cs_lost,
+		    (unsigned long long)st->cs_rerun,
+		    (unsigned long long)st->cs_late, c->c_thread_secs);
 }
 
 /* The whole job in this process: no clearinghouse, no messages. */
@@ -285,6 +299,8 @@ run_root(struct cn_ctx *c, struct cn_stats *st)
 	}
 	rc = cn_link_run(c);
 	*st = c->c_st;
+	if (c->c_threads)
+		cn_net_stats(c, st);
 	chouse_reap(c);
 	if (rc == 0)
 		cn_home_done(c);	/* the checkpoint is gone too */
@@ -352,6 +368,11 @@ run(const struct cn_program *p, const struct cn_tprogram *tp, uint16_t fn,
 	if (sodium_init() < 0)
 		return -1;
 	ctx_init(c, p);
+	if (tp != NULL) {
+		/* A worker too: its closures are this program's threads. */
+		c->c_threads = 1;
+		c->c_tprog = tp;
+	}
 	if (cn_opt.o_worker)
 		run_worker(c);
 	memset(&st, 0, sizeof(st));

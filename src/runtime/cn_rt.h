@@ -109,8 +109,11 @@ struct cn_ctx {
 	int		 c_thread_rc, c_thread_err, c_thread_ran;
 	char		 c_thread_why[256];
 	uint64_t	 c_thread_threads, c_thread_closures;
+	double		 c_thread_secs;	/* from the root thread's start */
 	uint8_t		*c_answer;
 	size_t		 c_answer_len;
+	/* Stealing worker to worker (cn_steal.c); NULL: none. */
+	struct cn_net	*c_net;
 };
 
 /*
@@ -139,6 +142,33 @@ int	cn_threads_run(struct cn_ctx *);
 int	cn_start_chouse(const char *conf, const char *ckpt,
 	    const char *recover, int argc, char **argv, pid_t *pid,
 	    uint16_t *port, char *why, size_t whylen);
+
+/*
+ * Stealing between the processes of a program of threads (cn_steal.c):
+ * open with the link; a scheduler attached under its continuations'
+ * owner (the root 0, a worker its id); the handlers of cn_steal.h's
+ * messages; idle (steal, then listen; -1: stop); a worker's turn of its
+ * loop; the job's counts into st (the root).
+ */
+struct cn_sched;
+int	cn_net_open(struct cn_ctx *);
+void	cn_net_close(struct cn_ctx *);
+void	cn_net_attach(struct cn_ctx *, struct cn_sched *, uint32_t owner);
+void	cn_net_detach(struct cn_ctx *);
+void	cn_net_welcome(struct cn_ctx *);
+void	cn_net_reset(struct cn_ctx *);
+void	cn_net_abandon(struct cn_ctx *);
+void	cn_net_tick(struct cn_ctx *, double now);
+int	cn_net_idle(void *);
+int	cn_net_work(struct cn_ctx *);
+void	cn_net_stats(struct cn_ctx *, struct cn_stats *);
+uint32_t cn_net_members(const struct cn_ctx *);	/* the root too */
+uint32_t cn_net_thieves(const struct cn_ctx *);	/* members that asked us */
+#define CN_MIN_WORKERS_WAIT	120.0	/* CILKNOW_MIN_WORKERS at most */
+msg_handler_fn	cn_net_on_members, cn_net_on_tsteal, cn_net_on_tnone,
+		cn_net_on_xfer, cn_net_on_xfer_ack, cn_net_on_tstats;
+/* One turn of the event loop, waiting up to wait seconds. */
+int	cn_link_look(struct cn_ctx *, double wait);
 
 /* The link: set up, run until finished (root) or exit (worker). */
 int	cn_link_open(struct cn_ctx *, const char *conf, char *why, size_t);

@@ -5,6 +5,7 @@
  * else is on the slow path.
  */
 #include "cn_sched.h"
+#include "cn_steal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,8 +23,10 @@ cn_sched_init(struct cn_sched *s, struct cn_ctx *c,
 	s->s_budget = budget > 0 ? budget : 1;
 	s->s_lazy = lazy;
 	cn_cstore_init(&s->s_store, 0);
+	s->s_root = 1;
 	s->s_pub->cp_sched = s;
-	s->s_pub->cp_budget = s->s_budget;
+	/* Kept for thieves: the first spawns, the largest pieces. */
+	s->s_pub->cp_budget = lazy > 0 ? 0 : s->s_budget;
 }
 
 void
@@ -157,6 +160,8 @@ cn_spawn_thread(struct cn_ctx *c, cn_thread *fn, struct cn_cont k,
 		    fn, k, arg, len, 0)) == NULL)
 			return -1;
 		s->s_ready[s->s_nready++] = cl;
+		if (s->s_nready < s->s_lazy)
+			s->s_pub->cp_budget = 0;	/* more, at once */
 		return 0;
 	}
 	run_inline(s, fn, k, arg, len);
@@ -202,6 +207,17 @@ cn_send(struct cn_ctx *c, struct cn_cont k, const void *p, size_t len)
 	if (len > 0 && p == NULL) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (k.k_index == 0 && !s->s_root && s->s_remote != NULL)
+		return s->s_remote(s->s_net, k, p, len);	/* the root's */
+	if (k.k_index != 0 && (k.k_owner != s->s_store.cs_owner ||
+	    (k.k_index & CN_K_BOOK))) {
+		/* Another process's closure, or a victim's book. */
+		if (s->s_remote == NULL) {
+			errno = ESTALE;
+			return -1;
+		}
+		return s->s_remote(s->s_net, k, p, len);
 	}
 	if (k.k_index == 0) {		/* the job's answer */
 		if (k.k_owner != 0 || k.k_gen != 0 || k.k_slot != 0) {
@@ -254,12 +270,23 @@ cn_sched_run(struct cn_sched *s, uint16_t fn, const void *arg, size_t len,
 	}
 	run_inline(s, s->s_prog->tp_threads[fn], answer, arg, len);
 	drain(s, 0);
+	/* Values still to come from thieves: steal meanwhile. */
+	while (s->s_idle != NULL && !s->s_answered && !s->s_failed) {
+		if (s->s_idle(s->s_net) == -1)
+			break;
+		drain(s, 0);
+	}
 	if (s->s_failed) {
 		snprintf(why, whylen, "%s", s->s_why);
 		errno = ENOMSG;
 		return -1;
 	}
-	if (s->s_store.cs_live > 0 || !s->s_answered) {
+	/*
+	 * With thieves, closures may outlive the answer: work a lost
+	 * worker lent on, run again from its victim's books meanwhile,
+	 * whose value has nowhere to go.
+	 */
+	if (!s->s_answered || (s->s_store.cs_live > 0 && s->s_idle == NULL)) {
 		if (s->s_store.cs_live == 0)
 			snprintf(why, whylen, "no value was sent to the "
 			    "root's continuation");
@@ -271,5 +298,61 @@ cn_sched_run(struct cn_sched *s, uint16_t fn, const void *arg, size_t len,
 		errno = ENOMSG;
 		return -1;
 	}
+	return 0;
+}
+
+void
+cn_sched_drain(struct cn_sched *s)
+{
+	drain(s, 0);
+}
+
+static int
+index_of(const struct cn_sched *s, cn_thread *fn, uint16_t *ix)
+{
+	uint16_t i;
+
+	for (i = 0; i < s->s_prog->tp_nthreads; i++)
+		if (s->s_prog->tp_threads[i] == fn) {
+			*ix = i;
+			return 0;
+		}
+	return -1;
+}
+
+struct cn_closure *
+cn_sched_take_oldest(struct cn_sched *s, uint16_t *fn)
+{
+	struct cn_closure *cl;
+	size_t i;
+
+	for (i = 0; i < s->s_nready; i++) {
+		cl = s->s_ready[i];
+		if (cl->cl_nslots != 0 || index_of(s, cl->cl_fn, fn) == -1)
+			continue;
+		memmove(s->s_ready + i, s->s_ready + i + 1,
+		    (s->s_nready - i - 1) * sizeof(*s->s_ready));
+		s->s_nready--;
+		s->s_pub->cp_budget = 0;	/* another for thieves, soon */
+		return cl;
+	}
+	return NULL;
+}
+
+int
+cn_sched_push(struct cn_sched *s, uint16_t fn, struct cn_cont k,
+    const void *arg, size_t len)
+{
+	struct cn_closure *cl;
+
+	if (fn >= s->s_prog->tp_nthreads || s->s_prog->tp_threads[fn] ==
+	    NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (ready_room(s) == -1 || (cl = cn_closure_new(&s->s_store,
+	    s->s_prog->tp_threads[fn], k, arg, len, 0)) == NULL)
+		return -1;
+	s->s_ready[s->s_nready++] = cl;
 	return 0;
 }

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Programs of threads (cilknow(3), "Threads"): each example run alone
 # (-Alone) prints the answer of its serial twin; a bad size is refused;
-# on a 1-node CilkLocal cluster (the root runs every thread in this
-# version, a worker may join and find nothing to steal) the answers
-# are the same, the jobs exit 0 and leave no worker behind.
+# on a 1-node CilkLocal cluster (a worker that joins in time steals
+# from the root: 0847-steal tests that) the answers are the same, the
+# jobs exit 0 and leave no worker behind.
 # ports: 20500-20509
 . "$(dirname "$0")/lib.sh"
 export CILKNOW_SBIN=$SBIN

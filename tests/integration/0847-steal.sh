@@ -1,0 +1,123 @@
+#!/bin/bash
+# Stealing worker to worker in programs of threads (cilknow(3),
+# "Stealing"): on a 2-node CilkLocal cluster cilkfib and cilksort
+# (whose values of up to 1 MiB travel in chunks) print their serial
+# twins' answers, and a worker (not the root) stole closures, as the
+# job's statistics (CILKNOW_STATS=1) say.  Then a thief is SIGKILLed
+# while it holds a closure stolen from the root: the root runs that
+# closure again (closures re-run > 0, a worker lost) and the answer is
+# still right.  Every job exits 0 and leaves no worker behind.
+# ports: 20620-20629
+. "$(dirname "$0")/lib.sh"
+export CILKNOW_SBIN=$SBIN
+cd "$T" || exit 1
+
+last() { grep -E '^-?[0-9.]+$' "$1" | tail -1; }
+# no_workers FILE : no worker of the job in FILE is left (at nice 19
+# on a busy machine, with a sanitizer's exit, a worker takes a while);
+# says what is left when there is
+no_workers() {
+	wait_for 60 eval "[ -z \"\$(worker_pids $1)\" ]" && return 0
+	for p in $(worker_pids "$1"); do
+		echo "# left: $(ps -o pid=,stat=,etime=,wchan=,args= -p "$p" | cut -c1-150)"
+	done
+	return 1
+}
+# stat FILE WORDS : the number before WORDS on the job's threads line
+stat_of() {
+	sed -n "s/.*cilknow: threads: .* \([0-9][0-9]*\) $2.*/\1/p" "$1" |
+	    tail -1
+}
+
+D=$T/cluster
+# Workers at plain nice 19, not SCHED_IDLE: on a busy test machine an
+# idle-class worker may not run at all before a small job ends.
+"$BIN/CilkLocal" start -n 2 -d "$D" -p 20620 -o register_interval=1 \
+    -o timeout=2 -o worker_sched_idle=no >"$T/start.out" 2>&1
+exit_is $? 0 "CilkLocal start -n 2"
+trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
+export CILKNOW_CONF=$D/cilknow.conf
+nodes_idle() { test "$("$BIN/CilkNodes" -s idle | tail -n +2 | wc -l)" -eq 2; }
+wait_for 20 nodes_idle
+ok $? "2 idle nodes"
+
+# The root waits for both workers, so that there is someone to steal.
+export CILKNOW_MIN_WORKERS=2 CILKNOW_STATS=1
+for job in "cilkfib 27" "cilksort 1000000"; do
+	set -- $job
+	"$TOOLS/$1_serial" "$2" >"$T/$1.want" 2>&1
+	start "c-$1" "$BIN/$1" "$2"
+	P=$LAST_PID
+	wait_for 180 eval "! kill -0 $P"
+	ok $? "$1 $2 ends on the cluster"
+	wait "$P"
+	exit_is $? 0 "$1 $2 exits 0"
+	got=$(last "$T/c-$1.out")
+	[ -n "$got" ] && [ "$got" = "$(last "$T/$1.want")" ]
+	ok $? "$1 $2 prints $got, as $1_serial"
+	n=$(grep -c 'joined from [0-9]' "$T/c-$1.out")
+	[ "$n" -ge 2 ]
+	ok $? "$1: both workers joined ($n)"
+	contains "$T/c-$1.out" 'cilknow: threads: [0-9]+ run' \
+	    "$1: the job's statistics are printed"
+	# "worker N: ... K closures stolen" with K > 0: a worker's steal.
+	stolen=$(sed -n 's/.*cilknow: worker [0-9]*: .* \([0-9][0-9]*\) closures stolen.*/\1/p' \
+	    "$T/c-$1.out" | awk '{ s += $1 } END { print s + 0 }')
+	[ "$stolen" -gt 0 ]
+	ok $? "$1: workers other than the root stole $stolen closures"
+	grep 'cilknow: ' "$T/c-$1.out" | sed 's/^/# /'
+	no_workers "$T/c-$1.out"
+	ok $? "$1 leaves no worker behind"
+	wait_for 60 nodes_idle
+	ok $? "the nodes are idle again"
+done
+
+# A thief killed while it holds the root's closure: it runs again.
+N=35
+"$TOOLS/cilkfib_serial" $N >"$T/fault.want" 2>&1
+start fault "$BIN/cilkfib" $N
+P=$LAST_PID
+stole() { grep -q 'stole a closure from the root' "$T/fault.out"; }
+wait_for 120 stole
+ok $? "a worker stole a closure from the root"
+w=$(sed -n 's/.*cilknow: worker \([0-9]*\) stole a closure from the root.*/\1/p' \
+    "$T/fault.out" | head -1)
+wpid=$(sed -n "s/.*worker $w joined from [^ ]* (pid \([0-9]*\));.*/\1/p" \
+    "$T/fault.out" | head -1)
+if [ -z "$wpid" ] || ! kill -0 "$wpid" 2>/dev/null; then
+	# Seen once: the pid it joined with was gone while it still ran.
+	# Then it is the process of this job's clearinghouse port whose
+	# node (CILKNOW_NODE) is the one it joined from.
+	echo "# pid $wpid of worker $w is not there; looking by node"
+	port=$(sed -n 's/.*CilkChouse: listening on [^ ]*:\([0-9]*\).*/\1/p' \
+	    "$T/fault.out" | head -1)
+	node=$(sed -n "s/.*worker $w joined from \([^ ]*\) (pid.*/\1/p" \
+	    "$T/fault.out" | head -1)
+	for p in $(pgrep -f -- "-Port=$port -Conf="); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		    grep -qx "CILKNOW_NODE=$node" && wpid=$p
+	done
+fi
+[ -n "$wpid" ] && kill -KILL "$wpid"
+ok $? "SIGKILL to the thief, worker $w (pid $wpid)"
+wait_for 300 eval "! kill -0 $P"
+ok $? "cilkfib $N ends after its thief was killed"
+wait "$P"
+exit_is $? 0 "cilkfib $N exits 0"
+got=$(last "$T/fault.out")
+[ -n "$got" ] && [ "$got" = "$(last "$T/fault.want")" ]
+ok $? "cilkfib $N prints $got, as cilkfib_serial"
+contains "$T/fault.out" "worker $w is lost: [0-9]+ closures it stole run again here" \
+    "the root ran the lost thief's closures again"
+rerun=$(stat_of "$T/fault.out" 'closures re-run')
+[ -n "$rerun" ] && [ "$rerun" -gt 0 ]
+ok $? "closures re-run: $rerun"
+lost=$(stat_of "$T/fault.out" 'workers lost')
+[ -n "$lost" ] && [ "$lost" -ge 1 ]
+ok $? "workers lost: $lost"
+grep 'cilknow: ' "$T/fault.out" | sed 's/^/# /'
+no_workers "$T/fault.out"
+ok $? "no worker is left behind"
+wait_for 60 nodes_idle
+ok $? "the nodes are idle again"
+finish
