@@ -125,16 +125,19 @@ fi
 
 # Integration tests with a line "# chain: WHY" in their leading comment
 # are CPU-bound but wait on nothing and share nothing (0945 builds
-# packages in a mount namespace of its own): with lanes, they follow the
-# fuzzers beside the rest, and the tests that run alone wait for them
-# (the install tests write into the build folder they read).
+# packages in a mount namespace of its own): with lanes, they start at
+# once beside valgrind (after it and the fuzzers, 0945 ended last of
+# all, and the tests that run alone waited for it), one after another,
+# and the tests that run alone wait for them (the install tests write
+# into the build folder they read).
 chained=
-if [ "${CILKNOW_LANES:-2}" != 1 ]; then
+if [ "${CILKNOW_LANES:-3}" != 1 ]; then
+	cprev=-
 	for t in "$top"/tests/integration/[0-9]*.sh; do
 		grep -q '^# chain: ' "$t" || continue
 		n="integration/$(basename "$t")"
-		bg "$n" 600 "$prev" bash "$t"
-		prev=$n
+		bg "$n" 600 "$cprev" bash "$t"
+		cprev=$n
 		chained="$chained $n"
 	done
 fi
