@@ -125,7 +125,8 @@ step() {
 }
 # Before root has installed anything, a user is told what to run.
 step user-before-root 1 tester "./make demo"
-grep -q "apt-get update && apt-get install" "$logs/user-before-root" ||
+[ ! -e "$logs/user-before-root" ] ||	# (not run: CILKNOW_FRESH_STEPS)
+    grep -q "apt-get update && apt-get install" "$logs/user-before-root" ||
     { echo "FAIL user-before-root: no apt-get command printed"; failed=$((failed + 1)); }
 step root-demo 0 root "./make demo"
 step root-check 0 root "./make check"
