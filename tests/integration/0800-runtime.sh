@@ -11,8 +11,13 @@
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=17700
+# A worker told to go hands its work back within its grace (section
+# 2): workers at plain nice 19, not SCHED_IDLE, and no freeze before
+# the grace is over, or on a machine busy with other tests a stopped
+# worker may get no processor to hand anything back with.
 "$BIN/CilkLocal" start -n 4 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=3 -o timeout=2 >"$T/start.out" 2>&1
+    -o stop_grace=8 -o stop_grace_fast=8 -o worker_sched_idle=no \
+    -o timeout=2 >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
