@@ -16,6 +16,11 @@ skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
 run_start=$(date +%s)
 export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
+# The package test (0945) packs the plain build, as users get it.
+if [ -n "$plainbuild" ]; then
+	CILKNOW_PLAIN_BUILD=$(cd "$plainbuild" && pwd)
+	export CILKNOW_PLAIN_BUILD
+fi
 # Debian's programs first: a version manager's shim ahead of python3 on
 # the caller's PATH (pyenv's is a chain of bash scripts) cost 0.8 s of
 # CPU a call, and the tests call python3 hundreds of times.
@@ -118,7 +123,7 @@ if [ -n "$fuzzbuild" ]; then
 	for f in "$fuzzbuild"/fuzz_*; do
 		[ -x "$f" ] || continue
 		bg "fuzz/$(basename "$f")" 120 "$prev" \
-		    sh "$top/tests/fuzz/short.sh" "$f" 10
+		    sh "$top/tests/fuzz/short.sh" "$f" 6
 		prev="fuzz/$(basename "$f")"
 	done
 fi

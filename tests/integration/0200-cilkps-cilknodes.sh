@@ -3,6 +3,7 @@
 # broker that does not answer (exit 3, bounded, names the address),
 # empty lists, pretend nodes and jobs registered by tests/tools/fake_node
 # (columns, filters, both schemes), and --json read back by python3.
+# leaks: every program (its queries are what it tests)
 # ports: 17420-17429
 . "$(dirname "$0")/lib.sh"
 PS=$BIN/CilkPs

@@ -5,6 +5,7 @@
 # exec failures, malformed control messages; surviving the death of its
 # parent and re-adoption through lpad_list; and, as root, running the
 # worker and itself as nobody and refusing what it must refuse.
+# leaks: every program (the launch pad is what it tests)
 . "$(dirname "$0")/lib.sh"
 D=$TOOLS/lpad_driver
 LP=$SBIN/CilkLaunchPad

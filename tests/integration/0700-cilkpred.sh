@@ -5,6 +5,7 @@
 # is logged in, an ordinary user refused for always and another user's
 # predicates, predicates surviving broker and node-manager restarts,
 # and a node whose owner returns losing its worker.
+# leaks: every program (its queries are what it tests)
 # ports: 17600-17609
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

@@ -8,6 +8,7 @@
 # capture); an administrator (admins) ends anybody's job; -u ends every
 # job of a user; an unknown job is exit 1, no broker exit 3, bad usage 2;
 # a parallel program's root on the user's terminal is ended too.
+# leaks: every program (its queries are what it tests)
 # ports: 18400-18419
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

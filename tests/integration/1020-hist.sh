@@ -14,6 +14,7 @@
 #  5. a job whose broker is killed -9 while its tasks end: every task's
 #     record reaches the restarted broker;
 #  6. usage (2) and no broker (3).
+# leaks: every program (its queries are what it tests)
 # ports: 19500-19519
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

@@ -3,6 +3,7 @@
 # CilkLocal cluster: the node managers live on (their engine may ask
 # about a worker the parent has already forgotten, and hears "gone"),
 # and when the owner returns no process of the job is left.
+# leaks: every program (the launch pad is what it tests)
 # ports: 20440-20449
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster

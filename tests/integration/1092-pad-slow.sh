@@ -5,6 +5,7 @@
 # has timed out (it starts launch pads in the background, DESIGN.md §9).
 # The hanging launch pad is a wrapper that waits; its start times out
 # after 5 s and counts as the node's fault.
+# leaks: every program (the launch pad is what it tests)
 # ports: 20180-20189
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
