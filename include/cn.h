@@ -61,6 +61,16 @@ enum cn_handler {
 	CN_H_MAX
 };
 
+/*
+ * Every process of a job runs the same executable: closures name its
+ * threads by index and cn_for's functions by their offset in it.  A
+ * process's REGISTER carries a BLAKE2b digest of its executable; the
+ * clearinghouse refuses one whose digest is not the job's (its
+ * WELCOME names worker 0).
+ */
+#define CN_EXE_DIGEST	32
+int	cn_exe_digest(uint8_t out[CN_EXE_DIGEST]);
+
 /* One message, decoded; which fields mean something depends on type. */
 struct cn_msg {
 	uint32_t	 cm_worker;
@@ -73,6 +83,8 @@ struct cn_msg {
 	uint8_t		 cm_root;
 	char		 cm_node[64];
 	struct msg_addr	 cm_nodemgr;	/* REGISTER: the worker's node manager */
+	/* REGISTER: a digest of the process's executable (cn_exe_digest) */
+	uint8_t		 cm_exe[CN_EXE_DIGEST];
 	const uint8_t	*cm_data;	/* records, into the input */
 	size_t		 cm_len;
 	uint16_t	 cm_nframes;

@@ -70,8 +70,8 @@ int	cn_sched_run(struct cn_sched *, uint16_t fn, const void *arg,
 void	cn_sched_drain(struct cn_sched *);
 /*
  * The oldest ready closure a thief may take (no slots, a thread of the
- * program's table), out of the ready stack, with its table index in
- * *fn; NULL if none.  The caller copies what it needs and frees it
+ * program's table or a portable cn_for half, CN_FN_FOR), out of the
+ * ready stack, with its table index in *fn; NULL if none.  The caller copies what it needs and frees it
  * with cn_closure_free(&s->s_store, cl).
  */
 struct cn_closure *cn_sched_take_oldest(struct cn_sched *, uint16_t *fn);
@@ -82,5 +82,18 @@ int	cn_sched_push(struct cn_sched *, uint16_t fn, struct cn_cont k,
 void	cn_sched_fail(struct cn_sched *, const char *what, int err);
 /* cn_for's threads, which are not in any program's table. */
 int	cn_for_owns(cn_thread *);
+/*
+ * cn_for's splitting thread travels between the job's processes under
+ * this index: 1 if the closure fn(arg) is one whose body and combine
+ * lie in the executable, so that another process can name them.
+ */
+#define CN_FN_FOR	0xffff
+int	cn_for_portable(cn_thread *fn, const void *arg, size_t len);
+/*
+ * A CN_FN_FOR closure's argument from another process, its functions
+ * made ours in place: the thread to run, or NULL (not code of ours).
+ */
+cn_thread *cn_for_import(void *arg, size_t len);
+cn_thread *cn_for_split(void);	/* the splitting thread itself */
 
 #endif

@@ -186,6 +186,18 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 			worker_gone(h, w, "is replaced at its address by "
 			    "another process; its work is redone");
 	}
+	if (h->h_have_exe && sodium_memcmp(h->h_exe, m->cm_exe,
+	    sizeof(h->h_exe)) != 0) {
+		if (!msg_addr_eq(&h->h_refused, &in->mi_from))
+			log_warning("a %s from %s runs another executable "
+			    "than the job's: refused", m->cm_root ? "root" :
+			    "worker", m->cm_node);
+		h->h_refused = in->mi_from;
+		msg_zero(m);
+		m->cm_worker = 0;
+		reply(h, in, CN_H_WELCOME, m);
+		return;
+	}
 	for (i = 1; i < h->h_nw && m->cm_root; i++)
 		if (h->h_w[i].w_root)
 			return;		/* one root per job */
@@ -216,6 +228,10 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		    sizeof(w->w_nodemgr.ma_addr));
 	}
 	w->w_root = m->cm_root;
+	if (!h->h_have_exe) {
+		memcpy(h->h_exe, m->cm_exe, sizeof(h->h_exe));
+		h->h_have_exe = 1;
+	}
 	w->w_host = host_of(h, w);
 	w->w_next_seq = 1;
 	w->w_last = ch_now(h);

@@ -97,6 +97,10 @@ struct chouse {
 	struct cn_member *h_members;
 	/* Checkpoints (-k) and recovery (-R). */
 	const char	*h_ckpt_path;
+	/* The job's executable (cn.h): the first process's, once known. */
+	uint8_t		 h_exe[CN_EXE_DIGEST];
+	int		 h_have_exe;
+	struct msg_addr	 h_refused;	/* said last (a repeat is not) */
 	const char	*h_recover_path;
 	uint8_t		*h_ckpt_rec;	/* records of every final unit */
 	size_t		 h_ckpt_nrec, h_ckpt_caprec;

@@ -3,10 +3,16 @@
  * down to its grain, each half a child thread, each split a successor
  * with two slots that combines its halves' values (divide and conquer,
  * as a Cilk programmer writes it by hand).
+ *
+ * A half can be stolen by another process of the job, which runs the
+ * same program: its body and combine travel as offsets into the
+ * program's executable (cn_for_portable, cn_for_import), since the
+ * program is loaded at another address there.
  */
 #include "cn_sched.h"
 
 #include <errno.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +21,85 @@ struct for_head {
 	cn_for_body	*fh_body;
 	cn_for_combine	*fh_combine;
 	size_t		 fh_vlen;
+	/* 1 + the offset of each into the executable; 0 for NULL */
+	uint64_t	 fh_body_at, fh_combine_at;
 };
+
+#define FOR_NOWHERE	UINT64_MAX	/* not in the executable */
+#define EXE_SEGS	8
+
+/* The executable's load address and its segments of code. */
+static struct {
+	int		 done;
+	uintptr_t	 base;
+	uintptr_t	 lo[EXE_SEGS], hi[EXE_SEGS];
+	int		 nseg;
+} exe;
+
+static int
+exe_found(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const ElfW(Phdr) *ph;
+	int i;
+
+	(void)size;
+	(void)arg;
+	exe.base = info->dlpi_addr;
+	for (i = 0; i < info->dlpi_phnum && exe.nseg < EXE_SEGS; i++) {
+		ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		exe.lo[exe.nseg] = info->dlpi_addr + ph->p_vaddr;
+		exe.hi[exe.nseg++] = info->dlpi_addr + ph->p_vaddr +
+		    ph->p_memsz;
+	}
+	return 1;	/* the first object is the executable */
+}
+
+static void
+exe_find(void)
+{
+	if (!exe.done) {
+		(void)dl_iterate_phdr(exe_found, NULL);
+		exe.done = 1;
+	}
+}
+
+static int
+in_exe(uintptr_t p)
+{
+	int i;
+
+	exe_find();
+	for (i = 0; i < exe.nseg; i++)
+		if (p >= exe.lo[i] && p < exe.hi[i])
+			return 1;
+	return 0;
+}
+
+static uint64_t
+at_of(uintptr_t p)
+{
+	if (p == 0)
+		return 0;
+	return in_exe(p) ? (uint64_t)(p - exe.base) + 1 : FOR_NOWHERE;
+}
+
+/* The function at *at in our process: 0, or -1 if it is not code of ours. */
+static int
+from_at(uint64_t at, uintptr_t *p)
+{
+	if (at == 0) {
+		*p = 0;
+		return 0;
+	}
+	exe_find();
+	if (at == FOR_NOWHERE || at - 1 > UINTPTR_MAX - exe.base ||
+	    !in_exe(exe.base + (uintptr_t)(at - 1)))
+		return -1;
+	*p = exe.base + (uintptr_t)(at - 1);
+	return 0;
+}
 
 struct for_join {
 	cn_for_combine	*fj_combine;
@@ -33,6 +117,44 @@ int
 cn_for_owns(cn_thread *fn)
 {
 	return fn == for_thread || fn == for_join;
+}
+
+int
+cn_for_portable(cn_thread *fn, const void *arg, size_t len)
+{
+	struct for_head h;
+
+	if (fn != for_thread || len < sizeof(h))
+		return 0;
+	memcpy(&h, arg, sizeof(h));
+	return h.fh_body_at != FOR_NOWHERE && h.fh_body_at != 0 &&
+	    h.fh_combine_at != FOR_NOWHERE;
+}
+
+cn_thread *
+cn_for_split(void)
+{
+	return for_thread;
+}
+
+cn_thread *
+cn_for_import(void *arg, size_t len)
+{
+	struct for_head h;
+	uintptr_t body, combine;
+
+	if (len < sizeof(h))
+		return NULL;
+	memcpy(&h, arg, sizeof(h));
+	if (from_at(h.fh_body_at, &body) == -1 || body == 0 ||
+	    from_at(h.fh_combine_at, &combine) == -1 ||
+	    (combine == 0 && h.fh_vlen > 0) || h.fh_grain < 1 ||
+	    h.fh_hi < h.fh_lo || h.fh_vlen > CN_VALUE_MAX)
+		return NULL;
+	h.fh_body = (cn_for_body *)body;
+	h.fh_combine = (cn_for_combine *)combine;
+	memcpy(arg, &h, sizeof(h));
+	return for_thread;
 }
 
 static void
@@ -153,6 +275,8 @@ cn_for(struct cn_ctx *c, struct cn_cont k, int64_t lo, int64_t hi,
 	h.fh_body = body;
 	h.fh_combine = combine;
 	h.fh_vlen = vlen;
+	h.fh_body_at = at_of((uintptr_t)body);
+	h.fh_combine_at = at_of((uintptr_t)combine);
 	if ((buf = malloc(sizeof(h) + len)) == NULL)
 		return -1;
 	memcpy(buf, &h, sizeof(h));

@@ -61,6 +61,11 @@ send_register(struct cn_ctx *c)
 		m->cm_nframes = 1;
 		m->cm_frames[0] = c->c_root_frame;
 	}
+	/* Unreadable: all zeros, which no other process of the job has. */
+	if (cn_exe_digest(m->cm_exe) == -1 && !c->c_exe_said) {
+		c->c_exe_said = 1;
+		say(c, "cilknow: reading /proc/self/exe: %s", strerror(errno));
+	}
 	send_msg(c, CN_H_REGISTER, m);
 	c->c_last_reg = now_mono();
 }
@@ -263,9 +268,14 @@ on_welcome(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct cn_ctx *c = arg;
 
 	(void)ep;
-	if (!from_chouse(c, in, CN_H_WELCOME) || c->c_id != 0 ||
-	    c->c_msg.cm_worker == 0)
+	if (!from_chouse(c, in, CN_H_WELCOME) || c->c_id != 0)
 		return;
+	if (c->c_msg.cm_worker == 0) {
+		/* Its closures could not be ours (cn.h, CN_EXE_DIGEST). */
+		say(c, "cilknow: %s", "the clearinghouse refused this process: "
+		    "it runs another executable than the job's root");
+		exit(1);
+	}
 	c->c_id = c->c_msg.cm_worker;
 	atomic_store(&c->c_beat_id, c->c_id);
 	if (c->c_threads)

@@ -66,6 +66,7 @@ struct cn_ctx {
 	int		 c_have_unit;
 	uint32_t	 c_unit, c_attempt, c_nexports;
 	struct cn_frame	 c_root_frame;
+	int		 c_exe_said;	/* cn_exe_digest's failure, said */
 	/* Frames on their way out; one batch in flight. */
 	struct cn_frame	*c_outq;
 	size_t		 c_noutq, c_capoutq;

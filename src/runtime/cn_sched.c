@@ -328,7 +328,11 @@ cn_sched_take_oldest(struct cn_sched *s, uint16_t *fn)
 
 	for (i = 0; i < s->s_nready; i++) {
 		cl = s->s_ready[i];
-		if (cl->cl_nslots != 0 || index_of(s, cl->cl_fn, fn) == -1)
+		if (cl->cl_nslots != 0)
+			continue;
+		if (cn_for_portable(cl->cl_fn, cl->cl_arg, cl->cl_len))
+			*fn = CN_FN_FOR;
+		else if (index_of(s, cl->cl_fn, fn) == -1)
 			continue;
 		memmove(s->s_ready + i, s->s_ready + i + 1,
 		    (s->s_nready - i - 1) * sizeof(*s->s_ready));
@@ -344,15 +348,24 @@ cn_sched_push(struct cn_sched *s, uint16_t fn, struct cn_cont k,
     const void *arg, size_t len)
 {
 	struct cn_closure *cl;
+	cn_thread *run;
 
-	if (fn >= s->s_prog->tp_nthreads || s->s_prog->tp_threads[fn] ==
-	    NULL) {
+	if (fn == CN_FN_FOR)
+		run = cn_for_split();	/* if its argument passes */
+	else if (fn >= s->s_prog->tp_nthreads ||
+	    (run = s->s_prog->tp_threads[fn]) == NULL) {
 		errno = ENOENT;
 		return -1;
 	}
 	if (ready_room(s) == -1 || (cl = cn_closure_new(&s->s_store,
-	    s->s_prog->tp_threads[fn], k, arg, len, 0)) == NULL)
+	    run, k, arg, len, 0)) == NULL)
 		return -1;
+	if (fn == CN_FN_FOR &&
+	    (cl->cl_fn = cn_for_import(cl->cl_arg, cl->cl_len)) == NULL) {
+		cn_closure_free(&s->s_store, cl);
+		errno = ENOENT;
+		return -1;
+	}
 	s->s_ready[s->s_nready++] = cl;
 	return 0;
 }

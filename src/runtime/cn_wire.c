@@ -92,6 +92,7 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 		wire_put_u8(&w, m->cm_nodemgr.ma_family != 0);
 		if (m->cm_nodemgr.ma_family != 0)
 			proto_put_addr(&w, &m->cm_nodemgr);
+		wire_put_bytes(&w, m->cm_exe, sizeof(m->cm_exe));
 		break;
 	case CN_H_WELCOME:
 	case CN_H_STEAL:
@@ -178,7 +179,8 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 		    wire_get_str(&r, m->cm_node, sizeof(m->cm_node)) == -1 ||
 		    get_frames(&r, m) == -1 || m->cm_nframes != m->cm_root ||
 		    wire_get_u8(&r, &has) == -1 || has > 1 ||
-		    (has && proto_get_addr(&r, &m->cm_nodemgr) == -1))
+		    (has && proto_get_addr(&r, &m->cm_nodemgr) == -1) ||
+		    wire_get_bytes(&r, m->cm_exe, sizeof(m->cm_exe)) == -1)
 			return -1;
 		break;
 	case CN_H_WELCOME:

@@ -141,6 +141,7 @@ logs="$D/nodes/$node/log"
 [ "$node" = 127.0.0.2 ] && logs="$logs $T/nm2.log"
 # shellcheck disable=SC2086
 wait_for 20 grep -q "worker .* killed by signal 9" $logs
-ok $? "its node manager logs that it was killed by signal 9"
+ok $? "its node manager logs that it was killed by signal 9" ||
+    grep -h -E "worker|stubborn|SIGKILL|exited" $logs | tail -n 20 | sed 's/^/#   | /'
 kill -INT "$RUN2"; wait "$RUN2" 2>/dev/null
 finish

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Stealing worker to worker in programs of threads (cilknow(3),
-# "Stealing"): on a 2-node CilkLocal cluster cilkfib and cilksort
-# (whose values of up to 1 MiB travel in chunks) print their serial
-# twins' answers, and a worker (not the root) stole closures, as the
-# job's statistics (CILKNOW_STATS=1) say.  Then a thief is SIGKILLed
+# "Stealing"): on a 2-node CilkLocal cluster cilkfib, cilksort (whose
+# values of up to 1 MiB travel in chunks), pi and matmul (halves of
+# cn_for loops, whose body and combine travel as offsets into the
+# program) print their serial twins' answers, and a worker (not the
+# root) stole closures, as the job's statistics (CILKNOW_STATS=1) say.  Then a thief is SIGKILLed
 # while it holds a closure stolen from the root: the root runs that
 # closure again (closures re-run > 0, a worker lost) and the answer is
 # still right.  Every job exits 0 and leaves no worker behind.
@@ -59,7 +60,8 @@ export CILKNOW_MIN_WORKERS=2 CILKNOW_STATS=1
 # A second, larger size when the first saw no steal: the workers run
 # at nice 19, and on a machine busy with other tests the root can
 # finish a small job before a thief gets the processor to ask.
-for job in "cilkfib 30 33" "cilksort 1000000 3000000"; do
+for job in "cilkfib 30 33" "cilksort 1000000 3000000" "pi 10000000 40000000" \
+    "matmul 300 600"; do
 	set -- $job
 	prog=$1
 	for size in "$2" "$3"; do
@@ -91,6 +93,57 @@ for job in "cilkfib 30 33" "cilksort 1000000 3000000"; do
 	[ "$stolen" -gt 0 ]
 	ok $? "$prog: workers other than the root stole closures ($stolen counted)"
 done
+
+# A worker whose executable is not the root's is refused (a program
+# rebuilt while its job runs): its closures could name other code.  The
+# nodes are busy while the root starts from one file and joins; the
+# root is stopped (its clearinghouse answers on), the file replaced by
+# a copy with a byte more, and the nodes' new workers run that and are
+# refused.  Continued, the root ends alone, right.
+unset CILKNOW_MIN_WORKERS
+for n in 127.0.0.2 127.0.0.3; do
+	printf 'idletime=0\nusers=1\nload=0,0,0\n' >"$D/nodes/$n/sensors"
+done
+nodes_busy() { test "$("$BIN/CilkNodes" -s busy | tail -n +2 | wc -l)" -eq 2; }
+wait_for 20 nodes_busy
+ok $? "both nodes busy"
+cp "$BIN/cilkfib" "$T/fib"
+"$TOOLS/cilkfib_serial" 36 >"$T/fib.want" 2>&1
+start fib "$T/fib" 36
+P=$LAST_PID
+wait_for 30 grep -q 'worker 1 joined from root' "$T/fib.out"
+ok $? "the root joined its clearinghouse"
+kill -STOP "$P"
+ok $? "the root stopped"
+{ cat "$BIN/cilkfib"; echo; } >"$T/fib.new" && chmod 755 "$T/fib.new" &&
+    mv "$T/fib.new" "$T/fib"
+ok $? "its executable replaced by another"
+for n in 127.0.0.2 127.0.0.3; do
+	printf 'idletime=1000000\nusers=0\nload=0,0,0\n' >"$D/nodes/$n/sensors"
+done
+wait_for 120 grep -q 'runs another executable than the job.s: refused' \
+    "$T/fib.out"
+ok $? "the clearinghouse refuses a worker running the new one"
+wait_for 60 grep -q 'the clearinghouse refused this process: it runs another executable' \
+    "$T/fib.out"
+ok $? "the refused worker says why"
+kill -CONT "$P"
+ok $? "the root continued"
+wait_for 180 eval "! kill -0 $P"
+ok $? "the job ends"
+wait "$P"
+exit_is $? 0 "cilkfib 36 exits 0"
+got=$(last "$T/fib.out")
+[ -n "$got" ] && [ "$got" = "$(last "$T/fib.want")" ]
+ok $? "cilkfib 36 prints $got, as cilkfib_serial"
+! grep -q 'joined from 127' "$T/fib.out"
+ok $? "no worker joined"
+grep -E 'Cilk|cilknow' "$T/fib.out" | sed 's/^/# /'
+no_workers "$T/fib.out"
+ok $? "no worker is left behind"
+wait_for 60 nodes_idle
+ok $? "the nodes are idle again"
+export CILKNOW_MIN_WORKERS=2
 
 # A thief killed while it holds the root's closure: it runs again.
 N=35

@@ -49,7 +49,7 @@ pads() {
 folders() { find "$D"/nodes/*/state/workers -mindepth 1 -maxdepth 1 | wc -l; }
 ended() { ! kill -0 "$1" 2>/dev/null; }
 
-done_ok=0 killed=0 interrupted=0 crashed=0
+done_ok=0 killed=0 interrupted=0 crashed=0 codes=
 for i in $(seq 50); do
 	out=$T/j$i.out
 	case $((i % 25)) in
@@ -66,11 +66,15 @@ for i in $(seq 50); do
 			    "$out" | head -1)
 			as_nobody "$TBIN/CilkKill" "$job" >/dev/null 2>&1
 			wait "$P"
-			[ $? -eq 143 ] && killed=$((killed + 1)) ;;
+			rc=$?
+			codes="$codes j$i:$rc"
+			[ $rc -eq 143 ] && killed=$((killed + 1)) ;;
 		12)	# CilkRun execs the job manager: it is timeout's child
 			kill -INT "$(pgrep -P "$P")"
 			wait "$P"
-			[ $? -eq 130 ] && interrupted=$((interrupted + 1)) ;;
+			rc=$?
+			codes="$codes j$i:$rc"
+			[ $rc -eq 130 ] && interrupted=$((interrupted + 1)) ;;
 		19)	kill -KILL "$(pgrep -P "$P")"
 			wait "$P"
 			crashed=$((crashed + 1)) ;;
@@ -82,7 +86,12 @@ done
 [ "$done_ok" -eq 44 ]
 ok $? "44 jobs ran to their end ($done_ok did)"
 [ "$killed" -eq 2 ] && [ "$interrupted" -eq 2 ] && [ "$crashed" -eq 2 ]
-ok $? "2 were ended by CilkKill ($killed), 2 interrupted ($interrupted), 2 lost their job manager ($crashed)"
+ok $? "2 were ended by CilkKill ($killed), 2 interrupted ($interrupted), 2 lost their job manager ($crashed)" || {
+	echo "# exit codes:$codes"
+	for i in 5 12 30 37; do
+		tail -n 15 "$T/j$i.out" | sed "s/^/#   j$i | /"
+	done
+}
 no_leftovers() { [ "$(pads)" -eq 0 ] && [ "$(folders)" -eq 0 ]; }
 # A job manager killed outright is noticed after 3 silent intervals.
 wait_for 60 no_leftovers

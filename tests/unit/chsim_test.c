@@ -1340,6 +1340,39 @@ test_members(void)
 	    "on the same host as before");
 }
 
+/*
+ * The job's executable: a worker whose digest is not the root's is
+ * answered WELCOME 0 and is no member; one with the root's joins.
+ */
+static void
+test_exe(void)
+{
+	static const int hosts[] = { 0, 1, 2, 3 };
+	struct cn_msg m;
+	uint32_t id;
+	int to[4], n;
+
+	by_hand(4, hosts);
+	join_all(3);
+	(void)sent(0, NULL, 0);
+	m_zero(&m);
+	m.cm_seq = 3 + 1000;
+	strlcpy(m.cm_node, S.w[3].node, sizeof(m.cm_node));
+	m.cm_exe[5] = 1;
+	say(3, CN_H_REGISTER, &m);
+	id = welcomed(3);
+	n = sent(CN_H_WELCOME, to, 4);
+	ok(n == 1 && to[0] == 3 && id == 0, "a worker running another "
+	    "executable is answered worker 0 (%d answers, id %u)", n, id);
+	ok(S.h->h_live == 2, "and is no member (%u workers)", S.h->h_live);
+	(void)sent(0, NULL, 0);
+	m.cm_exe[5] = 0;
+	say(3, CN_H_REGISTER, &m);
+	ok(welcomed(3) != 0 && S.h->h_live == 3,
+	    "the same worker with the job's executable joins (id %u)",
+	    welcomed(3));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1415,6 +1448,7 @@ main(int argc, char *argv[])
 	quiet(1);
 	test_near();
 	test_members();
+	test_exe();
 	quiet(0);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

@@ -6,6 +6,9 @@
  * up to 1 MiB through slots and the answer, and the errors a program
  * sees: an unregistered thread, an answer sent twice, an oversized
  * value, a job that ends with no answer or with a join never filled.
+ * A cn_for half taken as a thief would take it (CN_FN_FOR) and pushed
+ * back as a thief's process would receive it runs right; forged ones
+ * (a body outside the program, a range backwards) are refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,11 +29,14 @@ static void	errs(struct cn_ctx *, struct cn_cont, const void *, size_t);
 static void	loop(struct cn_ctx *, struct cn_cont, const void *, size_t);
 static void	mkjoin(struct cn_ctx *, struct cn_cont, const void *,
 		    size_t);
+static void	travel(struct cn_ctx *, struct cn_cont, const void *,
+		    size_t);
 
 static cn_thread *const threads[] = { fib, sum, big, bigjoin, quiet,
-    waits, errs, loop, mkjoin };
-static const struct cn_tprogram prog = { "cn_sched_test", threads, 9 };
-enum { T_FIB, T_SUM, T_BIG, T_BIGJOIN, T_QUIET, T_WAITS, T_ERRS, T_LOOP };
+    waits, errs, loop, mkjoin, travel };
+static const struct cn_tprogram prog = { "cn_sched_test", threads, 10 };
+enum { T_FIB, T_SUM, T_BIG, T_BIGJOIN, T_QUIET, T_WAITS, T_ERRS, T_LOOP,
+    T_MKJOIN, T_TRAVEL };
 
 static int errors_seen[8];
 
@@ -425,6 +431,77 @@ test_for(void)
 	    sizeof(la), NULL, NULL, NULL) == -1, "grain 0: refused, no answer");
 }
 
+/* What travel saw: the index it was given, and each push's result. */
+static struct {
+	int		taken;
+	uint16_t	fn;
+	int		forged[3], forged_errno[3];
+	int		back;
+} tv;
+
+/*
+ * cn_for, its first half kept as a closure (lazy), taken as a thief
+ * takes one, then pushed back as the thief's process gets it: first
+ * three forgeries of it, then itself.  struct for_head (cn_for.c):
+ * lo, hi, grain at 0, 8, 16; body_at, combine_at at 48, 56.
+ */
+static void
+travel(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
+{
+	struct cn_sched *s = ((struct cn_ctx_pub *)(void *)c)->cp_sched;
+	struct cn_closure *cl;
+	uint8_t forged[128];
+	uint64_t far = (uint64_t)1 << 46;
+	int64_t lo = 10, hi = 5;
+	int i;
+
+	(void)arg;
+	(void)len;
+	if (cn_for(c, k, 0, 1000, 10, squares, add64, 8, "xyz", 3) == -1 ||
+	    (cl = cn_sched_take_oldest(s, &tv.fn)) == NULL)
+		return;
+	tv.taken = 1;
+	for (i = 0; i < 3 && cl->cl_len <= sizeof(forged); i++) {
+		memcpy(forged, cl->cl_arg, cl->cl_len);
+		if (i == 0)
+			memset(forged + 48, 0xff, 8);	/* nowhere */
+		else if (i == 1)
+			memcpy(forged + 48, &far, 8);	/* beyond the program */
+		else {
+			memcpy(forged, &lo, 8);		/* backwards */
+			memcpy(forged + 8, &hi, 8);
+		}
+		errno = 0;
+		tv.forged[i] = cn_sched_push(s, tv.fn, cl->cl_k, forged,
+		    cl->cl_len);
+		tv.forged_errno[i] = errno;
+	}
+	tv.back = cn_sched_push(s, tv.fn, cl->cl_k, cl->cl_arg, cl->cl_len);
+	cn_closure_free(&s->s_store, cl);
+}
+
+static void
+test_travel(void)
+{
+	int64_t v = -1, want = 0, i;
+	size_t len = sizeof(v);
+	int rc;
+
+	for (i = 0; i < 1000; i++)
+		want += i * i;
+	memset(&tv, 0, sizeof(tv));
+	rc = run("travel", 1, 64, T_TRAVEL, NULL, 0, &v, &len, NULL);
+	ok(rc == 0 && len == 8 && v == want, "a cn_for half taken and pushed "
+	    "back: %lld (want %lld)", (long long)v, (long long)want);
+	ok(tv.taken && tv.fn == CN_FN_FOR,
+	    "a thief takes it as cn_for's thread (index %u)", tv.fn);
+	for (i = 0; i < 3; i++)
+		ok(tv.forged[i] == -1 && tv.forged_errno[i] == ENOENT,
+		    "a forged half %lld is refused (%d, %s)", (long long)i,
+		    tv.forged[i], strerror(tv.forged_errno[i]));
+	is_int(tv.back, 0, "the half itself is taken back");
+}
+
 int
 main(void)
 {
@@ -432,5 +509,6 @@ main(void)
 	test_big();
 	test_errors();
 	test_for();
+	test_travel();
 	return tap_done();
 }

@@ -120,8 +120,11 @@ test_messages(void)
 		m.cm_stat[0] = 1;
 		m.cm_stat[3] = 4;
 		strlcpy(m.cm_node, "127.0.0.9", sizeof(m.cm_node));
-		if (h == CN_H_REGISTER)
+		if (h == CN_H_REGISTER) {
 			m.cm_root = 1;
+			for (i = 0; i < sizeof(m.cm_exe); i++)
+				m.cm_exe[i] = (uint8_t)(i * 7 + 1);
+		}
 		if (h == CN_H_REGISTER || h == CN_H_ASSIGN ||
 		    h == CN_H_EXPORT) {
 			m.cm_nframes = h == CN_H_EXPORT ? 2 : 1;
@@ -142,6 +145,9 @@ test_messages(void)
 		    h == CN_H_DONE) && d.cm_worker != 5)
 			bad++;
 		if ((h == CN_H_DONE || h == CN_H_FINISH) && d.cm_sum != -42)
+			bad++;
+		if (h == CN_H_REGISTER && memcmp(d.cm_exe, m.cm_exe,
+		    sizeof(m.cm_exe)) != 0)
 			bad++;
 		if ((h == CN_H_ASSIGN || h == CN_H_EXPORT) &&
 		    (d.cm_nframes != m.cm_nframes ||
