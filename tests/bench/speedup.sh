@@ -1,0 +1,79 @@
+#!/bin/bash
+# Speedup of programs of threads on a 2-node loopback CilkLocal cluster
+# (1 processor each) against the same program alone (-Alone), paired:
+# each cluster run beside a run alone, the ratio taken per pair, the
+# median printed, with the job's statistics (closures stolen, steal
+# attempts, threads each worker ran) from the last cluster run.  A
+# cluster run is what a user gets: the root starts at once and the
+# nodes' workers join it when they are recruited (no
+# CILKNOW_MIN_WORKERS), so recruitment counts.  On a 2-core machine the
+# root and two workers share 2 cores: 2.0 is the ceiling.
+# Targets of issue 24: fib, queens, matmul >= 1.7; cilksort 10^7 >= 1.2.
+#   tests/bench/speedup.sh BUILD
+set -u
+build=$(cd "$1" && pwd)
+B=$build/bin
+export CILKNOW_SBIN=$build/sbin
+RUNS=${BENCH_RUNS:-3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
+chmod 755 "$T"	# the daemons' service user reads what is in here
+trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
+P=${BENCH_PORT:-17400}	# tests/bench/run.sh: P+400 .. P+402
+"$B/CilkLocal" start -n 2 -d "$T/c" -p $((P + 400)) -o register_interval=1 \
+    -o timeout=2 >"$T/start.out" 2>&1 || { cat "$T/start.out"; exit 1; }
+export CILKNOW_CONF=$T/c/cilknow.conf CILKNOW_STATS=1
+cd "$T" || exit 1
+
+# secs CMD... : wall-clock seconds of CMD, its output in $T/last.out
+secs() {
+	local s e
+	s=$(date +%s%N)
+	"$@" >"$T/last.out" 2>&1 || { echo "bench: $* failed" >&2; cat "$T/last.out" >&2; exit 1; }
+	e=$(date +%s%N)
+	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", (e - s) / 1e9 }'
+}
+answer() { grep -E '^-?[0-9.]+$' "$T/last.out" | tail -1; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
+# Both nodes idle again (a job's workers leave after it), bounded.
+idle() {
+	local _
+	for _ in $(seq 200); do
+		[ "$("$B/CilkNodes" -s idle 2>/dev/null | tail -n +2 | wc -l)" -eq 2 ] &&
+		    return 0
+		sleep 0.1
+	done
+	echo "bench: the nodes are not idle after 20 s" >&2
+	return 1
+}
+
+# bench NAME SIZE : RUNS pairs; prints a row
+bench() {
+	local name=$1 size=$2 i a c want
+	: >"$T/a"; : >"$T/c2"; : >"$T/r"
+	for i in $(seq "$RUNS"); do
+		a=$(secs "$B/$name" -Alone "$size") || exit 1
+		want=$(answer)
+		idle || exit 1
+		c=$(secs "$B/$name" "$size") || exit 1
+		[ "$(answer)" = "$want" ] || { echo "bench: $name $size answers differ on the cluster" >&2; exit 1; }
+		echo "$a" >>"$T/a"
+		echo "$c" >>"$T/c2"
+		div "$a" "$c" >>"$T/r"
+	done
+	printf "%-20s %9.3f %9.3f %8s  %s\n" "$name $size" "$(median <"$T/a")" \
+	    "$(median <"$T/c2")" "$(median <"$T/r")" \
+	    "$(sed -n 's/.*cilknow: threads: [0-9]* run, \([0-9]*\) closures stolen, \([0-9]*\) steal attempts.*/\1 stolen, \2 attempts/p' "$T/last.out" | tail -1)"
+	grep -Eo 'worker [0-9]+: [0-9]+ threads run' "$T/last.out" |
+	    sed 's/^/    last run: /'
+}
+
+idle || exit 1
+echo "speedup on a 2-node CilkLocal cluster (1 processor each) against -Alone:"
+echo "seconds, median of $RUNS pairs, and the median of the pairs' ratios"
+printf "%-20s %9s %9s %8s  %s\n" "" alone cluster speedup "last cluster run"
+bench cilkfib "${BENCH_SFIB:-39}"
+bench queens "${BENCH_SQUEENS:-16}"
+bench matmul "${BENCH_SMM:-2400}"
+bench cilksort "${BENCH_SSORT:-10000000}"
+bench pi "${BENCH_SPI:-4000000000}"
