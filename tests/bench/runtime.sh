@@ -10,6 +10,7 @@
 #    handed out and migrated (Phish, Table 2's counters).
 #   tests/bench/runtime.sh BUILD
 set -u
+. "$(dirname "$0")/secs.bash"
 build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
@@ -27,14 +28,6 @@ sed "s/^broker = .*/broker = 127.0.0.1:$((P + 399))/" "$T/c/cilknow.conf" \
     >"$T/nobroker.conf"
 cd "$T" || exit 1
 
-# secs CMD... : wall-clock seconds of CMD, its output in $T/last.out
-secs() {
-	local s e
-	s=$(date +%s%N)
-	"$@" >"$T/last.out" 2>&1 || { echo "bench: $* failed" >&2; cat "$T/last.out" >&2; exit 1; }
-	e=$(date +%s%N)
-	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", (e - s) / 1e9 }'
-}
 # median CMD... : the median of RUNS runs
 median() {
 	local i

@@ -9,6 +9,7 @@
 #    cores the second slot competes with the root; printed as measured.
 #   tests/bench/slots.sh BUILD
 set -u
+. "$(dirname "$0")/secs.bash"
 build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
@@ -22,13 +23,6 @@ trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 P=${BENCH_PORT:-17400}	# tests/bench/run.sh: P+560, P+561
 cp "$build/tests/queens_serial" "$T/queens_serial"
 
-secs() {
-	local s e
-	s=$(date +%s%N)
-	"$@" >"$T/last.out" 2>&1 || { echo "bench: $* failed" >&2; cat "$T/last.out" >&2; exit 1; }
-	e=$(date +%s%N)
-	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", (e - s) / 1e9 }'
-}
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'; }
 idle() {	# the node lends K processors and runs nothing, bounded

@@ -11,6 +11,7 @@
 # Targets of issue 24: fib, queens, matmul >= 1.7; cilksort 10^7 >= 1.2.
 #   tests/bench/speedup.sh BUILD
 set -u
+. "$(dirname "$0")/secs.bash"
 build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
@@ -24,14 +25,6 @@ P=${BENCH_PORT:-17400}	# tests/bench/run.sh: P+400 .. P+402
 export CILKNOW_CONF=$T/c/cilknow.conf CILKNOW_STATS=1
 cd "$T" || exit 1
 
-# secs CMD... : wall-clock seconds of CMD, its output in $T/last.out
-secs() {
-	local s e
-	s=$(date +%s%N)
-	"$@" >"$T/last.out" 2>&1 || { echo "bench: $* failed" >&2; cat "$T/last.out" >&2; exit 1; }
-	e=$(date +%s%N)
-	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", (e - s) / 1e9 }'
-}
 answer() { grep -E '^-?[0-9.]+$' "$T/last.out" | tail -1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
