@@ -71,6 +71,15 @@ enum cn_handler {
 #define CN_EXE_DIGEST	32
 int	cn_exe_digest(uint8_t out[CN_EXE_DIGEST]);
 
+/*
+ * A HEARTBEAT's cm_stat[1] from a program of threads, whose steals the
+ * clearinghouse does not see: whether the worker has work (BUSY) or is
+ * a thief with nothing (STARVED), for the useful-worker estimate
+ * (cn_useful_tick).  A program of tasks says nothing (QUIET): its
+ * STEALs say it.
+ */
+enum cn_beat_want { CN_BEAT_QUIET = 0, CN_BEAT_BUSY, CN_BEAT_STARVED };
+
 /* One message, decoded; which fields mean something depends on type. */
 struct cn_msg {
 	uint32_t	 cm_worker;

@@ -320,6 +320,11 @@ on_heartbeat(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if ((w = sender(h, in, CN_H_HEARTBEAT)) == NULL)
 		return;
 	w->w_tasks = h->h_msg.cm_stat[0];
+	/* A program of threads: its steals go worker to worker. */
+	if (h->h_msg.cm_stat[1] == CN_BEAT_BUSY)
+		w->w_idle = 0;
+	else if (h->h_msg.cm_stat[1] == CN_BEAT_STARVED)
+		w->w_idle = 1;
 	/* An idle worker would hear nothing else from us for a while. */
 	msg_zero(&h->h_msg);
 	h->h_msg.cm_worker = w->w_id;

@@ -31,6 +31,7 @@ beat(void *arg)
 		if ((m.cm_worker = atomic_load(&c->c_beat_id)) == 0)
 			continue;
 		m.cm_stat[0] = atomic_load(&c->c_beat_tasks);
+		m.cm_stat[1] = atomic_load(&c->c_beat_want);
 		if ((len = cn_msg_enc(CN_H_HEARTBEAT, &m, buf,
 		    sizeof(buf))) > 0)
 			(void)msg_ep_send_aside(c->c_ep, &c->c_chouse,

@@ -62,6 +62,7 @@ struct cn_ctx {
 	/* The heartbeat thread (cn_beat.c): what it says, and to whom. */
 	_Atomic uint32_t c_beat_id;	/* 0: say nothing */
 	_Atomic uint64_t c_beat_tasks;
+	_Atomic uint32_t c_beat_want;	/* enum cn_beat_want */
 	int		 c_beat_on;
 	int		 c_have_unit;
 	uint32_t	 c_unit, c_attempt, c_nexports;

@@ -772,9 +772,12 @@ cn_net_idle(void *arg)
 	struct cn_net *n = c->c_net;
 	struct cn_smsg m;
 	double now = now_mono(), wait = CN_TICK;
+	int rc;
 
 	if (c->c_failed || c->c_finished || c->c_lost || n == NULL)
 		return -1;
+	/* Nothing ready here: a thief, for the useful-worker estimate. */
+	atomic_store(&c->c_beat_want, CN_BEAT_STARVED);
 	if (n->n_asking && now - n->n_asked_at >= CN_RESEND) {
 		memset(&m, 0, sizeof(m));
 		m.sm_from = self_id(n);
@@ -793,7 +796,10 @@ cn_net_idle(void *arg)
 		wait = CN_TICK;
 	if (wait < 0)
 		wait = 0;
-	return cn_link_look(c, wait);
+	rc = cn_link_look(c, wait);
+	if (n->n_s != NULL && n->n_s->s_nready > 0)
+		atomic_store(&c->c_beat_want, CN_BEAT_BUSY);
+	return rc;
 }
 
 void
@@ -940,6 +946,7 @@ cn_net_work(struct cn_ctx *c)
 
 	if (n != NULL && n->n_s != NULL && n->n_s->s_nready > 0 &&
 	    !c->c_lost) {
+		atomic_store(&c->c_beat_want, CN_BEAT_BUSY);
 		c->c_running = 1;
 		cn_sched_drain(n->n_s);
 		c->c_running = 0;

@@ -105,6 +105,7 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 	case CN_H_HEARTBEAT:
 		wire_put_u32(&w, m->cm_worker);
 		wire_put_u64(&w, m->cm_stat[0]);
+		wire_put_u8(&w, (uint8_t)m->cm_stat[1]);
 		break;
 	case CN_H_ASSIGN:
 		wire_put_u32(&w, m->cm_unit);
@@ -194,8 +195,10 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 		break;
 	case CN_H_HEARTBEAT:
 		if (wire_get_u32(&r, &m->cm_worker) == -1 ||
-		    wire_get_u64(&r, &m->cm_stat[0]) == -1)
+		    wire_get_u64(&r, &m->cm_stat[0]) == -1 ||
+		    wire_get_u8(&r, &has) == -1 || has > CN_BEAT_STARVED)
 			return -1;
+		m->cm_stat[1] = has;
 		break;
 	case CN_H_ASSIGN:
 		if (wire_get_u32(&r, &m->cm_unit) == -1 ||

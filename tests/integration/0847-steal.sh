@@ -4,10 +4,14 @@
 # values of up to 1 MiB travel in chunks), pi and matmul (halves of
 # cn_for loops, whose body and combine travel as offsets into the
 # program) print their serial twins' answers, and a worker (not the
-# root) stole closures, as the job's statistics (CILKNOW_STATS=1) say.  Then a thief is SIGKILLed
-# while it holds a closure stolen from the root: the root runs that
-# closure again (closures re-run > 0, a worker lost) and the answer is
-# still right.  Every job exits 0 and leaves no worker behind.
+# root) stole closures, as the job's statistics (CILKNOW_STATS=1) say.
+# A worker running another executable than the root's is refused.  A
+# job without parallelism is capped at its root by its workers'
+# heartbeats (they starve), as a program of tasks is by its steals.
+# Then a thief is SIGKILLed while it holds a closure stolen from the
+# root: the root runs that closure again (closures re-run > 0, a worker
+# lost) and the answer is still right.  Every job exits 0 and leaves no
+# worker behind.
 # ports: 20620-20629
 . "$(dirname "$0")/lib.sh"
 export CILKNOW_SBIN=$SBIN
@@ -140,6 +144,29 @@ ok $? "cilkfib 36 prints $got, as cilkfib_serial"
 ok $? "no worker joined"
 grep -E 'Cilk|cilknow' "$T/fib.out" | sed 's/^/# /'
 no_workers "$T/fib.out"
+ok $? "no worker is left behind"
+wait_for 60 nodes_idle
+ok $? "the nodes are idle again"
+export CILKNOW_MIN_WORKERS=2
+
+# No parallelism (a root thread that sleeps): the workers' heartbeats
+# say they starve, and the job is capped at the root (CilkPs MAX 1 or
+# 2: cn_useful rounds up).
+unset CILKNOW_MIN_WORKERS
+start narrow "$TOOLS/narrowthreads" 300
+P=$LAST_PID
+capped() { "$BIN/CilkPs" | grep -Eq "^ *[0-9]+ +$(id -un) +127\.0\.0\.1 +[0-9]+ +[12] +[0-9]+ .*narrowthreads"; }
+wait_for 90 capped
+ok $? "a program of threads that cannot use its workers is capped (CilkPs MAX)" || {
+	"$BIN/CilkPs" | sed 's/^/#   ps | /'
+	tail -n 20 "$T/narrow.out" | sed 's/^/#   narrow | /'
+}
+contains "$T/narrow.out" "useful workers about [12]$" \
+    "its job manager took the estimate from the clearinghouse"
+stop "$P"
+! kill -0 "$P" 2>/dev/null
+ok $? "narrowthreads is stopped"
+no_workers "$T/narrow.out"
 ok $? "no worker is left behind"
 wait_for 60 nodes_idle
 ok $? "the nodes are idle again"

@@ -1373,6 +1373,49 @@ test_exe(void)
 	    welcomed(3));
 }
 
+/* beats(want, n): n rounds: workers 2 and 3 beat saying want, a tick. */
+static void
+beats(uint64_t want, int n)
+{
+	struct cn_msg m;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 2; k <= 3; k++) {
+			m_zero(&m);
+			m.cm_worker = S.w[k].id;
+			m.cm_stat[1] = want;
+			say(k, CN_H_HEARTBEAT, &m);
+		}
+		S.now += CH_TICK;
+		ch_tick(S.h);
+		(void)sent(0, NULL, 0);
+	}
+}
+
+/*
+ * A program of threads: its workers' heartbeats say whether they have
+ * work, and thieves with nothing for a whole window cap the job at the
+ * busy ones (the root, rounded up); busy again, the cap is lifted.
+ */
+static void
+test_beat_useful(void)
+{
+	static const int hosts[] = { 0, 1, 2, 3 };
+
+	by_hand(4, hosts);
+	join_all(4);
+	(void)sent(0, NULL, 0);
+	beats(CN_BEAT_STARVED, CN_USEFUL_WINDOW + 1);
+	is_int(S.h->h_useful.uw_cap, 1, "two starving thieves and a busy "
+	    "root: the job can use 1 worker");
+	beats(CN_BEAT_QUIET, CN_USEFUL_WINDOW + 1);
+	is_int(S.h->h_useful.uw_cap, 1, "a quiet heartbeat (a program of "
+	    "tasks, whose STEALs speak) changes nothing");
+	beats(CN_BEAT_BUSY, CN_USEFUL_WINDOW + 1);
+	is_int(S.h->h_useful.uw_cap, 0, "all busy: no cap");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1449,6 +1492,7 @@ main(int argc, char *argv[])
 	test_near();
 	test_members();
 	test_exe();
+	test_beat_useful();
 	quiet(0);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

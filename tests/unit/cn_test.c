@@ -119,6 +119,8 @@ test_messages(void)
 		m.cm_sum = -42;
 		m.cm_stat[0] = 1;
 		m.cm_stat[3] = 4;
+		if (h == CN_H_HEARTBEAT)
+			m.cm_stat[1] = CN_BEAT_STARVED;
 		strlcpy(m.cm_node, "127.0.0.9", sizeof(m.cm_node));
 		if (h == CN_H_REGISTER) {
 			m.cm_root = 1;
@@ -148,6 +150,9 @@ test_messages(void)
 			bad++;
 		if (h == CN_H_REGISTER && memcmp(d.cm_exe, m.cm_exe,
 		    sizeof(m.cm_exe)) != 0)
+			bad++;
+		if (h == CN_H_HEARTBEAT && (d.cm_stat[0] != 1 ||
+		    d.cm_stat[1] != CN_BEAT_STARVED))
 			bad++;
 		if ((h == CN_H_ASSIGN || h == CN_H_EXPORT) &&
 		    (d.cm_nframes != m.cm_nframes ||
