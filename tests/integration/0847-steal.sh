@@ -61,11 +61,13 @@ stolen_in() {
 	echo "$k"
 }
 export CILKNOW_MIN_WORKERS=2 CILKNOW_STATS=1
-# A second, larger size when the first saw no steal: the workers run
-# at nice 19, and on a machine busy with other tests the root can
-# finish a small job before a thief gets the processor to ask.
-for job in "cilkfib 30 33" "cilksort 1000000 3000000" "pi 10000000 40000000" \
-    "matmul 300 600"; do
+# Sizes that keep the root busy a second or more (pi 10^7 was 0.05 s of
+# work, over before a thief asked); a second, larger size when the
+# first saw no steal: the workers run at nice 19, and on a machine busy
+# with other tests the root can finish a small job before a thief gets
+# the processor to ask.
+for job in "cilkfib 30 33" "cilksort 1000000 3000000" "pi 200000000 800000000" \
+    "matmul 400 800"; do
 	set -- $job
 	prog=$1
 	for size in "$2" "$3"; do
