@@ -174,10 +174,19 @@ done
 # ran.  CILKNOW_LANES=1: one at a time, in name order.
 lanes=${CILKNOW_LANES:-3}
 cpu_lanes=${CILKNOW_CPU_LANES:-1}
-for v in "$lanes" "$cpu_lanes"; do
+# Once the CPU-bound work beside the lanes (valgrind, the fuzzers, the
+# container cluster, the chained tests) has ended, one more lane
+# (CILKNOW_LATE_LANES): the tests left mostly wait on daemons, and with
+# three lanes a core stood idle for the last third of the run.
+late_lanes=${CILKNOW_LATE_LANES:-$((lanes > 1 ? lanes + 1 : 1))}
+late_names=
+for n in $bg_names; do
+	case $n in *-beside.sh) ;; *) late_names="$late_names $n" ;; esac
+done
+for v in "$lanes" "$cpu_lanes" "$late_lanes"; do
 	case $v in
 	''|*[!0-9]*|0)
-		echo "run.sh: CILKNOW_LANES=$lanes CILKNOW_CPU_LANES=$cpu_lanes: want numbers of lanes, 1 or more" >&2
+		echo "run.sh: CILKNOW_LANES=$lanes CILKNOW_CPU_LANES=$cpu_lanes CILKNOW_LATE_LANES=$late_lanes: want numbers of lanes, 1 or more" >&2
 		exit 2 ;;
 	esac
 done
@@ -263,6 +272,14 @@ low=1	# every entry before it has ended
 tallied=0
 while [ "$tallied" -lt "$njobs" ]; do
 	busy=0; busy_cpu=0; busy_alone=0; moved=0
+	if [ "$lanes" -ne "$late_lanes" ]; then
+		late_left=
+		for n in $late_names; do
+			[ -e "$(bg_file "$n").rc" ] || late_left="$late_left $n"
+		done
+		late_names=$late_left
+		[ -n "$late_names" ] || lanes=$late_lanes
+	fi
 	k=$low
 	while [ "$k" -le "$njobs" ]; do
 		eval "st=\$q_state_$k kind=\$q_kind_$k"

@@ -36,8 +36,9 @@ for t in "$build"/tests/*_test; do
 		echo "ok $((passed + failed + skipped)) # SKIP valgrind evloop_test: timings, run under ASan"
 		continue
 	fi
+	t0=$(date +%s)
 	timeout 600 $VG "$t" >"$T/out" 2>&1
-	tally $? "valgrind $(basename "$t")"
+	tally $? "valgrind $(basename "$t") ($(( $(date +%s) - t0 )) s)"
 done
 mkdir -p "$T/users"
 "$build/bin/CilkKey" generate-cluster "$T/cluster.key" >/dev/null

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # CilkSim: usage and exit codes, the JSON of DESIGN.md section 7, the
 # trace and the plot, the grid, and the improved policy's end game.
 . "$(dirname "$0")/lib.sh"
