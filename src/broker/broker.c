@@ -482,7 +482,14 @@ broker_recount(struct broker *br, double now)
 			if (s->bs_assigned != 0 &&
 			    now - s->bs_assigned_at >= br->br_assign_timeout)
 				s->bs_assigned = 0;	/* never confirmed */
-			if (!broker_slot_available(s))
+			/*
+			 * A processor stopping another job's worker for the
+			 * one we gave it counts for that one: uncounted, the
+			 * job looked as if it ran nowhere and took a
+			 * processor of the largest job at every tick until
+			 * the first was free.
+			 */
+			if (!broker_slot_available(s) && s->bs_assigned == 0)
 				continue;
 			id = broker_slot_job(s, now, br->br_assign_timeout);
 			if (id != 0 && (j = broker_job_find(br, id)) != NULL)

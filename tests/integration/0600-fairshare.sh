@@ -101,6 +101,14 @@ ok $? "every node manager reloaded its configuration"
 # switching (on a busy machine they once got idle nodes instead, and
 # no node switched).
 first_has() { set -- $(counts); [ $# -ge 1 ] && [ "$1" -ge 20 ]; }
+# how_switched : how many switches each path made since section 4 began
+by_broker() { cat "$D"/nodes/*/log | grep -c "the broker assigned another job"; }
+by_pairs() { cat "$D"/nodes/*/log | grep -Ec "fair share: job [0-9]+ has [0-9]+, job"; }
+by_target() { cat "$D"/nodes/*/log | grep -c "over its target"; }
+b0=$(by_broker) p0=$(by_pairs) t0=$(by_target)
+how_switched() {
+	echo "# switches since the thesis rule: $(( $(by_broker) - b0 )) by the broker, $(( $(by_pairs) - p0 )) pairwise, $(( $(by_target) - t0 )) targeted"
+}
 run_job a; listed 1
 wait_for 60 first_has
 ok $? "job a alone takes 20 nodes or more ($(counts))"
@@ -110,6 +118,7 @@ ok $? "under the thesis rule three jobs reach 8 +- 1 again ($(counts))"
 grep -h "fair share: job [0-9]* has [0-9]*, job" "$D"/nodes/*/log >"$T/pairs"
 contains "$T/pairs" "stopping worker .*: fair share: job [0-9]+ has [0-9]+, job [0-9]+ [0-9]+$" \
     "nodes switched jobs by the pairwise rule"
+how_switched
 [ "$(total pairs)" -gt 0 ]
 ok $? "and the pairing messages they sent ($(total pairs))"
 

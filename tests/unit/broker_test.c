@@ -489,6 +489,19 @@ main(void)
 	    "a job that runs nowhere gets a node");
 	is_int(count(&br, 2, 0.5), 1, "job 2 has one node");
 	is_int(count(&br, 1, 0.5), 3, "job 1 has three");
+	/* That node stops job 1's worker first: job 2 has it meanwhile. */
+	TAILQ_FOREACH(n, &br.br_nodes, bn_entry)
+		if (assigned[n->bn_id] == 2)
+			break;
+	ok(n != NULL, "the node given to job 2 is known");
+	if (n != NULL)
+		node(&br, n->bn_addr.ma_addr[3], n->bn_id, PROTO_NS_STOPPING,
+		    1, 0.52);
+	nassigned = 0;
+	is_int(broker_schedule(&br, 0.54, on_assign, NULL), 0,
+	    "no second node for job 2 while its first stops job 1's worker");
+	is_int(count(&br, 2, 0.54), 1, "job 2 still has one node");
+	is_int(count(&br, 1, 0.54), 3, "job 1 three");
 	confirm(&br, 0.6);
 
 	/* A newly idle node goes to the job furthest below its share. */
