@@ -174,15 +174,17 @@ done
 # ran.  CILKNOW_LANES=1: one at a time, in name order.
 lanes=${CILKNOW_LANES:-3}
 cpu_lanes=${CILKNOW_CPU_LANES:-1}
-# Once the CPU-bound work beside the lanes (valgrind, the fuzzers, the
-# container cluster, the chained tests) has ended, one more lane
-# (CILKNOW_LATE_LANES): the tests left mostly wait on daemons, and with
-# three lanes a core stood idle for the last third of the run.
+# Once the container cluster and the chained tests beside the lanes
+# have ended, one more lane (CILKNOW_LATE_LANES): the tests mostly wait
+# on daemons, and process accounting showed a third of the machine's
+# CPU unused over the run.  Valgrind and the fuzzers, one core's work
+# that is not on the longest path, go on beside the lanes.
 late_lanes=${CILKNOW_LATE_LANES:-$((lanes > 1 ? lanes + 1 : 1))}
 late_names=
 for n in $bg_names; do
-	case $n in *-beside.sh) ;; *) late_names="$late_names $n" ;; esac
+	case $n in cluster/*) late_names="$late_names $n" ;; esac
 done
+late_names="$late_names $chained"
 for v in "$lanes" "$cpu_lanes" "$late_lanes"; do
 	case $v in
 	''|*[!0-9]*|0)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The runtime under chaos, briefly (make chaos runs 50 such runs):
-# three seeded runs of short programs with known answers on a 4-node
+# three seeded runs of short programs with known answers (queens and fib,
+# programs of tasks; cilkfib, a program of threads) on a 4-node
 # CilkLocal cluster, workers SIGKILLed and SIGSTOPped, owners coming
 # back and leaving, a CPU hog, the clearinghouse's network lossy
 # (tests/chaos/run.py); every answer is right, every run ends, and no
