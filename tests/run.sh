@@ -37,10 +37,11 @@ run() {
 	tally "$name" "$out" $? "$start"
 }
 
-# tally NAME OUTPUT EXIT-STATUS START-TIME : counts one TAP program's
-# results and prints its line.
+# tally NAME OUTPUT EXIT-STATUS START-TIME [END-TIME] : counts one TAP
+# program's results and prints its line: the seconds it ran, and when
+# it ended, counted from the start of the run (where the time went).
 tally() {
-	name=$1; out=$2; rc=$3; start=$4
+	name=$1; out=$2; rc=$3; start=$4; ended=$(( ${5:-$(date +%s)} - run_start ))
 	# "ok N # SKIP why" is TAP's skip: neither a pass nor a failure
 	s=$(grep -Ec '^ok [0-9]* *-? *# *SKIP' "$out")
 	p=$(( $(grep -c '^ok ' "$out") - s ))
@@ -57,7 +58,7 @@ tally() {
 	failed=$((failed + f + extra))
 	secs=$(( $(date +%s) - start ))
 	if [ $((f + extra)) -ne 0 ]; then
-		echo "FAIL $name ($p passed, $((f + extra)) failed, exit $rc, ${secs}s)"
+		echo "FAIL $name ($p passed, $((f + extra)) failed, exit $rc, ${secs}s, ended +${ended}s)"
 		grep -E '^(not ok|#)' "$out" | head -40 | sed 's/^/    /'
 		if [ "$extra" -ne 0 ]; then
 			tail -20 "$out" | sed 's/^/    | /'
@@ -65,7 +66,7 @@ tally() {
 	else
 		sk=
 		[ "$s" -eq 0 ] || sk=", $s skipped"
-		echo "ok   $name ($p passed$sk, ${secs}s)"
+		echo "ok   $name ($p passed$sk, ${secs}s, ended +${ended}s)"
 		grep -E '^ok .*# *SKIP' "$out" | sed 's/^/    /'
 	fi
 }
@@ -102,7 +103,8 @@ bg_wait() {
 		b=$(bg_file "$name")
 		read -r rc start end <"$b.rc" || { rc=1; start=0; end=0; }
 		# tally reports the time it ran, not the wait for it
-		tally "$name" "$b.out" "$rc" $((start + $(date +%s) - end))
+		tally "$name" "$b.out" "$rc" $((start + $(date +%s) - end)) \
+		    "$end"
 	done
 }
 # The container cluster (tests/cluster/run.sh, make check-cluster): most
@@ -174,17 +176,17 @@ done
 # ran.  CILKNOW_LANES=1: one at a time, in name order.
 lanes=${CILKNOW_LANES:-3}
 cpu_lanes=${CILKNOW_CPU_LANES:-1}
-# Once the container cluster and the chained tests beside the lanes
-# have ended, one more lane (CILKNOW_LATE_LANES): the tests mostly wait
-# on daemons, and process accounting showed a third of the machine's
-# CPU unused over the run.  Valgrind and the fuzzers, one core's work
-# that is not on the longest path, go on beside the lanes.
+# Once everything CPU-bound beside the lanes (valgrind, the fuzzers,
+# the container cluster, the chained tests) has ended, one more lane
+# (CILKNOW_LATE_LANES): the tests left mostly wait on daemons, and
+# process accounting showed a third of the machine's CPU unused over
+# the run.  Opened while valgrind still ran, the lane made every test
+# slower and the run no shorter.
 late_lanes=${CILKNOW_LATE_LANES:-$((lanes > 1 ? lanes + 1 : 1))}
 late_names=
 for n in $bg_names; do
-	case $n in cluster/*) late_names="$late_names $n" ;; esac
+	case $n in *-beside.sh) ;; *) late_names="$late_names $n" ;; esac
 done
-late_names="$late_names $chained"
 for v in "$lanes" "$cpu_lanes" "$late_lanes"; do
 	case $v in
 	''|*[!0-9]*|0)
@@ -291,7 +293,7 @@ while [ "$tallied" -lt "$njobs" ]; do
 				name=$(cat "$log/lane.$k.name")
 				# its own time, not the wait for its tally
 				tally "$name" "$log/$(echo "$name" | tr '/ ' '__').out" \
-				    "$rc" $((s0 + $(date +%s) - e0))
+				    "$rc" $((s0 + $(date +%s) - e0)) "$e0"
 				eval "q_state_$k=done"
 				tallied=$((tallied + 1)); moved=1
 			else
