@@ -39,10 +39,14 @@ wakeups() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status"; }
 p0=$(wakeups "$parent"); e0=$(wakeups "$engine")
 sleep 5
 p1=$(wakeups "$parent"); e1=$(wakeups "$engine")
-[ $((p1 - p0)) -le 4 ]
-ok $? "an idle node's parent woke $((p1 - p0)) times in 5 s (at most 4)"
-[ $((e1 - e0)) -le 6 ]
-ok $? "an idle node's engine woke $((e1 - e0)) times in 5 s (at most 6)"
+# The bounds are half a 0.2 s tick's 25: the daemons' own deadlines
+# (registration, its answer, sensors, the quantum) fall 1 or 2 times in
+# a window each, as they happen to line up (a CI run counted 7 for the
+# engine).
+[ $((p1 - p0)) -le 8 ]
+ok $? "an idle node's parent woke $((p1 - p0)) times in 5 s (at most 8)"
+[ $((e1 - e0)) -le 12 ]
+ok $? "an idle node's engine woke $((e1 - e0)) times in 5 s (at most 12)"
 
 # 2. The exit, relayed in the event that brought it.
 cd "$T" || exit 1
