@@ -59,7 +59,7 @@ tally() {
 	secs=$(( $(date +%s) - start ))
 	if [ $((f + extra)) -ne 0 ]; then
 		echo "FAIL $name ($p passed, $((f + extra)) failed, exit $rc, ${secs}s, ended +${ended}s)"
-		grep -E '^(not ok|#)' "$out" | head -40 | sed 's/^/    /'
+		grep -E '^(not ok|#)' "$out" | head -60 | sed 's/^/    /'
 		if [ "$extra" -ne 0 ]; then
 			tail -20 "$out" | sed 's/^/    | /'
 		fi

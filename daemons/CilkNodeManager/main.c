@@ -149,6 +149,12 @@ check(struct dctx *dc, char *err, size_t errlen)
 	}
 	if (node_limits(n, err, errlen) == -1)
 		return -1;
+	if (node_guest_nice(dc->dc_conf) == -1) {
+		snprintf(err, errlen, "worker_nice = %s: a nice level from 0 "
+		    "to 19 (a guest never comes before the owner)",
+		    conf_get(dc->dc_conf, "worker_nice"));
+		return -1;
+	}
 	if (strncmp(sensors, "file:", 5) == 0)
 		strlcpy(n->n_sensor_path, sensors + 5,
 		    sizeof(n->n_sensor_path));

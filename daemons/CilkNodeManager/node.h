@@ -235,6 +235,8 @@ int	node_desc_bound(const struct node *, const struct proto_desc *,
 	    int root, char *why, size_t whylen);
 /* endall.c: -k, every worker and launch pad ended; the exit status. */
 int	node_end_workers(const char *run_dir, double grace);
+/* parent.c: worker_nice, 0 to 19, or -1 where it is not a nice level. */
+int	node_guest_nice(const struct conf *);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
 /* chan.c: the engine's requests to the parent. */

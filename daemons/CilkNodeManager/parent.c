@@ -382,6 +382,21 @@ is_owner(const char *user)
 	return pred_auth_listed(conf_get(pn->n_dc.dc_conf, "owners"), user);
 }
 
+/* worker_nice as a number from 0 to 19, or -1 if it is not one. */
+int
+node_guest_nice(const struct conf *cf)
+{
+	const char *text = conf_get(cf, "worker_nice");
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 19)
+		return -1;
+	return (int)v;
+}
+
 /* The launch pad's spec: what the user signed, and what we decide. */
 static int
 build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
@@ -390,6 +405,7 @@ build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
 	struct passwd *pw;
 	uint16_t i;
 	int guest = kind == NMPRIV_KIND_WORKER || !is_owner(d->de_user);
+	int nice;
 
 	strlcpy(sp->ls_worker, worker, sizeof(sp->ls_worker));
 	sp->ls_job = d->de_job;
@@ -408,8 +424,13 @@ build_spec(struct lpad_spec *sp, const struct proto_desc *d, uint8_t kind,
 			return -1;
 		sp->ls_log_gid = pw->pw_gid;
 	}
-	/* The owner comes first: a guest at nice 19, SCHED_IDLE. */
-	sp->ls_nice = guest ? 19 : 0;
+	/*
+	 * The owner comes first: a guest at worker_nice (19, checked at
+	 * start and reload; the lowest priority if it is bad all the same),
+	 * SCHED_IDLE.
+	 */
+	nice = node_guest_nice(pn->n_dc.dc_conf);
+	sp->ls_nice = !guest ? 0 : nice == -1 ? 19 : nice;
 	sp->ls_sched = guest && strcmp(conf_get(pn->n_dc.dc_conf,
 	    "worker_sched_idle"), "no") != 0 ? LPAD_SCHED_IDLE :
 	    LPAD_SCHED_NICE;

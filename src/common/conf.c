@@ -118,6 +118,7 @@ static const struct conf_key conf_keys[] = {
 	{ "worker_io_weight",	CONF_T_PATH,	0, "1" },
 	{ "worker_memory_high",	CONF_T_PATH,	0, "40%" },
 	{ "worker_memory_max",	CONF_T_PATH,	0, "50%" },
+	{ "worker_nice",	CONF_T_PATH,	0, "19" },	/* parent.c */
 	{ "worker_pids_max",	CONF_T_PATH,	0, "4096" },
 	{ "worker_sched_idle",	CONF_T_BOOL,	0, "yes" },
 };

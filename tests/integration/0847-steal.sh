@@ -18,8 +18,8 @@ export CILKNOW_SBIN=$SBIN
 cd "$T" || exit 1
 
 last() { grep -E '^-?[0-9.]+$' "$1" | tail -1; }
-# no_workers FILE : no worker of the job in FILE is left (at nice 19
-# on a busy machine, with a sanitizer's exit, a worker takes a while);
+# no_workers FILE : no worker of the job in FILE is left (on a busy
+# machine, with a sanitizer's exit, a worker takes a while);
 # says what is left when there is
 no_workers() {
 	wait_for 60 eval "[ -z \"\$(worker_pids $1)\" ]" && return 0
@@ -35,10 +35,12 @@ stat_of() {
 }
 
 D=$T/cluster
-# Workers at plain nice 19, not SCHED_IDLE: on a busy test machine an
-# idle-class worker may not run at all before a small job ends.
+# Workers at nice 0 (worker_nice), not SCHED_IDLE: on a busy test
+# machine an idle-class worker may not run at all before a small job
+# ends, and one at nice 19 gets about 1.5% of a processor.
 "$BIN/CilkLocal" start -n 2 -d "$D" -p 20620 -o register_interval=1 \
-    -o timeout=2 -o worker_sched_idle=no >"$T/start.out" 2>&1
+    -o timeout=2 -o worker_sched_idle=no -o worker_nice=0 \
+    >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 2"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
@@ -63,9 +65,8 @@ stolen_in() {
 export CILKNOW_MIN_WORKERS=2 CILKNOW_STATS=1
 # Sizes that keep the root busy a second or more (pi 10^7 was 0.05 s of
 # work, over before a thief asked); a second, larger size when the
-# first saw no steal: the workers run at nice 19, and on a machine busy
-# with other tests the root can finish a small job before a thief gets
-# the processor to ask.
+# first saw no steal: on a machine busy with other tests the root can
+# finish a small job before a thief gets the processor to ask.
 for job in "cilkfib 30 33" "cilksort 1000000 3000000" "pi 200000000 800000000" \
     "matmul 400 800"; do
 	set -- $job

@@ -106,6 +106,15 @@ exit_is $? 1 "a broker with a world-writable user_keys folder does not start"
 contains "$T/start.out" "unsafe: .*users: the user_keys folder is writable" \
     "and says why"
 chmod 755 "$T/users"
+# A guest's nice level: 0 to 19, never before the owner.
+for v in 20 -1; do
+	save=$NM_ARGS; NM_ARGS="$NM_ARGS -o worker_nice=$v"
+	node_fails "worker_nice = $v" \
+	    "worker_nice = $v: a nice level from 0 to 19"
+	NM_ARGS=$save
+done
+"$SBIN/CilkNodeManager" -n -c "$C" $NM_ARGS -o worker_nice=0 >"$T/n.out" 2>&1
+exit_is $? 0 "CilkNodeManager -n with worker_nice = 0"
 NM_ARGS="$NM_ARGS -o broker=999.1.1.1"
 node_fails "a broker address that is none" \
     "broker 999\.1\.1\.1: bad or unknown address"

@@ -158,6 +158,21 @@ wait_for() {
 	return 1
 }
 
+# diag_cluster DIR : after a failed check, what the CilkLocal cluster
+# in DIR shows (its nodes, its jobs, the broker's last words and each
+# node's last lines), short enough for make check's excerpt.
+diag_cluster() {
+	{
+		CILKNOW_CONF=$1/cilknow.conf "$BIN/CilkNodes" 2>&1
+		CILKNOW_CONF=$1/cilknow.conf "$BIN/CilkPs" 2>&1 | head -8
+		tail -n 6 "$1/broker.log" | cut -c 12-170
+		for _l in "$1"/nodes/*/log; do
+			tail -n 4 "$_l" | cut -c 12-170 |
+			    sed "s|^|${_l#"$1"/nodes/}: |"
+		done
+	} | sed 's/^/#   % /'
+}
+
 # answer_is FILE WANT DESCRIPTION : a program's last line of digits
 # (its answer) is WANT; otherwise its output's tail is shown.
 answer_is() {

@@ -243,6 +243,7 @@ main(void)
 		{ "worker_io_weight",	"1" },
 		{ "worker_memory_high",	"40%" },
 		{ "worker_memory_max",	"50%" },
+		{ "worker_nice",		"19" },
 		{ "worker_pids_max",	"4096" },
 		{ "worker_sched_idle",	"yes" },
 	};
