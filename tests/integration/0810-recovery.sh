@@ -13,7 +13,7 @@ D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=17720
 "$BIN/CilkLocal" start -n 4 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=3 -o timeout=2 >"$T/start.out" 2>&1
+    -o stop_grace=3 -o timeout=2 $BUSY_MACHINE_WORKERS >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf

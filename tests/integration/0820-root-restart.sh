@@ -17,7 +17,7 @@ HOME_NODE=127.0.0.2:$((PORT + 1))
 NLOG=$D/nodes/127.0.0.2/log
 NSTATE=$D/nodes/127.0.0.2/state
 "$BIN/CilkLocal" start -n 4 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=3 -o timeout=2 >"$T/start.out" 2>&1
+    -o stop_grace=3 -o timeout=2 $BUSY_MACHINE_WORKERS >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf

@@ -12,7 +12,7 @@ D=$T/cluster
 export CILKNOW_SBIN=$SBIN
 PORT=18700
 "$BIN/CilkLocal" start -n 4 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=3 >"$T/start.out" 2>&1
+    -o stop_grace=3 $BUSY_MACHINE_WORKERS >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4"
 trap '[ -n "$STOPPED" ] && kill -CONT $STOPPED 2>/dev/null;
     "$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT

@@ -158,6 +158,15 @@ wait_for() {
 	return 1
 }
 
+# BUSY_MACHINE_WORKERS: CilkLocal options for a test whose parallel
+# program's workers must get a processor while make check's other tests
+# keep both busy.  A guest's default, nice 19 under SCHED_IDLE, each in
+# an autogroup of its own, got ~0 of a processor beside them (0830's
+# workers did not join within 20 s beside four busy loops); at nice 0
+# under the normal policy they get a fair share.  The tests of the
+# owner's priority itself (0605, 0300, 0840) keep the default.
+BUSY_MACHINE_WORKERS="-o worker_nice=0 -o worker_sched_idle=no"
+
 # diag_cluster DIR : after a failed check, what the CilkLocal cluster
 # in DIR shows (its nodes, its jobs, the broker's last words and each
 # node's last lines), short enough for make check's excerpt.
