@@ -8,8 +8,15 @@
  * assigned, or the job manager's answers do not open here (no key for
  * the user).  The job manager treats it as an exit with status PROTO_EXIT_NODE_FAULT
  * (nodefault.h): the task runs elsewhere at once, not after the reclaim
- * (3 register intervals and 30 s).  Decoders check every length and
- * range and refuse leftover bytes; see cilknow-protocol(7).
+ * (3 register intervals and 30 s).
+ *
+ * PROTO_REFUSED_WITHDRAWN: the processor no longer wants the task it
+ * asked for, for a passing reason that is no fault (its owner came back,
+ * the owner's load took the processor, the job manager did not answer in
+ * time): the task handed out by that fetch is taken back at once, as
+ * the reclaim would, and the node is not given up.  Decoders check
+ * every length and range and refuse leftover bytes; see
+ * cilknow-protocol(7).
  */
 #ifndef CILKNOW_PROTO_REFUSE_H
 #define CILKNOW_PROTO_REFUSE_H
@@ -19,8 +26,12 @@
 
 #include "proto.h"
 
+#define PROTO_REFUSED_FAULT	0	/* the node's fault: given up */
+#define PROTO_REFUSED_WITHDRAWN	1	/* passing: the task goes back */
+
 struct proto_desc_refused {
 	uint32_t	rf_job;		/* not 0 */
+	uint8_t		rf_kind;	/* PROTO_REFUSED_* */
 	uint64_t	rf_fetch;	/* the DESC_REQ's dr_fetch; 0: none */
 	char		rf_node[PROTO_HOST_MAX];	/* the processor:
 						   HOST or HOST/SLOT, not "" */

@@ -104,6 +104,14 @@ enum tt_end {
 enum tt_end tt_exit(struct tasktab *, uint32_t task, const char *node,
 	    int32_t status, int nostart);
 
+/*
+ * The node withdrew the hand-out of its fetch before it started it (its
+ * owner came back): taken back at once, as tt_reclaim would later.
+ * Returns the task, or -1 if none of node's running tasks has that
+ * fetch (fetch 0 matches none).
+ */
+int64_t	tt_withdraw(struct tasktab *, const char *node, uint64_t fetch);
+
 /* 1 if the latest hand-out of task went to node. */
 int	tt_holds(const struct tasktab *, uint32_t task, const char *node);
 /* Word of the task's instance from its node: it is alive. */

@@ -465,6 +465,29 @@ on_output(struct msg_ep *ep, const struct msg_in *in, void *arg)
 }
 
 /*
+ * A processor withdrew the task its fetch was handed before it started
+ * it (its owner came back, say): no fault of anyone's, and no reason to
+ * wait for the reclaim (3 register intervals and 30 s) to run it
+ * elsewhere.
+ */
+static void
+task_withdrawn(struct jobmgr *j, const struct proto_desc_refused *m)
+{
+	int64_t task;
+
+	if (j->j_ending ||
+	    (task = tt_withdraw(&j->j_tt, m->rf_node, m->rf_fetch)) < 0)
+		return;		/* not its task (any more), or never handed */
+	j->j_last_activity = now_mono();
+	log_info("task %u on %s %s; %s", (unsigned)task, m->rf_node,
+	    m->rf_reason, j->j_want_tasks > 0 ? "it runs again" :
+	    "counted as lost");
+	j->j_tasks[task].t_end = now_mono();
+	jobmgr_out_end(j, (uint32_t)task, m->rf_node);
+	tasks_changed(j);
+}
+
+/*
  * A processor that fetched a task refused it for its node's own reason
  * (DESC_REFUSED, proto_refuse.h): as if it had reported an exit with
  * status PROTO_EXIT_NODE_FAULT, at once rather than at the reclaim.
@@ -483,6 +506,10 @@ on_desc_refused(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	    proto_desc_refused_dec(&m, in->mi_data, in->mi_len) == -1 ||
 	    m.rf_job != j->j_job)
 		return;
+	if (m.rf_kind == PROTO_REFUSED_WITHDRAWN) {
+		task_withdrawn(j, &m);
+		return;
+	}
 	/* The task handed to that processor, by that fetch. */
 	for (i = 0; i < j->j_tt.tt_n; i++) {
 		tk = &j->j_tt.tt_t[i];

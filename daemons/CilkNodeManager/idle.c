@@ -197,8 +197,10 @@ owner_returns(struct node *n)
 {
 	uint16_t i;
 
-	for (i = 0; i < n->n_total; i++)
+	for (i = 0; i < n->n_total; i++) {
+		node_fetch_withdraw(n, &n->n_slots[i], "the owner is back");
 		n->n_slots[i].s_want_job = 0;
+	}
 	node_workers_owner(n, 1);
 }
 
@@ -250,11 +252,30 @@ on_sense(struct evloop *loop, void *arg)
 {
 	struct node *n = arg;
 
+	n->n_sense_timer = NULL;	/* fired: node_sense_soon keeps off */
 	node_chan_scan(n);	/* a keyboard plugged in since */
 	node_idle_update(n);
-	n->n_sense_timer = evloop_timer_add(loop, node_slots_running(n) > 0 ?
+	n->n_sense_due = now_mono() + (node_slots_running(n) > 0 ?
 	    POLL_WORKING :
-	    n->n_interval < POLL_IDLE ? n->n_interval : POLL_IDLE,
+	    n->n_interval < POLL_IDLE ? n->n_interval : POLL_IDLE);
+	n->n_sense_timer = evloop_timer_add(loop, n->n_sense_due - now_mono(),
+	    on_sense, n);
+}
+
+/*
+ * A processor begins to switch to a job: from now on the owner's return
+ * is seen within a second, as with a worker running, not at the next
+ * idle look (5 s), which came after the worker had started.
+ */
+void
+node_sense_soon(struct node *n)
+{
+	if (n->n_sense_timer == NULL ||
+	    n->n_sense_due <= now_mono() + POLL_WORKING)
+		return;
+	evloop_timer_cancel(n->n_dc.dc_loop, n->n_sense_timer);
+	n->n_sense_due = now_mono() + POLL_WORKING;
+	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,
 	    on_sense, n);
 }
 
@@ -285,6 +306,7 @@ node_idle_start(struct node *n)
 	n->n_owner_away = node_sense(n);
 	n->n_state = PROTO_NS_BUSY;
 	node_slots_lend(n);
+	n->n_sense_due = now_mono() + POLL_WORKING;
 	n->n_sense_timer = evloop_timer_add(n->n_dc.dc_loop, POLL_WORKING,
 	    on_sense, n);
 }

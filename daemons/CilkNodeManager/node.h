@@ -155,6 +155,7 @@ struct node {
 	double		 n_logind_retry;	/* next try to connect */
 	size_t		 n_ninput;
 	struct evtimer	*n_sense_timer;
+	double		 n_sense_due;	/* when it fires (mono) */
 
 	/* Predicates (npred.c). */
 	char		 n_pred_path[PATH_MAX];		/* node=H ones */
@@ -217,6 +218,7 @@ void	node_down_report(struct node *);
 int	node_down_on_assign(struct node *);
 /* refuse.c: DESC_REFUSED to the job manager (proto_refuse.h). */
 void	node_desc_refused(struct node *, struct slot *, const char *why);
+void	node_fetch_withdraw(struct node *, struct slot *, const char *why);
 int	node_fetch_refusal(const struct node *, const struct slot *,
 	    double since, char *why, size_t whysz);
 /* pcheck.c: 0, or -1 and why the node itself cannot start a worker. */
@@ -262,6 +264,7 @@ void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
 void	node_idle_start(struct node *);
 int	node_sense(struct node *);
 void	node_idle_update(struct node *);
+void	node_sense_soon(struct node *);
 /* The parent's INPUT: devices read, time since the last input. */
 void	node_idle_on_input(struct node *, const struct nmpriv_msg *);
 /* input.c: the parent's; tell: how the parent tells the engine */

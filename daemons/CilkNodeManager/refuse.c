@@ -6,11 +6,12 @@
  * open (its user's key here, or its age: a clock), signed by another
  * user than the broker assigned, or answers of the job manager that do
  * not open here at all (no key for the user; a munge credential of a
- * uid unknown here: the user unknown here).  Processors taken back
- * by the owner meanwhile are not a fault: that task waits as before.
- * The job manager takes it as a node-side failure (status
- * PROTO_EXIT_NODE_FAULT, nodefault.h), and so does our count
- * (ndown.c).
+ * uid unknown here: the user unknown here).  The job manager takes it
+ * as a node-side failure (status PROTO_EXIT_NODE_FAULT, nodefault.h),
+ * and so does our count (ndown.c).  A processor taken back by its owner
+ * while it fetched, or whose job manager did not answer, is no fault:
+ * it withdraws the fetch (PROTO_REFUSED_WITHDRAWN) and the task the job
+ * manager may have handed it runs elsewhere at once too.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -22,19 +23,19 @@
 #include "node.h"
 #include "proto_refuse.h"
 
-void
-node_desc_refused(struct node *n, struct slot *s, const char *why)
+static void
+send_refused(struct node *n, const struct slot *s, uint8_t kind,
+    const char *head, const char *why)
 {
 	struct proto_desc_refused m;
 	size_t len, i;
 
-	if (s->s_want_job == 0)
-		return;
 	memset(&m, 0, sizeof(m));
 	m.rf_job = s->s_want_job;
+	m.rf_kind = kind;
 	m.rf_fetch = s->s_fetch_id;
 	strlcpy(m.rf_node, s->s_name, sizeof(m.rf_node));
-	snprintf(m.rf_reason, sizeof(m.rf_reason), "not started: %s",
+	snprintf(m.rf_reason, sizeof(m.rf_reason), "%s: %s", head,
 	    why[0] != '\0' ? why : "no reason given");
 	for (i = 0; m.rf_reason[i] != '\0'; i++)
 		if ((unsigned char)m.rf_reason[i] < 0x20 ||
@@ -45,14 +46,29 @@ node_desc_refused(struct node *n, struct slot *s, const char *why)
 	    msg_ep_send(n->n_dc.dc_ep, &s->s_want_jobmgr, MSG_SCHEME_USER,
 	    PROTO_H_DESC_REFUSED, n->n_buf, len) == -1)
 		log_debug("%s: send failed", __func__);
+}
+
+void
+node_desc_refused(struct node *n, struct slot *s, const char *why)
+{
+	if (s->s_want_job == 0)
+		return;
+	send_refused(n, s, PROTO_REFUSED_FAULT, "not started", why);
 	node_fault_counted(n, why);
 }
 
-/*
- * The job manager's answers did not come: if what came from its address
- * lately was refused by the message layer, say why (a key the node does
- * not have, a clock), into why; 0 then, -1 if it was plain silence.
- */
+void
+node_fetch_withdraw(struct node *n, struct slot *s, const char *why)
+{
+	/* Only a fetch under way: a DESC_REQ went, a task may be ours. */
+	if (s->s_want_job == 0 || s->s_current != NULL ||
+	    s->s_fetch_tries == 0)
+		return;
+	log_info("job %u: processor %u withdraws its fetch: %s",
+	    s->s_want_job, s->s_index, why);
+	send_refused(n, s, PROTO_REFUSED_WITHDRAWN, "withdrawn", why);
+}
+
 int
 node_fetch_refusal(const struct node *n, const struct slot *s, double since,
     char *why, size_t whysz)

@@ -128,6 +128,8 @@ node_slots_lend(struct node *n)
 				pick = s;
 		}
 		pick->s_lent = 0;
+		node_fetch_withdraw(n, pick, "the owner's load needs its "
+		    "processor");
 		pick->s_want_job = 0;
 		lent--;
 		/* (The owner's return froze or stopped workers already.) */

@@ -134,9 +134,13 @@ on_fetch_timer(struct evloop *loop, void *arg)
 			log_warnx("job %u: not started: %s", s->s_want_job,
 			    why);
 			node_desc_refused(n, s, why);
-		} else
+		} else {
 			log_warnx("job %u: its job manager did not answer; "
 			    "giving up", s->s_want_job);
+			/* It may yet: what it hands us runs elsewhere. */
+			node_fetch_withdraw(n, s, "its job manager did not "
+			    "answer in time");
+		}
 		forget_assignment(n, s);
 		return;
 	}
@@ -187,6 +191,7 @@ start_switch(struct node *n, struct slot *s)
 		randombytes_buf(&s->s_fetch_id, sizeof(s->s_fetch_id));
 	while (s->s_fetch_id == 0);
 	node_update_state(n);
+	node_sense_soon(n);
 	fetch(n, s);
 }
 

@@ -22,7 +22,7 @@ text_ok(const char *s, size_t max, int sp)
 static int
 valid(const struct proto_desc_refused *m)
 {
-	return m->rf_job != 0 &&
+	return m->rf_job != 0 && m->rf_kind <= PROTO_REFUSED_WITHDRAWN &&
 	    text_ok(m->rf_node, sizeof(m->rf_node), 0) &&
 	    text_ok(m->rf_reason, sizeof(m->rf_reason), 1);
 }
@@ -37,6 +37,7 @@ proto_desc_refused_enc(const struct proto_desc_refused *m, uint8_t *buf,
 		return 0;
 	wire_w_init(&w, buf, cap);
 	wire_put_u32(&w, m->rf_job);
+	wire_put_u8(&w, m->rf_kind);
 	wire_put_u64(&w, m->rf_fetch);
 	wire_put_str(&w, m->rf_node);
 	wire_put_str(&w, m->rf_reason);
@@ -52,6 +53,7 @@ proto_desc_refused_dec(struct proto_desc_refused *m, const uint8_t *buf,
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &m->rf_job) == -1 ||
+	    wire_get_u8(&r, &m->rf_kind) == -1 ||
 	    wire_get_u64(&r, &m->rf_fetch) == -1 ||
 	    wire_get_str(&r, m->rf_node, sizeof(m->rf_node)) == -1 ||
 	    wire_get_str(&r, m->rf_reason, sizeof(m->rf_reason)) == -1 ||

@@ -225,6 +225,26 @@ tt_reclaim(struct tasktab *tt, double now, double after,
 	return n;
 }
 
+int64_t
+tt_withdraw(struct tasktab *tt, const char *node, uint64_t fetch)
+{
+	struct tt_task *t;
+	uint32_t i;
+
+	if (fetch == 0)
+		return -1;
+	for (i = 0; i < tt->tt_n; i++) {
+		t = &tt->tt_t[i];
+		if (t->tk_state != TT_RUNNING || t->tk_fetch != fetch ||
+		    !tt_holds(tt, i, node))
+			continue;
+		t->tk_state = tt->tt_want > 0 ? TT_PENDING : TT_LOST;
+		tt->tt_lost++;
+		return i;
+	}
+	return -1;
+}
+
 uint32_t
 tt_running(const struct tasktab *tt)
 {

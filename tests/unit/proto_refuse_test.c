@@ -76,28 +76,40 @@ main(void)
 	strlcpy(m.rf_reason, "a\nb", sizeof(m.rf_reason));
 	ok(proto_desc_refused_enc(&m, buf, sizeof(buf)) == 0,
 	    "a control byte in the reason is refused");
+	m = good();
+	m.rf_kind = PROTO_REFUSED_WITHDRAWN;
+	ok((len = proto_desc_refused_enc(&m, buf, sizeof(buf))) > 0 &&
+	    proto_desc_refused_dec(&e, buf, len) == 0 &&
+	    e.rf_kind == PROTO_REFUSED_WITHDRAWN, "a withdrawal round-trips");
+	m.rf_kind = PROTO_REFUSED_WITHDRAWN + 1;
+	ok(proto_desc_refused_enc(&m, buf, sizeof(buf)) == 0,
+	    "an unknown kind is refused");
 	/* Hand-made refusals: the decoder checks what the encoder does. */
 	m = good();
 	strlcpy(m.rf_node, "ws2", sizeof(m.rf_node));
 	strlcpy(m.rf_reason, "ab", sizeof(m.rf_reason));
 	len = proto_desc_refused_enc(&m, buf, sizeof(buf));
-	ok(len == 4 + 8 + 2 + 3 + 2 + 2, "a short one is %zu bytes", len);
+	ok(len == 4 + 1 + 8 + 2 + 3 + 2 + 2, "a short one is %zu bytes", len);
 	memset(buf, 0, 4);
 	ok(proto_desc_refused_dec(&e, buf, len) == -1, "decoder: job 0");
 	buf[3] = 1;
-	buf[15] = ' ';
+	buf[4] = 2;
+	ok(proto_desc_refused_dec(&e, buf, len) == -1,
+	    "decoder: an unknown kind");
+	buf[4] = PROTO_REFUSED_WITHDRAWN;
+	buf[16] = ' ';
 	ok(proto_desc_refused_dec(&e, buf, len) == -1,
 	    "decoder: a blank in the node");
-	buf[15] = 's';
-	buf[20] = 0x7f;
+	buf[16] = 's';
+	buf[21] = 0x7f;
 	ok(proto_desc_refused_dec(&e, buf, len) == -1,
 	    "decoder: DEL in the reason");
-	buf[20] = 'b';
-	ok(proto_desc_refused_dec(&e, buf, len) == 0, "decoder: fixed, "
-	    "taken");
+	buf[21] = 'b';
+	ok(proto_desc_refused_dec(&e, buf, len) == 0 &&
+	    e.rf_kind == PROTO_REFUSED_WITHDRAWN, "decoder: fixed, taken");
 	n = len;
-	buf[17] = 0;
 	buf[18] = 0;
+	buf[19] = 0;
 	ok(proto_desc_refused_dec(&e, buf, n - 2) == -1,
 	    "decoder: an empty reason");
 	return tap_done();

@@ -124,6 +124,43 @@ test_open(void)
 	tt_free(&tt);
 }
 
+/* A node whose owner came back before it started the task gives it back. */
+static void
+test_withdraw(void)
+{
+	struct tasktab tt;
+	uint32_t t;
+
+	ok(tt_init(&tt, 2, 3) == 0, "init 2 tasks");
+	is_int(tt_take_fetch(&tt, "a/0", 21, 0, &t), TT_TAKE_NEW,
+	    "a/0 fetches a task");
+	is_int(tt_take_fetch(&tt, "b/0", 22, 0, &t), TT_TAKE_NEW,
+	    "b/0 fetches the other");
+	is_int(tt_withdraw(&tt, "a/0", 0), -1, "fetch 0 withdraws nothing");
+	is_int(tt_withdraw(&tt, "a/0", 22), -1,
+	    "b/0's fetch is not a/0's to withdraw");
+	is_int(tt_withdraw(&tt, "b/0", 21), -1, "nor a/0's b/0's");
+	is_int(tt_withdraw(&tt, "a/0", 21), 0, "a/0 withdraws task 0");
+	is_int(tt.tt_t[0].tk_state, TT_PENDING, "pending again at once");
+	is_int(tt_withdraw(&tt, "a/0", 21), -1, "withdrawn once");
+	is_int(tt_exit(&tt, 0, "a/0", 0, 0), TT_END_STALE,
+	    "a late exit from a/0 is ignored");
+	ok(!tt_node_gone(&tt, "a/0") && !tt_node_gone(&tt, "a"),
+	    "a is not given up");
+	is_int(tt_take_fetch(&tt, "c/0", 23, 0, &t), TT_TAKE_NEW,
+	    "c/0 fetches");
+	is_int(t, 0, "and gets task 0");
+	is_int(tt_running(&tt), 2, "two run");
+	tt_free(&tt);
+	ok(tt_init(&tt, 0, 3) == 0, "init open-ended");
+	(void)tt_take_fetch(&tt, "a/0", 31, 0, &t);
+	is_int(tt_withdraw(&tt, "a/0", 31), 0, "an open-ended instance "
+	    "withdrawn");
+	is_int(tt.tt_t[0].tk_state, TT_LOST, "is lost, as if reclaimed");
+	is_int(tt_running(&tt), 0, "nothing runs");
+	tt_free(&tt);
+}
+
 /* A node that restarted asks afresh: its lost attempt is counted. */
 static void
 test_fetch(void)
@@ -221,6 +258,7 @@ main(void)
 	test_lost_and_nostart();
 	test_open();
 	test_fetch();
+	test_withdraw();
 	test_text();
 	test_host();
 	return tap_done();
