@@ -183,9 +183,11 @@ cpu_lanes=${CILKNOW_CPU_LANES:-1}
 # the run.  Opened while valgrind still ran, the lane made every test
 # slower and the run no shorter.
 late_lanes=${CILKNOW_LATE_LANES:-$((lanes > 1 ? lanes + 1 : 1))}
-late_names=
+# (their files, named once: the loop below looks every 0.2 s, and a
+# subshell and tr(1) a name each time were 20,000 processes a run)
+late_files=
 for n in $bg_names; do
-	case $n in *-beside.sh) ;; *) late_names="$late_names $n" ;; esac
+	case $n in *-beside.sh) ;; *) late_files="$late_files $(bg_file "$n").rc" ;; esac
 done
 for v in "$lanes" "$cpu_lanes" "$late_lanes"; do
 	case $v in
@@ -278,11 +280,11 @@ while [ "$tallied" -lt "$njobs" ]; do
 	busy=0; busy_cpu=0; busy_alone=0; moved=0
 	if [ "$lanes" -ne "$late_lanes" ]; then
 		late_left=
-		for n in $late_names; do
-			[ -e "$(bg_file "$n").rc" ] || late_left="$late_left $n"
+		for f in $late_files; do
+			[ -e "$f" ] || late_left="$late_left $f"
 		done
-		late_names=$late_left
-		[ -n "$late_names" ] || lanes=$late_lanes
+		late_files=$late_left
+		[ -n "$late_files" ] || lanes=$late_lanes
 	fi
 	k=$low
 	while [ "$k" -le "$njobs" ]; do
