@@ -69,6 +69,11 @@ node_fetch_withdraw(struct node *n, struct slot *s, const char *why)
 	send_refused(n, s, PROTO_REFUSED_WITHDRAWN, "withdrawn", why);
 }
 
+/*
+ * The job manager's answers did not come: if what came from its address
+ * lately was refused by the message layer, say why (a key the node does
+ * not have, a clock), into why; 0 then, -1 if it was plain silence.
+ */
 int
 node_fetch_refusal(const struct node *n, const struct slot *s, double since,
     char *why, size_t whysz)
