@@ -173,6 +173,11 @@ as() {
 version=$(dpkg-deb -f "$deb" Version)
 mkdir -p "$work/b2"
 cp -a "$build/obj" "$build/lib" "$work/b2/"
+# The dependency files name their objects under the build they came
+# from: renamed, a header changed since that build recompiles here too
+# (else objects of two layouts of one struct were linked together).
+find "$work/b2/obj" -name '*.d' -exec sed -i \
+    "s|^[^ :]*/obj/\([^ :]*\.o\):|$work/b2/obj/\1:|" {} +
 make -s -C "$top" BUILD="$work/b2" VERSION="$version+cluster1" all conf-gen \
     >"$work/b2.out" 2>&1 &&
     deb2=$(sh "$top/conf/debian/build-deb.sh" "$work/b2" "$work" \

@@ -75,6 +75,11 @@ ok $? "make deb ($V1, the programs' version)"
 V2=$V1.1
 mkdir -p "$T/b2"
 cp -a "$PKG/obj" "$PKG/lib" "$T/b2/"
+# The dependency files name their objects under the build they came
+# from: renamed, a header changed since that build recompiles here too
+# (else objects of two layouts of one struct were linked together).
+find "$T/b2/obj" -name '*.d' -exec sed -i \
+    "s|^[^ :]*/obj/\([^ :]*\.o\):|$T/b2/obj/\1:|" {} +
 S=0
 ldd "$PKG/bin/CilkKey" | grep -q libasan && S=1
 make -s -C "$CILKNOW_TOP" BUILD="$T/b2" SANITIZE=$S VERSION="$V2" all \
