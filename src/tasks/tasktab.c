@@ -205,6 +205,14 @@ tt_exit(struct tasktab *tt, uint32_t task, const char *node,
 	return TT_END_RETRY;
 }
 
+/* A hand-out nobody runs: to run again, or lost when open-ended. */
+static void
+take_back(struct tasktab *tt, struct tt_task *t)
+{
+	t->tk_state = tt->tt_want > 0 ? TT_PENDING : TT_LOST;
+	tt->tt_lost++;
+}
+
 uint32_t
 tt_reclaim(struct tasktab *tt, double now, double after,
     void (*cb)(uint32_t, const struct tt_task *, void *), void *arg)
@@ -216,8 +224,7 @@ tt_reclaim(struct tasktab *tt, double now, double after,
 		t = &tt->tt_t[i];
 		if (t->tk_state != TT_RUNNING || now - t->tk_seen <= after)
 			continue;
-		t->tk_state = tt->tt_want > 0 ? TT_PENDING : TT_LOST;
-		tt->tt_lost++;
+		take_back(tt, t);
 		n++;
 		if (cb != NULL)
 			cb(i, t, arg);
@@ -238,8 +245,7 @@ tt_withdraw(struct tasktab *tt, const char *node, uint64_t fetch)
 		if (t->tk_state != TT_RUNNING || t->tk_fetch != fetch ||
 		    !tt_holds(tt, i, node))
 			continue;
-		t->tk_state = tt->tt_want > 0 ? TT_PENDING : TT_LOST;
-		tt->tt_lost++;
+		take_back(tt, t);
 		return i;
 	}
 	return -1;

@@ -19,8 +19,8 @@ PORT=17700
 # other tests: a clean-clone CI saw the root finish queens alone
 # before any worker took a unit.
 "$BIN/CilkLocal" start -n 4 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=8 -o stop_grace_fast=8 -o worker_sched_idle=no \
-    -o worker_nice=0 -o timeout=2 >"$T/start.out" 2>&1
+    -o stop_grace=8 -o stop_grace_fast=8 -o timeout=2 \
+    $BUSY_MACHINE_WORKERS >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 4"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf

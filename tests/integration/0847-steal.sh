@@ -39,8 +39,7 @@ D=$T/cluster
 # machine an idle-class worker may not run at all before a small job
 # ends, and one at nice 19 gets about 1.5% of a processor.
 "$BIN/CilkLocal" start -n 2 -d "$D" -p 20620 -o register_interval=1 \
-    -o timeout=2 -o worker_sched_idle=no -o worker_nice=0 \
-    >"$T/start.out" 2>&1
+    -o timeout=2 $BUSY_MACHINE_WORKERS >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 2"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1; cleanup' EXIT
 export CILKNOW_CONF=$D/cilknow.conf
