@@ -131,12 +131,13 @@ if [ -n "$fuzzbuild" ]; then
 fi
 
 # Integration tests with a line "# chain: WHY" in their leading comment
-# are CPU-bound but wait on nothing and share nothing (0945 builds
-# packages in a mount namespace of its own): with lanes, they start at
-# once beside valgrind (after it and the fuzzers, 0945 ended last of
-# all, and the tests that run alone waited for it), one after another,
-# and the tests that run alone wait for them (the install tests write
-# into the build folder they read).
+# share something only with each other (0945 builds packages from the
+# build folders; the install tests run make install, which writes the
+# sanitized build's samples for the PREFIX each asks): with lanes, they
+# start at once beside valgrind, one after another (after valgrind and
+# the fuzzers, 0945 ended last of all; run alone at the end, the install
+# tests were 20 s of a machine with one core idle), and the tests that
+# run alone wait for them.
 chained=
 if [ "${CILKNOW_LANES:-3}" != 1 ]; then
 	cprev=-

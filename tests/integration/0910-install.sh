@@ -2,7 +2,7 @@
 # make install PREFIX=/usr DESTDIR=ROOT puts every program, man page and
 # sample where it belongs and nothing in /etc; make uninstall takes
 # exactly that away again and leaves what is not ours.
-# alone: make install (conf-gen) writes into the shared build folder
+# chain: make install (conf-gen) writes into the shared build folder: one at a time
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 R=$T/root

@@ -7,7 +7,7 @@
 # it, reload rereads the keys, restart gives a new process, stop leaves
 # none.
 # ports: 17820-17829
-# alone: make install (conf-gen) writes into the shared build folder
+# chain: make install (conf-gen) writes into the shared build folder: one at a time
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 command -v start-stop-daemon >/dev/null || {

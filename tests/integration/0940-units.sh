@@ -7,7 +7,7 @@
 # systemd cannot be PID 1 here, so the units are verified, not run; the
 # notify protocol itself is tested live by 0900-sdnotify, which also
 # checks that only the main pid notifies (NotifyAccess=main).
-# alone: make install (conf-gen) writes into the shared build folder
+# chain: make install (conf-gen) writes into the shared build folder: one at a time
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 command -v systemd-analyze >/dev/null || {

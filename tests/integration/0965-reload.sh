@@ -13,7 +13,7 @@
 # failed.  PID 1 is not systemd here, so the units are not
 # run by systemd itself (0940 verifies them).
 # ports: 18100-18119
-# alone: make install (conf-gen) writes into the shared build folder
+# chain: make install (conf-gen) writes into the shared build folder: one at a time
 . "$(dirname "$0")/lib.sh"
 : "${CILKNOW_TOP:?}"
 R=$T/root
