@@ -200,8 +200,14 @@ int	lpad_spec_parse(struct lpad_spec *, const char *buf, size_t len,
  */
 int	lpad_spec_read(struct lpad_spec *, const char *path,
 	    char *why, size_t whysz);
-/* Writes the spec to path, mode 0600, atomically (temp and rename). */
-int	lpad_spec_write(const struct lpad_spec *, const char *path);
+/* Reads and parses a spec from fd to its end (LPAD_SPEC_MAX at most). */
+int	lpad_spec_read_fd(struct lpad_spec *, int fd, char *why,
+	    size_t whysz);
+/*
+ * The spec in a sealed memory file (memfd, close-on-exec), at offset 0:
+ * what a launch pad is given as its standard input.  -1 with errno.
+ */
+int	lpad_spec_memfd(const struct lpad_spec *);
 
 int	lpad_worker_ok(const char *);	/* 1 if a valid worker id */
 int	lpad_user_ok(const char *);	/* 1 if a valid user name */
@@ -343,7 +349,6 @@ struct lpad_start {
 	int		 lst_fd;	/* its report, non-blocking; -1 */
 	int		 lst_eof, lst_reaped, lst_status;
 	double		 lst_deadline;	/* now_mono() */
-	char		 lst_spec[LPAD_PATH_MAX];
 	char		 lst_text[512];
 	size_t		 lst_len;
 };

@@ -37,6 +37,7 @@ static void	usage(int) __attribute__((noreturn));
 static void	detach(void);
 static void	ready(void);
 static void	startup_fail(const char *) __attribute__((noreturn));
+static int	read_spec(struct lpad_spec *, const char *, char *, size_t);
 
 static void
 usage(int status)
@@ -44,7 +45,9 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: CilkLaunchPad [-fnpv] [-c file] [-o key=value] "
 	    "[-L linger] -s specfile\n"
-	    "  -s specfile   the worker to run (see CilkLaunchPad(8))\n"
+	    "  -s specfile   the worker to run (see CilkLaunchPad(8)); "
+	    "- reads it\n"
+	    "                from standard input\n"
 	    "  -L linger     seconds to keep the exit status after the "
 	    "worker ends\n"
 	    "                (default %d)\n"
@@ -53,6 +56,31 @@ usage(int status)
 	    "  -p            print our pid on stdout once ready\n",
 	    LPAD_LINGER);
 	exit(status);
+}
+
+/*
+ * The spec from its file, or from standard input ("-": the node
+ * manager's sealed memory file), which is then /dev/null again: the
+ * worker inherits nothing of it.
+ */
+static int
+read_spec(struct lpad_spec *sp, const char *path, char *why, size_t whysz)
+{
+	int null;
+
+	if (strcmp(path, "-") != 0)
+		return lpad_spec_read(sp, path, why, whysz);
+	if (lpad_spec_read_fd(sp, STDIN_FILENO, why, whysz) == -1)
+		return -1;
+	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
+	    dup2(null, STDIN_FILENO) == -1) {
+		snprintf(why, whysz, "/dev/null: %s", strerror(errno));
+		lpad_spec_clear(sp);
+		return -1;
+	}
+	if (null != STDIN_FILENO)
+		close(null);
+	return 0;
 }
 
 /*
@@ -229,7 +257,7 @@ main(int argc, char *argv[])
 	/* Errors from here on are logged, and told on stderr too. */
 	log_init(foreground, "CilkLaunchPad", cc.cc_verbose);
 	lpad_spec_init(&spec);
-	if (lpad_spec_read(&spec, specfile, why, sizeof(why)) == -1)
+	if (read_spec(&spec, specfile, why, sizeof(why)) == -1)
 		startup_fail(why);
 	if ((pd = lpad_pad_new(&spec, &pa, why, sizeof(why))) == NULL)
 		startup_fail(why);

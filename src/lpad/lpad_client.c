@@ -40,7 +40,7 @@ static int	client_simple(int, struct lpad_msg *);
 static int	client_alive(const char *);
 static int	client_open_worker_file(const char *, const char *,
 		    const char *);
-static void	client_child(const char *, char **, int)
+static void	client_child(const char *, char **, int, int)
 		    __attribute__((noreturn));
 static int	client_prepare_dir(const char *, char *, size_t);
 
@@ -463,13 +463,16 @@ client_prepare_dir(const char *run_dir, char *why, size_t whysz)
 	return 0;
 }
 
-/* In the forked child: clean signals and descriptors, then exec. */
+/*
+ * In the forked child: clean signals and descriptors, then exec, the
+ * spec as standard input.
+ */
 static void
-client_child(const char *binary, char **argv, int errfd)
+client_child(const char *binary, char **argv, int specfd, int errfd)
 {
 	struct sigaction sa;
 	sigset_t none;
-	int sig, null;
+	int sig;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -478,10 +481,9 @@ client_child(const char *binary, char **argv, int errfd)
 		(void)sigaction(sig, &sa, NULL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if ((null = open("/dev/null", O_RDWR)) == -1 ||
-	    dup2(null, 0) == -1 || dup2(errfd, 1) == -1 ||
+	if (dup2(specfd, 0) == -1 || dup2(errfd, 1) == -1 ||
 	    dup2(errfd, 2) == -1) {
-		dprintf(errfd, "/dev/null: %s\n", strerror(errno));
+		dprintf(errfd, "dup2: %s\n", strerror(errno));
 		_exit(127);
 	}
 	closefrom(3);
@@ -526,9 +528,6 @@ start_close(struct lpad_start *st)
 	if (st->lst_fd != -1)
 		close(st->lst_fd);
 	st->lst_fd = -1;
-	if (st->lst_spec[0] != '\0')
-		unlink(st->lst_spec);
-	st->lst_spec[0] = '\0';
 	errno = saved;
 }
 
@@ -592,7 +591,7 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 	char o_run[LPAD_PATH_MAX + 16], o_state[LPAD_PATH_MAX + 16];
 	char linger[16], sub[256];
 	char *argv[CLIENT_ARGV_MAX];
-	int ep[2], i = 0;
+	int ep[2], specfd, i = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->lst_fd = -1;
@@ -606,35 +605,29 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 		return -1;
 	if (lpad_sock_path(pp->lpp_run_dir, sp->ls_worker, sock,
 	    sizeof(sock)) == -1 ||
-	    (size_t)snprintf(st->lst_spec, sizeof(st->lst_spec),
-	    "%s/lpad/%s.spec", pp->lpp_run_dir, sp->ls_worker) >=
-	    sizeof(st->lst_spec) ||
 	    (size_t)snprintf(o_run, sizeof(o_run), "run_dir=%s",
 	    pp->lpp_run_dir) >= sizeof(o_run) ||
 	    (size_t)snprintf(o_state, sizeof(o_state), "state_dir=%s",
 	    pp->lpp_state_dir) >= sizeof(o_state)) {
-		st->lst_spec[0] = '\0';
 		errbuf_set(why, whysz, "path too long");
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	if (client_alive(sock) == 1) {
-		st->lst_spec[0] = '\0';	/* its spec, not ours */
 		errbuf_set(why, whysz, "a launch pad for worker %s is "
 		    "already running", sp->ls_worker);
 		errno = EEXIST;
 		return -1;
 	}
-	if (lpad_spec_write(sp, st->lst_spec) == -1) {
-		errbuf_set(why, whysz, "%s: %s", st->lst_spec,
+	if ((specfd = lpad_spec_memfd(sp)) == -1) {
+		errbuf_set(why, whysz, "the spec in memory: %s",
 		    strerror(errno));
-		start_close(st);
 		return -1;
 	}
 	argv[i++] = (char *)(uintptr_t)binary;
 	argv[i++] = (char *)(uintptr_t)"-p";
 	argv[i++] = (char *)(uintptr_t)"-s";
-	argv[i++] = st->lst_spec;
+	argv[i++] = (char *)(uintptr_t)"-";
 	argv[i++] = (char *)(uintptr_t)"-o";
 	argv[i++] = o_run;
 	argv[i++] = (char *)(uintptr_t)"-o";
@@ -654,19 +647,20 @@ lpad_spawn_begin(struct lpad_start *st, const struct lpad_spec *sp,
 
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		errbuf_set(why, whysz, "pipe: %s", strerror(errno));
-		start_close(st);
+		close(specfd);
 		return -1;
 	}
 	if ((st->lst_child = fork()) == -1) {
 		errbuf_set(why, whysz, "fork: %s", strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
-		start_close(st);
+		close(specfd);
 		return -1;
 	}
 	if (st->lst_child == 0)
-		client_child(binary, argv, ep[1]);
+		client_child(binary, argv, specfd, ep[1]);
 	close(ep[1]);
+	close(specfd);
 	st->lst_fd = ep[0];
 	if (fcntl(st->lst_fd, F_SETFL, O_NONBLOCK) == -1) {
 		errbuf_set(why, whysz, "pipe: %s", strerror(errno));

@@ -1,5 +1,6 @@
 /*
- * lpad_spec — the spec file a node manager writes for CilkLaunchPad:
+ * lpad_spec — the spec a node manager hands CilkLaunchPad (a sealed
+ * memory file as its standard input; an administrator's may be a file):
  * "key value" lines (format in lpad.h), parsed against a sorted key
  * table, every value checked.  A value is every byte up to the newline;
  * only argvx and envx, written for arguments and environment entries
@@ -9,6 +10,7 @@
 #include "errbuf.h"
 #include "readfile.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -747,27 +749,62 @@ lpad_spec_read(struct lpad_spec *sp, const char *path, char *why,
 	return rc;
 }
 
+/*
+ * From a descriptor rather than a path: how the node manager hands a
+ * launch pad its spec (a sealed memory file as its standard input), so
+ * that no spec is ever on disk for the time the launch pad takes to
+ * start.
+ */
 int
-lpad_spec_write(const struct lpad_spec *sp, const char *path)
+lpad_spec_read_fd(struct lpad_spec *sp, int fd, char *why, size_t whysz)
 {
-	char tmp[LPAD_PATH_MAX + 16], *text;
+	char *buf;
+	size_t len = 0;
+	ssize_t n;
+	int rc = -1, saved_errno;
+
+	if ((buf = malloc(LPAD_SPEC_MAX + 1)) == NULL) {
+		errbuf_set(why, whysz, "out of memory");
+		return -1;
+	}
+	for (;;) {
+		n = read(fd, buf + len, LPAD_SPEC_MAX + 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len > LPAD_SPEC_MAX)
+			break;
+	}
+	if (n == -1)
+		errbuf_set(why, whysz, "reading the spec: %s",
+		    strerror(errno));
+	else if (len > LPAD_SPEC_MAX) {
+		errbuf_set(why, whysz, "the spec is over %d bytes",
+		    LPAD_SPEC_MAX);
+		errno = EFBIG;
+	} else
+		rc = lpad_spec_parse(sp, buf, len, why, whysz);
+	saved_errno = errno;
+	free(buf);
+	errno = saved_errno;
+	return rc;
+}
+
+int
+lpad_spec_memfd(const struct lpad_spec *sp)
+{
+	char *text;
 	size_t len, off = 0;
 	ssize_t n;
 	int fd, saved_errno;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >=
-	    sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
 	if ((text = lpad_spec_encode(sp, &len)) == NULL)
 		return -1;
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
-		saved_errno = errno;
-		free(text);
-		errno = saved_errno;
-		return -1;
-	}
+	if ((fd = memfd_create("cilknow-lpad-spec",
+	    MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1)
+		goto fail;
 	while (off < len) {
 		n = write(fd, text + off, len - off);
 		if (n == -1 && errno == EINTR)
@@ -776,22 +813,18 @@ lpad_spec_write(const struct lpad_spec *sp, const char *path)
 			goto fail;
 		off += (size_t)n;
 	}
-	if (fchmod(fd, 0600) == -1 || fsync(fd) == -1)
-		goto fail;
-	n = close(fd);
-	fd = -1;
-	if (n == -1)
-		goto fail;
-	if (rename(tmp, path) == -1)
+	/* What the launch pad reads is what we wrote, whoever else has it. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK |
+	    F_SEAL_GROW | F_SEAL_WRITE) == -1 ||
+	    lseek(fd, 0, SEEK_SET) == -1)
 		goto fail;
 	free(text);
-	return 0;
+	return fd;
 
  fail:
 	saved_errno = errno;
 	if (fd != -1)
 		close(fd);
-	unlink(tmp);
 	free(text);
 	errno = saved_errno;
 	return -1;

@@ -87,12 +87,22 @@ mkspec "$T/w1.spec" w1 "$ME" "$T/cwd dir" /bin/sh -c "$W1SH" sh 'two words'
 EXTRA=
 "$LP" -n -c "$C" -s "$T/w1.spec" >"$T/w1.n" 2>&1
 exit_is $? 0 "-n accepts w1's spec"
+"$LP" -n -c "$C" -s - <"$T/w1.spec" >"$T/w1.n" 2>&1
+exit_is $? 0 "-s - reads it from standard input"
+head -c 40 "$T/w1.spec" | "$LP" -n -c "$C" -s - >"$T/w1.n" 2>&1
+exit_is $? 1 "-s -: a truncated spec is refused"
 [ ! -e "$R" ]
 ok $? "and creates nothing"
 spawn w1 "$T/w1.spec"
 exit_is $? 0 "spawn worker w1 through the client library"
-[ ! -e "$R/lpad/w1.spec" ]
-ok $? "lpad_spawn removed the spec file it wrote"
+tr '\0' ' ' <"/proc/$LPID/cmdline" | grep -q -- ' -s - ' &&
+    [ -z "$(find "$R" "$S" -name '*.spec')" ]
+ok $? "its spec came on standard input (-s -), no spec file was written"
+[ "$(readlink "/proc/$LPID/fd/0")" = /dev/null ] &&
+    [ "$(readlink "/proc/$WPID/fd/0")" = /dev/null ]
+ok $? "the launch pad's and the worker's standard input: /dev/null again"
+! ls -l "/proc/$LPID/fd" "/proc/$WPID/fd" 2>/dev/null | grep -q memfd:
+ok $? "neither keeps the spec's memory file open"
 [ "$(cat "$S/workers/w1/lpad.pid")" = "$LPID" ]
 ok $? "lpad.pid holds the launch pad's pid"
 [ -n "$WPID" ] && kill -0 "$WPID" 2>/dev/null

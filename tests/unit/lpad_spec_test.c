@@ -7,6 +7,7 @@
  */
 #include "lpad.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -445,12 +446,17 @@ test_files(void)
 
 	make_spec(&a);
 	snprintf(path, sizeof(path), "%s/w.spec", tmpdir);
-	ok(lpad_spec_write(&a, path) == 0, "write a spec file");
 	{
-		struct stat st;
+		char *text;
+		size_t len;
+		int fd;
 
-		ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
-		    "mode 0600");
+		text = lpad_spec_encode(&a, &len);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ok(text != NULL && fd != -1 &&
+		    write(fd, text, len) == (ssize_t)len && close(fd) == 0,
+		    "write a spec file, mode 0600");
+		free(text);
 	}
 	lpad_spec_init(&b);
 	ok(lpad_spec_read(&b, path, why, sizeof(why)) == 0 &&
@@ -471,6 +477,63 @@ test_files(void)
 	unlink(link);
 	unlink(path);
 	lpad_spec_clear(&a);
+}
+
+/* The node manager's way: a sealed memory file read as a descriptor. */
+static void
+test_memfd(void)
+{
+	struct lpad_spec a, b;
+	const char *trunc = "cilknow-lpad-spec 1\nworker w1\n";
+	char why[256], *big;
+	int fd, p[2];
+
+	make_spec(&a);
+	fd = lpad_spec_memfd(&a);
+	ok(fd != -1, "the spec in a memory file");
+	ok(fd != -1 && (fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0,
+	    "close-on-exec");
+	ok(fd != -1 && (fcntl(fd, F_GET_SEALS) & (F_SEAL_WRITE |
+	    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) == (F_SEAL_WRITE |
+	    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+	    "sealed against writing, growing, shrinking and unsealing");
+	ok(fd != -1 && write(fd, "x", 1) == -1 && errno == EPERM,
+	    "a write is refused");
+	lpad_spec_init(&b);
+	ok(fd != -1 && lpad_spec_read_fd(&b, fd, why, sizeof(why)) == 0 &&
+	    spec_equal(&a, &b), "read back from its descriptor, equal");
+	lpad_spec_clear(&b);
+	if (fd != -1)
+		close(fd);
+	a.ls_nice = 99;
+	ok(lpad_spec_memfd(&a) == -1 && errno == EINVAL,
+	    "an invalid spec makes no memory file");
+	lpad_spec_clear(&a);
+
+	/* Truncated: no "end" line. */
+	ok(pipe(p) == 0, "pipe");
+	(void)!write(p[1], trunc, strlen(trunc));
+	close(p[1]);
+	ok(lpad_spec_read_fd(&b, p[0], why, sizeof(why)) == -1 &&
+	    strstr(why, "end") != NULL, "a truncated spec is refused (%s)",
+	    why);
+	close(p[0]);
+
+	/* Over LPAD_SPEC_MAX, from a file as standard input would be. */
+	big = malloc(LPAD_SPEC_MAX + 2);
+	fd = memfd_create("big", 0);
+	if (big != NULL)
+		memset(big, 'x', LPAD_SPEC_MAX + 2);
+	ok(big != NULL && fd != -1 && write(fd, big, LPAD_SPEC_MAX + 2) ==
+	    LPAD_SPEC_MAX + 2 && lseek(fd, 0, SEEK_SET) == 0 &&
+	    lpad_spec_read_fd(&b, fd, why, sizeof(why)) == -1 &&
+	    errno == EFBIG && strstr(why, "over") != NULL,
+	    "an oversized spec is refused (%s)", why);
+	free(big);
+	if (fd != -1)
+		close(fd);
+	ok(lpad_spec_read_fd(&b, -1, why, sizeof(why)) == -1 &&
+	    errno == EBADF, "a bad descriptor is an error (%s)", why);
 }
 
 static void
@@ -877,6 +940,7 @@ main(void)
 	test_builders();
 	test_every_size();
 	test_files();
+	test_memfd();
 	test_msg_roundtrip();
 	test_msg_truncation();
 	test_msg_bad();
