@@ -1,10 +1,9 @@
-/* CilkJobManager: records for the broker's history, and --after. */
+/* CilkJobManager: records for the broker's history. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "jmacct.h"
 #include "log.h"
 #include "mono.h"
@@ -24,11 +23,6 @@ struct jmacct {
 	int			 a_off;		/* the broker refused them */
 	int			 a_draining;
 	struct evtimer		*a_timer;
-	/* --after */
-	int			 a_held;
-	int			 a_answered;
-	double			 a_poll;
-	double			 a_asked;	/* first ask, now_mono() */
 };
 
 static struct log_rate full_log = LOG_RATE_DEFAULT;
@@ -243,12 +237,6 @@ jmacct_on_error(struct jobmgr *j, const struct proto_error *e)
 
 	if (a == NULL)
 		return;
-	if (e->er_handler == PROTO_H_AFTER_REQ) {
-		fprintf(stderr, "CilkJobManager: --after %u: the broker "
-		    "refused: %s\n", j->j_after, e->er_reason);
-		jobmgr_withdraw(j, CLI_EXIT_FAILURE);
-		return;
-	}
 	/* All records of this job are refused alike: stop sending. */
 	if (!a->a_off)
 		log_warnx("the broker refused the job's history records: %s",
@@ -261,65 +249,21 @@ jmacct_on_error(struct jobmgr *j, const struct proto_error *e)
 	}
 }
 
-static void	after_ask(struct evloop *, void *);
-
-static void
-after_answer(struct jobmgr *j, uint8_t state)
-{
-	struct jmacct *a = j->j_acct;
-
-	if (!a->a_held)
-		return;
-	a->a_answered = 1;
-	switch (state) {
-	case PROTO_AFTER_WAIT:
-		return;
-	case PROTO_AFTER_OK:
-		log_info("job %u ended successfully: the job starts",
-		    j->j_after);
-		a->a_held = 0;
-		jobmgr_go(j);
-		return;
-	case PROTO_AFTER_UNKNOWN:
-		fprintf(stderr, "CilkJobManager: --after %u: no such job "
-		    "(neither running nor in the history); not run\n",
-		    j->j_after);
-		break;
-	default:
-		fprintf(stderr, "CilkJobManager: --after %u: that job did "
-		    "not end successfully (CilkHist -j %u); not run\n",
-		    j->j_after, j->j_after);
-		break;
-	}
-	a->a_held = 0;
-	jobmgr_withdraw(j, CLI_EXIT_FAILURE);
-}
-
 void
-jmacct_on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
+jmacct_acked(struct jobmgr *j, const struct proto_acct_ack *k)
 {
-	struct jobmgr *j = arg;
 	struct jmacct *a = j->j_acct;
-	struct proto_acct_ack k;
 	struct jmrec *r;
 	uint32_t i;
 
-	(void)ep;
-	if (a == NULL || !msg_addr_eq(&in->mi_from, &j->j_broker) ||
-	    !msg_verify_sender(in, MSG_SCHEME_USER, MSG_CLUSTER_NAME, NULL) ||
-	    proto_acct_ack_dec(&k, in->mi_data, in->mi_len) == -1)
+	if (a == NULL)
 		return;
-	if (k.aa_kind == PROTO_AK_AFTER) {
-		if (k.aa_job == j->j_after)
-			after_answer(j, k.aa_state);
-		return;
-	}
 	for (i = 0; i < a->a_n; i++) {
 		r = &a->a_q[i];
-		if (r->r_m.ac_kind != k.aa_kind || k.aa_job != j->j_job ||
-		    (k.aa_kind == PROTO_AK_TASK &&
-		    (r->r_m.ac_task.at_task != k.aa_task ||
-		    r->r_m.ac_task.at_tries != k.aa_tries)))
+		if (r->r_m.ac_kind != k->aa_kind || k->aa_job != j->j_job ||
+		    (k->aa_kind == PROTO_AK_TASK &&
+		    (r->r_m.ac_task.at_task != k->aa_task ||
+		    r->r_m.ac_task.at_tries != k->aa_tries)))
 			continue;
 		a->a_q[i] = a->a_q[--a->a_n];
 		break;
@@ -330,51 +274,3 @@ jmacct_on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 }
 
-static void
-after_ask(struct evloop *loop, void *arg)
-{
-	struct jobmgr *j = arg;
-	struct jmacct *a = j->j_acct;
-	struct proto_job_unreg q;
-	char text[64];
-	size_t len;
-
-	if (!a->a_held || j->j_ending)
-		return;
-	if (!a->a_answered && now_mono() - a->a_asked > j->j_timeout) {
-		msg_addr_text(&j->j_broker, text, sizeof(text));
-		fprintf(stderr, "CilkJobManager: the broker at %s did not "
-		    "answer within %g s (is it running? same cluster key and "
-		    "your public key in its user_keys?)\n", text,
-		    j->j_timeout);
-		a->a_held = 0;
-		jobmgr_withdraw(j, CLI_EXIT_TIMEOUT);
-		return;
-	}
-	q.ju_job = j->j_after;
-	if ((len = proto_job_unreg_enc(&q, j->j_buf, sizeof(j->j_buf))) > 0 &&
-	    msg_ep_send(j->j_dc.dc_ep, &j->j_broker, MSG_SCHEME_USER,
-	    PROTO_H_AFTER_REQ, j->j_buf, len) == -1)
-		log_debug("%s: %s", __func__, strerror(errno));
-	/* Often until the first answer; then slower, up to a bound. */
-	if (a->a_answered) {
-		a->a_poll = a->a_poll < 0.5 ? 0.5 : a->a_poll * 1.5;
-		if (a->a_poll > JMACCT_AFTER_MAX)
-			a->a_poll = JMACCT_AFTER_MAX;
-	}
-	evloop_timer_add(loop, a->a_answered ? a->a_poll : 0.25, after_ask, j);
-}
-
-int
-jmacct_after_hold(struct jobmgr *j)
-{
-	struct jmacct *a = j->j_acct;
-
-	if (j->j_after == 0 || a == NULL)
-		return 0;
-	log_info("held until job %u has ended successfully", j->j_after);
-	a->a_held = 1;
-	a->a_asked = now_mono();
-	after_ask(j->j_dc.dc_loop, j);
-	return 1;
-}

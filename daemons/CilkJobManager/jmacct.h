@@ -3,20 +3,17 @@
  * that ended and of the job's end goes to the broker's history
  * (CilkHist(1)), sent again until the broker acknowledges it, since
  * datagrams get lost; at the end the job manager waits a little for
- * the last acknowledgements.  And --after JOB: the job is held (not
- * registered) while the broker says JOB runs, starts once it says JOB
- * ended successfully, and ends with one line if JOB failed or is
- * unknown.
+ * the last acknowledgements.
  */
 #ifndef CILKJOBMANAGER_JMACCT_H
 #define CILKJOBMANAGER_JMACCT_H
 
 #include "jobmgr.h"
+#include "proto_acct.h"
 
 #define JMACCT_QUEUE_MAX	4096	/* records waiting for an ack */
 #define JMACCT_RESEND		0.5	/* seconds between sends of one */
 #define JMACCT_DRAIN_MAX	5.0	/* seconds to wait at the end */
-#define JMACCT_AFTER_MAX	5.0	/* --after: longest poll interval */
 
 /* 0, or -1 (out of memory). */
 int	jmacct_init(struct jobmgr *);
@@ -33,11 +30,8 @@ void	jmacct_task_end(struct jobmgr *, uint32_t task, const char *node,
 void	jmacct_job_end(struct jobmgr *, int status);
 /* After the event loop: the job's record, then wait for the acks. */
 void	jmacct_drain(struct jobmgr *);
-/* --after: 1 if the job is held (jobmgr_go() runs it later), else 0. */
-int	jmacct_after_hold(struct jobmgr *);
-
-/* PROTO_H_ACCT_ACK, and an ERROR that refused ACCT or AFTER_REQ. */
-void	jmacct_on_ack(struct msg_ep *, const struct msg_in *, void *);
+/* The broker acknowledged a record (after.c decoded it); it refused one. */
+void	jmacct_acked(struct jobmgr *, const struct proto_acct_ack *);
 void	jmacct_on_error(struct jobmgr *, const struct proto_error *);
 
 #endif

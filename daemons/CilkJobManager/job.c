@@ -140,21 +140,14 @@ on_cookie(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		jobmgr_register(j);
 }
 
-static void
-on_error(struct msg_ep *ep, const struct msg_in *in, void *arg)
+void
+jobmgr_on_error(struct jobmgr *j, const struct proto_error *e)
 {
-	struct jobmgr *j = arg;
-	struct proto_error e;
-
-	(void)ep;
-	if (!msg_addr_eq(&in->mi_from, &j->j_broker) ||
-	    proto_error_dec(&e, in->mi_data, in->mi_len) == -1)
-		return;
-	if (e.er_handler == PROTO_H_ACCT || e.er_handler == PROTO_H_AFTER_REQ) {
-		jmacct_on_error(j, &e);
+	if (e->er_handler == PROTO_H_ACCT) {
+		jmacct_on_error(j, e);
 		return;
 	}
-	log_warnx("the broker refused us: %s", e.er_reason);
+	log_warnx("the broker refused us: %s", e->er_reason);
 	if (j->j_ending)
 		evloop_break(j->j_dc.dc_loop);
 }
@@ -623,8 +616,6 @@ jobmgr_withdraw(struct jobmgr *j, int status)
 static const struct msg_handler handlers[PROTO_H_MAX] = {
 	[PROTO_H_JOB_ACK] = { "job-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_ack },
-	[PROTO_H_ERROR] = { "error", MSG_SCHEME_BIT(MSG_SCHEME_USER),
-	    on_error },
 	[PROTO_H_COOKIE] = { "cookie", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_cookie },
 	[PROTO_H_JOB_ENDED] = { "job-ended", MSG_SCHEME_BIT(MSG_SCHEME_USER),
@@ -635,8 +626,6 @@ static const struct msg_handler handlers[PROTO_H_MAX] = {
 	    on_output },
 	[PROTO_H_TASKS_REQ] = { "tasks-req", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    jobmgr_on_tasks_req },
-	[PROTO_H_ACCT_ACK] = { "acct-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
-	    jmacct_on_ack },
 	[PROTO_H_STAGE_REQ] = { "stage-req",
 	    MSG_SCHEME_BIT(MSG_SCHEME_USER), jobmgr_on_stage_req },
 	[PROTO_H_DESC_REFUSED] = { "desc-refused",
@@ -723,8 +712,6 @@ jobmgr_start(struct jobmgr *j)
 	if (j->j_watch && evloop_add_fd(j->j_dc.dc_loop, STDIN_FILENO,
 	    POLLIN, on_stdin, j) == -1)
 		log_warn("%s: stdin", __func__);
-	if (!jmacct_after_hold(j))	/* --after: jobmgr_go() later */
-		jobmgr_go(j);
 }
 
 void

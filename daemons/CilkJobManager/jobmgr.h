@@ -64,6 +64,10 @@ struct jobmgr {
 	uint32_t	 j_mem_mb;	/* -M: memory it needs, 0: any */
 	char		 j_cpus_env[32], j_mem_env[32];	/* signed with it */
 	struct jmacct	*j_acct;	/* acct.c: history records */
+	int		 j_held;	/* after.c: --after holds the job */
+	int		 j_after_answered;
+	double		 j_after_asked;	/* the first ask, now_mono() */
+	double		 j_after_poll;	/* seconds between asks */
 	char		 j_line[64];	/* -W: a line being read */
 	size_t		 j_linelen;
 	struct jstage	*j_stage;	/* stage.c; NULL: nothing staged */
@@ -79,14 +83,17 @@ struct jobmgr {
 	void		*j_cookie;	/* struct cookie_key */
 };
 
+/* Watches the clearinghouse's pipe (-W); jobmgr_go() runs the job. */
 void	jobmgr_start(struct jobmgr *);
-/* Registers the job and lets it run (jobmgr_start, or --after's end). */
+/* Registers the job and lets it run (main, or --after's end). */
 void	jobmgr_go(struct jobmgr *);
 void	jobmgr_register(struct jobmgr *);
 void	jobmgr_end(struct jobmgr *, int status, const char *why);
 /* Leaving before the broker answered: withdraw what it may hold. */
 void	jobmgr_withdraw(struct jobmgr *, int status);
 const struct msg_handler *jobmgr_table(void);
+/* An ERROR from the broker that is not about --after (after.c). */
+void	jobmgr_on_error(struct jobmgr *, const struct proto_error *);
 /* stage.c: --stage-in (-I) and --stage-out (-O). */
 int	jobmgr_stage_opt(struct jobmgr *, int ch, const char *);
 int	jobmgr_stage_prepare(struct jobmgr *);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "jmacct.h"
+#include "jmafter.h"
 #include "jobmgr.h"
 #include "log.h"
 #include "mono.h"
@@ -272,7 +273,7 @@ main(int argc, char *argv[])
 		errx(rc, "%s", why);
 	if (j.j_detach && jobmgr_detach_fork(&j) == -1)
 		err(1, "detach");
-	sp.ds_table = jobmgr_table();
+	sp.ds_table = jmafter_table();
 	dctx_start(&j.j_dc, &sp, &da, &j);
 	/* Detached, the terminal gets the job id or why not, no more. */
 	if (j.j_detach)
@@ -304,6 +305,8 @@ main(int argc, char *argv[])
 	j.j_start_ms = now_real_ms();
 	randombytes_buf(&j.j_boot, sizeof(j.j_boot));
 	jobmgr_start(&j);
+	if (!jmafter_hold(&j))
+		jobmgr_go(&j);
 	dctx_ready(&j.j_dc);
 	if (dctx_run(&j.j_dc) == -1)
 		log_warn("event loop");
