@@ -214,7 +214,6 @@ void	node_start_failed(struct node *, struct worker *, const char *why,
 /* ndown.c: node faults in a row take the node down (nodedown.h). */
 void	node_fault_counted(struct node *, const char *why);
 void	node_start_counted(struct node *);
-void	node_down_report(struct node *);
 int	node_down_on_assign(struct node *);
 /* refuse.c: DESC_REFUSED to the job manager (proto_refuse.h). */
 void	node_desc_refused(struct node *, struct slot *, const char *why);
@@ -241,8 +240,9 @@ int	node_end_workers(const char *run_dir, double grace);
 int	node_guest_nice(const struct conf *);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
+/* events.c: what the parent tells the engine, read from chan. */
+void	node_events_start(struct node *, int chan);
 /* chan.c: the engine's requests to the parent. */
-void	node_chan_start(struct node *, int chan);
 uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
 	    const uint8_t *desc, size_t len);
 void	node_chan_stop(struct node *, const char *worker, double grace);
@@ -252,14 +252,16 @@ void	node_chan_vacate(struct node *, const char *worker, double grace,
 	    double fast);
 void	node_chan_ready(struct node *);
 void	node_chan_scan(struct node *);
-/* register.c */
+/* register.c: the broker hears of us; down by itself: why (ndown.c). */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
-/* leave.c: SIGUSR1 stops every worker, reports their ends, exits. */
-void	node_leave_start(struct node *);
 void	node_on_ack(struct msg_ep *, const struct msg_in *, void *);
+void	node_down_report(struct node *);
+/* push.c: the broker's PUSH and JOB_GONE. */
 void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
+/* leave.c: SIGUSR1 stops every worker, reports their ends, exits. */
+void	node_leave_start(struct node *);
 /* idle.c */
 void	node_idle_start(struct node *);
 int	node_sense(struct node *);
