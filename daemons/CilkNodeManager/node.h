@@ -208,9 +208,6 @@ int	node_stagein_begin(struct node *, struct worker *, const uint8_t *,
 void	node_stagein_free(struct node *, struct worker *);
 void	node_on_stage(struct msg_ep *, const struct msg_in *, void *);
 int	node_stagein_on_desc(struct node *, const struct msg_in *);
-/* worker.c: a worker that could not start; its job manager hears why. */
-void	node_start_failed(struct node *, struct worker *, const char *why,
-	    int node_fault);
 /* ndown.c: node faults in a row take the node down (nodedown.h). */
 void	node_fault_counted(struct node *, const char *why);
 void	node_start_counted(struct node *);
@@ -282,12 +279,18 @@ int	node_pred_eval(struct node *, struct pred_eval *, int stay);
 void	node_pred_report_users(struct node *);
 void	node_on_pred_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);
-/* worker.c */
-void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
+/* wevents.c: what happens to workers, as it comes. */
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_error(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
+void	node_workers_start(struct node *);
+void	node_on_spawned(struct node *, const struct nmpriv_msg *);
+void	node_on_worker(struct node *, const struct nmpriv_msg *);
+/* worker.c: switching jobs; what nodeworker decided, done. */
+void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_stop_slot(struct node *, struct slot *, const char *why);
+void	node_vacate_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
 /* What nodeworker decides by; what it decided, done (may free w). */
 void	node_nw_conf(const struct node *, struct nw_conf *);
@@ -295,13 +298,32 @@ void	node_worker_act(struct node *, struct worker *, struct nw_step,
 	    const char *why);
 /* The owner back (frozen or stopped) or away (thawed): every worker. */
 void	node_workers_owner(struct node *, int back);
+/* A worker that could not start; its job manager hears why. */
+void	node_start_failed(struct node *, struct worker *, const char *why,
+	    int node_fault);
+void	node_facts(const struct node *, const struct slot *,
+	    struct nc_facts *);
+void	node_update_state(struct node *);
+/* A job that could not start: not taken again for a while. */
+void	node_forget_assignment(struct node *, struct slot *);
+void	node_take_job(struct node *, struct slot *, uint32_t,
+	    const struct msg_addr *, const char *user, uint16_t cpus,
+	    uint32_t mem_mb, int room, const char *why);
+int	node_may_take(struct node *, const struct slot *, uint32_t job,
+	    const char *user);
+void	node_next_task(struct node *, struct slot *, uint32_t job,
+	    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
+	    uint32_t mem_mb);
+/* Holds the processors a task takes, stopping others' with room. */
+int	node_hold(struct node *, struct slot *, uint16_t cpus,
+	    uint32_t mem_mb, int room, char *why, size_t);
+void	node_held_taken(struct node *, struct slot *, const char *why);
 /* reap.c: worker folders whose launch pad is gone (the parent's). */
 void	node_reap_start(struct node *);
 void	node_reap_roots(struct node *);
 /* freeze.c: the owner back, a worker that lingers frozen (vacate.h). */
 struct vacate;
 int	node_vacate_fast(const struct node *);
-void	node_vacate_slot(struct node *, struct slot *, const char *why);
 int	node_vacate_plan(struct vacate *, const char *worker, double grace,
 	    double fast);
 int	node_vacate_step(struct vacate *, const char *worker, const char *cg,
@@ -310,10 +332,12 @@ int	node_vacate_step(struct vacate *, const char *worker, const char *cg,
 uint32_t node_mem_lendable(const struct node *, const struct slot *except);
 int	node_fits(const struct node *, const struct slot *, uint16_t cpus,
 	    uint32_t mem_mb, int room);
-int	node_hold(struct node *, struct slot *, uint16_t cpus,
+/* The free processors it takes held; how many more node_hold stops. */
+int	node_hold_free(struct node *, struct slot *, uint16_t cpus,
 	    uint32_t mem_mb, int room, char *why, size_t);
+int	node_slot_evictable(const struct slot *, const struct slot *for_slot);
 void	node_holds_settle(struct node *);
-void	node_held_taken(struct node *, struct slot *, const char *why);
+const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* slots.c */
 void	node_slots_init(struct node *);
 /* Lends the processors the owner does not keep now; stops the rest. */
@@ -322,17 +346,6 @@ int	node_slots_running(const struct node *);
 /* The slot of that index or name; NULL if none. */
 struct slot *node_slot_at(struct node *, uint32_t index);
 struct slot *node_slot_named(struct node *, const char *name);
-void	node_workers_start(struct node *);
-void	node_on_spawned(struct node *, const struct nmpriv_msg *);
-void	node_on_worker(struct node *, const struct nmpriv_msg *);
-void	node_facts(const struct node *, const struct slot *,
-	    struct nc_facts *);
-void	node_update_state(struct node *);
-void	node_take_job(struct node *, struct slot *, uint32_t,
-	    const struct msg_addr *, const char *user, uint16_t cpus,
-	    uint32_t mem_mb, int room, const char *why);
-int	node_may_take(struct node *, const struct slot *, uint32_t job,
-	    const char *user);
 /* roots.c */
 void	node_roots_start(struct node *);
 void	node_roots_stop(void);
@@ -345,18 +358,13 @@ int	node_roots_on_worker(struct node *, const struct nmpriv_msg *);
 void	node_pair_start(struct node *);
 void	node_on_pair_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pair(struct msg_ep *, const struct msg_in *, void *);
-const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* history.c */
 void	node_hist_start(struct node *);
 void	node_hist_sample(struct node *);
 void	node_on_hist_req(struct msg_ep *, const struct msg_in *, void *);
 /* relay.c */
-void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_relay(struct node *, struct worker *);
 void	node_relay_alive(struct node *, struct worker *);
 void	node_worker_free(struct node *, struct worker *);
-void	node_next_task(struct node *, struct slot *, uint32_t job,
-	    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
-	    uint32_t mem_mb);
 
 #endif
