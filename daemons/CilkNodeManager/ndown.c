@@ -2,10 +2,10 @@
  * CilkNodeManager: a node whose starts fail node_fault_limit times in a
  * row for reasons of its own goes down by itself (nodedown.h): it says
  * why to the broker (NODE_DOWN, at once and with every registration
- * while down: register.c), takes no work, and comes back when the broker gives it
- * work again after CilkNodes resume NODE.  A restart of the node
- * manager forgets the count here, but the broker keeps the node down
- * until it is resumed (broker_health.h).
+ * while down: register.c), takes no work, and comes back when the
+ * broker gives it work again after CilkNodes resume NODE.  A restart of
+ * the node manager forgets the count here, but the broker keeps the
+ * node down until it is resumed (broker_health.h).
  */
 #include "log.h"
 #include "mono.h"

@@ -205,6 +205,7 @@ struct lpad_spec;
 /* stagein.c: a task's --stage-in files, fetched before it starts. */
 int	node_stagein_begin(struct node *, struct worker *, const uint8_t *,
 	    size_t, const struct stage_list *, char *why, size_t);
+/* spool.c: what was fetched, and its spool, gone. */
 void	node_stagein_free(struct node *, struct worker *);
 void	node_on_stage(struct msg_ep *, const struct msg_in *, void *);
 int	node_stagein_on_desc(struct node *, const struct msg_in *);
@@ -335,7 +336,7 @@ int	node_fits(const struct node *, const struct slot *, uint16_t cpus,
 /* The free processors it takes held; how many more node_hold stops. */
 int	node_hold_free(struct node *, struct slot *, uint16_t cpus,
 	    uint32_t mem_mb, int room, char *why, size_t);
-int	node_slot_evictable(const struct slot *, const struct slot *for_slot);
+int	node_slot_evictable(const struct slot *, const struct slot *);
 void	node_holds_settle(struct node *);
 const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* slots.c */
