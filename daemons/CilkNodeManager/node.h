@@ -27,6 +27,8 @@
 #define WORKER_ID_MAX	48
 #define FAILED_PAUSE	10.0	/* seconds before retrying a failed job */
 #define NODE_INPUT_MAX	32	/* input devices read */
+#define NODE_POLL_IDLE	5.0	/* s between looks for the owner, no worker */
+#define NODE_POLL_WORKING 1.0	/* with a worker: retreat within a second */
 
 struct node;
 struct slot;
@@ -260,10 +262,12 @@ void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
 /* leave.c: SIGUSR1 stops every worker, reports their ends, exits. */
 void	node_leave_start(struct node *);
-/* idle.c */
+/* idle.c: the owner's coming and going, acted on. */
 void	node_idle_start(struct node *);
-int	node_sense(struct node *);
 void	node_idle_update(struct node *);
+/* sense.c: 1 if the owner is away, measured and judged now. */
+int	node_sense(struct node *);
+/* The next look within NODE_POLL_WORKING (a processor switches). */
 void	node_sense_soon(struct node *);
 /* The parent's INPUT: devices read, time since the last input. */
 void	node_idle_on_input(struct node *, const struct nmpriv_msg *);
@@ -278,6 +282,11 @@ void	node_pred_fini(struct node *);
 /* stay: compare with the thresholds to stay idle, else to become idle. */
 int	node_pred_eval(struct node *, struct pred_eval *, int stay);
 void	node_pred_report_users(struct node *);
+/* The set judged by, again from the broker's (or default) and ours. */
+int	node_pred_rebuild(struct node *);
+/* The cluster's users (PRED_PUSH) with their idle times aged to now. */
+size_t	node_pred_cluster_now(const struct node *, struct pred_user *);
+/* predmsg.c: PRED_PUSH from the broker, PRED_REQ from CilkPred. */
 void	node_on_pred_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);
 /* wevents.c: what happens to workers, as it comes. */
@@ -341,9 +350,9 @@ void	node_holds_settle(struct node *);
 const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* slots.c */
 void	node_slots_init(struct node *);
-/* Lends the processors the owner does not keep now; stops the rest. */
-void	node_slots_lend(struct node *);
 int	node_slots_running(const struct node *);
+/* lend.c: lends the processors the owner does not keep; stops the rest. */
+void	node_slots_lend(struct node *);
 /* The slot of that index or name; NULL if none. */
 struct slot *node_slot_at(struct node *, uint32_t index);
 struct slot *node_slot_named(struct node *, const char *name);
