@@ -21,7 +21,7 @@ exec python3 - "$ENFORCED" "$@" <<'PY'
 import collections, glob, os, re, sys
 
 enforced = set(sys.argv[1].split())
-dirs = [d.rstrip("/") for d in sys.argv[2:]]
+dirs = [os.path.relpath(d) for d in sys.argv[2:]]
 
 def strip(text):
 	"""The C text with comments and string and character literals blanked
