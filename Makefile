@@ -59,7 +59,7 @@ MAN	:= $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check-deps check check-fresh check-cluster check-valgrind fuzz \
 	check-builds check-build-check check-build-plain check-build-fuzz \
-	chaos bench demo install uninstall clean lint-man conf-gen FORCE deb check-deb
+	chaos bench demo install uninstall clean lint-man lint-cycles conf-gen FORCE deb check-deb
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -246,6 +246,10 @@ demo: deps all
 
 lint-man:
 	mandoc -Tlint -Wwarning $(MAN)
+
+# No loop of files that call each other in a daemon's or utility's folder
+lint-cycles:
+	sh tests/lint-cycles.sh
 
 # ---- install, uninstall ------------------------------------------------
 # Daemons to SBINDIR, utilities to BINDIR (every program the rules above

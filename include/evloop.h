@@ -29,6 +29,14 @@ int		 evloop_del_fd(struct evloop *, int fd);
 struct evtimer	*evloop_timer_add(struct evloop *, double delay,
 		    evloop_timer_cb *, void *);
 void		 evloop_timer_cancel(struct evloop *, struct evtimer *);
+/*
+ * A pending timer fires delay seconds from now instead, with its own
+ * callback and argument, as if cancelled and added again (after the
+ * timers already due then); the handle stays valid.  -1 (EINVAL) for
+ * a timer firing now or a delay that is not >= 0.
+ */
+int		 evloop_timer_move(struct evloop *, struct evtimer *,
+		    double delay);
 
 /*
  * Deliver signo to cb from the loop.  The signal is blocked in the

@@ -1,10 +1,11 @@
 /*
  * nodeworker — one guest worker's life on a node manager, as a pure
  * state machine: no I/O, no clock (the time is passed in), no globals.
- * The engine (daemons/CilkNodeManager/worker.c) keeps one struct nw in
- * each worker's record, calls the function of every event that reaches
- * it, and performs the actions the function returns: it is the I/O
- * around this, and keeps no idea of the worker's state of its own.
+ * The engine (daemons/CilkNodeManager: wevents.c, worker.c) keeps one
+ * struct nw in each worker's record, calls the function of every event
+ * that reaches it, and performs the actions the function returns
+ * (node_worker_act, worker.c): it is the I/O around this, and keeps no
+ * idea of the worker's state of its own.
  *
  *	NONE ──begin──> STARTING ──spawned──> RUNNING <──owner away──┐
  *	                 │  │                  │  │                  │

@@ -342,6 +342,8 @@ while [ "$tallied" -lt "$njobs" ]; do
 	[ "$moved" -eq 1 ] || sleep 0.2
 done
 run "man/mandoc-lint" 60 sh "$top/tests/lint-man.sh"
+# No loop of files that call each other (daemons/*, utils/*).
+run "lint/cycles" 60 sh "$top/tests/lint-cycles.sh"
 bg_wait
 
 rm -rf "$log"

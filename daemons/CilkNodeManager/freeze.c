@@ -6,7 +6,8 @@
  * is still there stop_grace_fast seconds later and kills it once
  * stop_grace is over.  Its launch pad, which sends the SIGQUITs, finds
  * the worker frozen when its grace is over and kills it instead of
- * thawing it for a second SIGQUIT (CilkLaunchPad(8)).
+ * thawing it for a second SIGQUIT (CilkLaunchPad(8)).  (A worker the
+ * engine vacates: node_vacate_slot, worker.c.)
  */
 #include <errno.h>
 #include <string.h>
@@ -23,24 +24,6 @@ node_vacate_fast(const struct node *n)
 {
 	return (uint32_t)(n->n_grace_fast * 1000) <
 	    (uint32_t)(n->n_grace * 1000);
-}
-
-/*
- * Engine: the owner is back (or keeps the processor): the worker on s
- * goes, frozen if it lingers (VACATE, nodeworker.h).  A stop already
- * under way for another reason, with the whole stop_grace twice, is
- * hurried the same way.
- */
-void
-node_vacate_slot(struct node *n, struct slot *s, const char *why)
-{
-	struct worker *w = s->s_current;
-	struct nw_conf c;
-
-	if (w == NULL)
-		return;
-	node_nw_conf(n, &c);
-	node_worker_act(n, w, nw_vacate(&w->w_nw, &c, now_mono()), why);
 }
 
 /* Parent: a VACATE's plan (vacate.h); 1 if a freeze is planned. */

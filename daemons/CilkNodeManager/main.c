@@ -354,7 +354,7 @@ main(int argc, char *argv[])
 	sdnotify_reset();
 	if (priv_drop(&pu, err, sizeof(err)) == -1)
 		fatalx("engine: %s", err);
-	node_chan_start(&n, pair[1]);
+	node_events_start(&n, pair[1]);
 	node_slots_init(&n);
 	node_hist_start(&n);
 	node_idle_start(&n);

@@ -2,36 +2,14 @@
  * CilkNodeManager: a node whose starts fail node_fault_limit times in a
  * row for reasons of its own goes down by itself (nodedown.h): it says
  * why to the broker (NODE_DOWN, at once and with every registration
- * while down), takes no work, and comes back when the broker gives it
- * work again after CilkNodes resume NODE.  A restart of the node
- * manager forgets the count here, but the broker keeps the node down
- * until it is resumed (broker_health.h).
+ * while down: register.c), takes no work, and comes back when the
+ * broker gives it work again after CilkNodes resume NODE.  A restart of
+ * the node manager forgets the count here, but the broker keeps the
+ * node down until it is resumed (broker_health.h).
  */
-#include <string.h>
-
 #include "log.h"
 #include "mono.h"
 #include "node.h"
-#include "proto_health.h"
-
-void
-node_down_report(struct node *n)
-{
-	struct proto_node_down d;
-	uint8_t buf[256];
-	size_t len;
-
-	if (!n->n_nd.nd_down)
-		return;
-	memset(&d, 0, sizeof(d));
-	d.nd_boot = n->n_boot;
-	d.nd_gen = n->n_nd.nd_gen;
-	strlcpy(d.nd_reason, n->n_nd.nd_reason, sizeof(d.nd_reason));
-	if ((len = proto_node_down_enc(&d, buf, sizeof(buf))) == 0 ||
-	    msg_ep_send(n->n_dc.dc_ep, &n->n_broker, MSG_SCHEME_CLUSTER,
-	    PROTO_H_NODE_DOWN, buf, len) == -1)
-		log_debug("%s: send to the broker failed", __func__);
-}
 
 void
 node_fault_counted(struct node *n, const char *why)

@@ -4,7 +4,9 @@
  * N - 1 others, which run nothing else and say they run its job; the
  * node lends memory as free memory less what its tasks were promised.
  * The parent holds the worker itself to both (cgroup cpu.max and
- * memory.max, parent.c).
+ * memory.max, parent.c).  What a job takes is in the broker's push
+ * (node_push_job); a hold that stops other workers is worker.c's
+ * (node_hold).
  */
 #include <stdio.h>
 
@@ -34,8 +36,8 @@ held_by(const struct node *n, const struct slot *a)
  * when the broker says so: lent, held for no one, running a worker of
  * one processor of another job.
  */
-static int
-slot_evictable(const struct slot *s, const struct slot *for_slot)
+int
+node_slot_evictable(const struct slot *s, const struct slot *for_slot)
 {
 	const struct worker *w = s->s_current;
 
@@ -53,7 +55,7 @@ free_besides(const struct node *n, const struct slot *s, int room)
 	for (i = 0; i < n->n_total; i++) {
 		o = &n->n_slots[i];
 		k += o != s && (slot_free(o) || (room &&
-		    slot_evictable(o, s)));
+		    node_slot_evictable(o, s)));
 	}
 	return k;
 }
@@ -92,18 +94,16 @@ node_fits(const struct node *n, const struct slot *s, uint16_t cpus,
 
 /*
  * Holds for s's worker the cpus - 1 other processors it takes (and
- * lets go of any more), if the node has them and the memory, free or,
- * with room, by stopping other jobs' workers of one processor (whose
- * tasks run again elsewhere: the broker made room for a job that fit
- * nowhere free); -1 with why, holding what it held, if not.
+ * lets go of any more), from the free ones, if the node has them and
+ * the memory, free or, with room, in workers node_hold (worker.c) may
+ * stop: how many it lacks still, for node_hold to take from those; -1
+ * with why, holding what it held, if the node does not have them.
  */
 int
-node_hold(struct node *n, struct slot *s, uint16_t cpus, uint32_t mem_mb,
-    int room, char *why, size_t whylen)
+node_hold_free(struct node *n, struct slot *s, uint16_t cpus,
+    uint32_t mem_mb, int room, char *why, size_t whylen)
 {
 	uint16_t want = cpus > 1 ? cpus - 1 : 0, have = held_by(n, s), i;
-	struct slot *o;
-	char stop[80];
 
 	if (!node_fits(n, s, cpus, mem_mb, room)) {
 		snprintf(why, whylen, "it takes %u processor%s and %u MiB; "
@@ -123,17 +123,7 @@ node_hold(struct node *n, struct slot *s, uint16_t cpus, uint32_t mem_mb,
 			n->n_slots[i].s_held = s;
 			have++;
 		}
-	snprintf(stop, sizeof(stop), "making room for job %u, which takes "
-	    "%u processors", s->s_want_job, cpus);
-	for (i = 0; room && i < n->n_total && have < want; i++) {
-		o = &n->n_slots[i];
-		if (!slot_evictable(o, s))
-			continue;
-		node_stop_slot(n, o, stop);
-		o->s_held = s;	/* its own worker's until it is gone */
-		have++;
-	}
-	return 0;
+	return want - have;
 }
 
 /* What the processor a holds for: its worker's, else the one it fetches. */
@@ -171,18 +161,14 @@ node_holds_settle(struct node *n)
 	}
 }
 
-/*
- * A held processor is wanted for something else (the owner, another
- * job): its worker, taking fewer than it asked for, stops.
- */
-void
-node_held_taken(struct node *n, struct slot *s, const char *why)
+/* What the broker's latest push says job takes; NULL if it is not there. */
+const struct proto_push_job *
+node_push_job(const struct node *n, uint32_t job)
 {
-	struct slot *a = s->s_held;
+	uint32_t i;
 
-	if (a == NULL)
-		return;
-	s->s_held = NULL;
-	if (a->s_current != NULL)
-		node_stop_slot(n, a, why);
+	for (i = 0; n->n_have_push && i < n->n_push.pu_njobs; i++)
+		if (n->n_push.pu_jobs[i].pj_job == job)
+			return &n->n_push.pu_jobs[i];
+	return NULL;
 }

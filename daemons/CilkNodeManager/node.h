@@ -27,6 +27,8 @@
 #define WORKER_ID_MAX	48
 #define FAILED_PAUSE	10.0	/* seconds before retrying a failed job */
 #define NODE_INPUT_MAX	32	/* input devices read */
+#define NODE_POLL_IDLE	5.0	/* s between looks for the owner, no worker */
+#define NODE_POLL_WORKING 1.0	/* with a worker: retreat within a second */
 
 struct node;
 struct slot;
@@ -205,16 +207,13 @@ struct lpad_spec;
 /* stagein.c: a task's --stage-in files, fetched before it starts. */
 int	node_stagein_begin(struct node *, struct worker *, const uint8_t *,
 	    size_t, const struct stage_list *, char *why, size_t);
+/* spool.c: what was fetched, and its spool, gone. */
 void	node_stagein_free(struct node *, struct worker *);
 void	node_on_stage(struct msg_ep *, const struct msg_in *, void *);
 int	node_stagein_on_desc(struct node *, const struct msg_in *);
-/* worker.c: a worker that could not start; its job manager hears why. */
-void	node_start_failed(struct node *, struct worker *, const char *why,
-	    int node_fault);
 /* ndown.c: node faults in a row take the node down (nodedown.h). */
 void	node_fault_counted(struct node *, const char *why);
 void	node_start_counted(struct node *);
-void	node_down_report(struct node *);
 int	node_down_on_assign(struct node *);
 /* refuse.c: DESC_REFUSED to the job manager (proto_refuse.h). */
 void	node_desc_refused(struct node *, struct slot *, const char *why);
@@ -241,8 +240,9 @@ int	node_end_workers(const char *run_dir, double grace);
 int	node_guest_nice(const struct conf *);
 /* parent.c: the privileged parent's loop; returns its exit status. */
 int	node_parent_run(struct node *, int chan, pid_t engine);
+/* events.c: what the parent tells the engine, read from chan. */
+void	node_events_start(struct node *, int chan);
 /* chan.c: the engine's requests to the parent. */
-void	node_chan_start(struct node *, int chan);
 uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
 	    const uint8_t *desc, size_t len);
 void	node_chan_stop(struct node *, const char *worker, double grace);
@@ -252,18 +252,22 @@ void	node_chan_vacate(struct node *, const char *worker, double grace,
 	    double fast);
 void	node_chan_ready(struct node *);
 void	node_chan_scan(struct node *);
-/* register.c */
+/* register.c: the broker hears of us; down by itself: why (ndown.c). */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
-/* leave.c: SIGUSR1 stops every worker, reports their ends, exits. */
-void	node_leave_start(struct node *);
 void	node_on_ack(struct msg_ep *, const struct msg_in *, void *);
+void	node_down_report(struct node *);
+/* push.c: the broker's PUSH and JOB_GONE. */
 void	node_on_push(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
-/* idle.c */
+/* leave.c: SIGUSR1 stops every worker, reports their ends, exits. */
+void	node_leave_start(struct node *);
+/* idle.c: the owner's coming and going, acted on. */
 void	node_idle_start(struct node *);
-int	node_sense(struct node *);
 void	node_idle_update(struct node *);
+/* sense.c: 1 if the owner is away, measured and judged now. */
+int	node_sense(struct node *);
+/* The next look within NODE_POLL_WORKING (a processor switches). */
 void	node_sense_soon(struct node *);
 /* The parent's INPUT: devices read, time since the last input. */
 void	node_idle_on_input(struct node *, const struct nmpriv_msg *);
@@ -278,14 +282,25 @@ void	node_pred_fini(struct node *);
 /* stay: compare with the thresholds to stay idle, else to become idle. */
 int	node_pred_eval(struct node *, struct pred_eval *, int stay);
 void	node_pred_report_users(struct node *);
+/* The set judged by, again from the broker's (or default) and ours. */
+int	node_pred_rebuild(struct node *);
+/* The cluster's users (PRED_PUSH) with their idle times aged to now. */
+size_t	node_pred_cluster_now(const struct node *, struct pred_user *);
+/* predmsg.c: PRED_PUSH from the broker, PRED_REQ from CilkPred. */
 void	node_on_pred_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);
-/* worker.c */
-void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
+/* wevents.c: what happens to workers, as it comes. */
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pong(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_error(struct msg_ep *, const struct msg_in *, void *);
+void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
+void	node_workers_start(struct node *);
+void	node_on_spawned(struct node *, const struct nmpriv_msg *);
+void	node_on_worker(struct node *, const struct nmpriv_msg *);
+/* worker.c: switching jobs; what nodeworker decided, done. */
+void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_stop_slot(struct node *, struct slot *, const char *why);
+void	node_vacate_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
 /* What nodeworker decides by; what it decided, done (may free w). */
 void	node_nw_conf(const struct node *, struct nw_conf *);
@@ -293,13 +308,32 @@ void	node_worker_act(struct node *, struct worker *, struct nw_step,
 	    const char *why);
 /* The owner back (frozen or stopped) or away (thawed): every worker. */
 void	node_workers_owner(struct node *, int back);
+/* A worker that could not start; its job manager hears why. */
+void	node_start_failed(struct node *, struct worker *, const char *why,
+	    int node_fault);
+void	node_facts(const struct node *, const struct slot *,
+	    struct nc_facts *);
+void	node_update_state(struct node *);
+/* A job that could not start: not taken again for a while. */
+void	node_forget_assignment(struct node *, struct slot *);
+void	node_take_job(struct node *, struct slot *, uint32_t,
+	    const struct msg_addr *, const char *user, uint16_t cpus,
+	    uint32_t mem_mb, int room, const char *why);
+int	node_may_take(struct node *, const struct slot *, uint32_t job,
+	    const char *user);
+void	node_next_task(struct node *, struct slot *, uint32_t job,
+	    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
+	    uint32_t mem_mb);
+/* Holds the processors a task takes, stopping others' with room. */
+int	node_hold(struct node *, struct slot *, uint16_t cpus,
+	    uint32_t mem_mb, int room, char *why, size_t);
+void	node_held_taken(struct node *, struct slot *, const char *why);
 /* reap.c: worker folders whose launch pad is gone (the parent's). */
 void	node_reap_start(struct node *);
 void	node_reap_roots(struct node *);
 /* freeze.c: the owner back, a worker that lingers frozen (vacate.h). */
 struct vacate;
 int	node_vacate_fast(const struct node *);
-void	node_vacate_slot(struct node *, struct slot *, const char *why);
 int	node_vacate_plan(struct vacate *, const char *worker, double grace,
 	    double fast);
 int	node_vacate_step(struct vacate *, const char *worker, const char *cg,
@@ -308,29 +342,20 @@ int	node_vacate_step(struct vacate *, const char *worker, const char *cg,
 uint32_t node_mem_lendable(const struct node *, const struct slot *except);
 int	node_fits(const struct node *, const struct slot *, uint16_t cpus,
 	    uint32_t mem_mb, int room);
-int	node_hold(struct node *, struct slot *, uint16_t cpus,
+/* The free processors it takes held; how many more node_hold stops. */
+int	node_hold_free(struct node *, struct slot *, uint16_t cpus,
 	    uint32_t mem_mb, int room, char *why, size_t);
+int	node_slot_evictable(const struct slot *, const struct slot *);
 void	node_holds_settle(struct node *);
-void	node_held_taken(struct node *, struct slot *, const char *why);
+const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* slots.c */
 void	node_slots_init(struct node *);
-/* Lends the processors the owner does not keep now; stops the rest. */
-void	node_slots_lend(struct node *);
 int	node_slots_running(const struct node *);
+/* lend.c: lends the processors the owner does not keep; stops the rest. */
+void	node_slots_lend(struct node *);
 /* The slot of that index or name; NULL if none. */
 struct slot *node_slot_at(struct node *, uint32_t index);
 struct slot *node_slot_named(struct node *, const char *name);
-void	node_workers_start(struct node *);
-void	node_on_spawned(struct node *, const struct nmpriv_msg *);
-void	node_on_worker(struct node *, const struct nmpriv_msg *);
-void	node_facts(const struct node *, const struct slot *,
-	    struct nc_facts *);
-void	node_update_state(struct node *);
-void	node_take_job(struct node *, struct slot *, uint32_t,
-	    const struct msg_addr *, const char *user, uint16_t cpus,
-	    uint32_t mem_mb, int room, const char *why);
-int	node_may_take(struct node *, const struct slot *, uint32_t job,
-	    const char *user);
 /* roots.c */
 void	node_roots_start(struct node *);
 void	node_roots_stop(void);
@@ -343,18 +368,13 @@ int	node_roots_on_worker(struct node *, const struct nmpriv_msg *);
 void	node_pair_start(struct node *);
 void	node_on_pair_req(struct msg_ep *, const struct msg_in *, void *);
 void	node_on_pair(struct msg_ep *, const struct msg_in *, void *);
-const struct proto_push_job *node_push_job(const struct node *, uint32_t);
 /* history.c */
 void	node_hist_start(struct node *);
 void	node_hist_sample(struct node *);
 void	node_on_hist_req(struct msg_ep *, const struct msg_in *, void *);
 /* relay.c */
-void	node_on_output_ack(struct msg_ep *, const struct msg_in *, void *);
 void	node_relay(struct node *, struct worker *);
 void	node_relay_alive(struct node *, struct worker *);
 void	node_worker_free(struct node *, struct worker *);
-void	node_next_task(struct node *, struct slot *, uint32_t job,
-	    const struct msg_addr *jobmgr, const char *user, uint16_t cpus,
-	    uint32_t mem_mb);
 
 #endif

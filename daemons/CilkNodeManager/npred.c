@@ -1,12 +1,12 @@
 /*
  * CilkNodeManager: its predicates.  The node's own (node=H scope) live
- * in state_dir/engine/predicates and are changed here for CilkPred; the
- * broker's (always and user scopes) come in PRED_PUSH and are cached in
- * state_dir/engine/predicates.broker so that a restarted node manager
- * judges by them before the broker speaks.  Until it has any copy of
- * the broker's predicates the node uses the built-in default in their
- * place.  A broker on this host keeps its own in state_dir/broker: no
- * file here is shared.
+ * in state_dir/engine/predicates and are changed for CilkPred; the
+ * broker's (always and user scopes) come in PRED_PUSH (both messages:
+ * predmsg.c) and are cached in state_dir/engine/predicates.broker so
+ * that a restarted node manager judges by them before the broker
+ * speaks.  Until it has any copy of the broker's predicates the node
+ * uses the built-in default in their place.  A broker on this host
+ * keeps its own in state_dir/broker: no file here is shared.
  */
 #include <errno.h>
 #include <math.h>
@@ -25,8 +25,8 @@
 #define NPRED_USERS_SLACK	2.0	/* s of idle-time drift ignored */
 
 /* The set the node judges by: the broker's (or the default) and its own. */
-static int
-rebuild(struct node *n)
+int
+node_pred_rebuild(struct node *n)
 {
 	struct pred_set *all, *dflt = NULL;
 	const struct pred_set *cl = n->n_pred_cluster;
@@ -145,7 +145,7 @@ node_pred_init(struct node *n, char *err, size_t errlen)
 		found = 0;
 	}
 	n->n_pred_have_cluster = found;
-	if (rebuild(n) == -1) {
+	if (node_pred_rebuild(n) == -1) {
 		snprintf(err, errlen, "predicates: out of memory");
 		return -1;
 	}
@@ -162,8 +162,8 @@ node_pred_fini(struct node *n)
 }
 
 /* The cluster's users with their idle times aged to now. */
-static size_t
-cluster_now(const struct node *n, struct pred_user *out)
+size_t
+node_pred_cluster_now(const struct node *n, struct pred_user *out)
 {
 	double age = now_mono() - n->n_cluster_at;
 	size_t i;
@@ -186,7 +186,7 @@ node_pred_eval(struct node *n, struct pred_eval *ev, int stay)
 	ctx.px_node = n->n_name;
 	ctx.px_meas = &n->n_meas;
 	ctx.px_cluster = cl;
-	ctx.px_ncluster = cluster_now(n, cl);
+	ctx.px_ncluster = node_pred_cluster_now(n, cl);
 	ctx.px_idle = stay;
 	return pred_eval(n->n_pred_all, &ctx, ev);
 }
@@ -226,125 +226,4 @@ node_pred_report_users(struct node *n)
 	}
 	n->n_users_sent = u;
 	n->n_users_sent_at = now;
-}
-
-void
-node_on_pred_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
-{
-	static struct proto_pred_push p;
-	struct node *n = arg;
-	struct pred_set *set;
-	char err[256];
-	int same;
-
-	(void)ep;
-	if (!msg_addr_eq(&in->mi_from, &n->n_broker)) {
-		log_debug("%s: not from the broker", __func__);
-		return;
-	}
-	if (proto_pred_push_dec(&p, in->mi_data, in->mi_len) == -1) {
-		log_debug("%s: malformed", __func__);
-		proto_pred_push_free(&p);
-		return;
-	}
-	memcpy(n->n_cluster, p.pp_cluster, p.pp_ncluster *
-	    sizeof(p.pp_cluster[0]));
-	n->n_ncluster = p.pp_ncluster;
-	n->n_cluster_at = now_mono();
-	if ((set = pred_set_new()) == NULL ||
-	    proto_pred_set_parse(set, p.pp_text, err, sizeof(err)) == -1) {
-		log_warnx("%s: the broker's predicates: %s", __func__,
-		    set != NULL ? err : "out of memory");
-		goto out;
-	}
-	same = n->n_pred_have_cluster && pred_set_equal(set, n->n_pred_cluster);
-	if (!same) {
-		if (pred_set_save(set, n->n_pred_cache) == -1)
-			log_warn("%s: %s", __func__, n->n_pred_cache);
-		pred_set_free(n->n_pred_cluster);
-		n->n_pred_cluster = set;
-		set = NULL;
-		n->n_pred_have_cluster = 1;
-		if (rebuild(n) == -1)
-			log_warnx("%s: out of memory", __func__);
-		log_info("the broker's predicates changed (%zu)",
-		    pred_set_count(n->n_pred_cluster));
-	}
-	node_idle_update(n);
- out:
-	pred_set_free(set);
-	proto_pred_push_free(&p);
-}
-
-/* set (of filter's scope), as of this node (proto_pred_answer). */
-static void
-answer(struct node *n, const struct proto_pred_asked *k, uint8_t action,
-    const struct pred_set *set, const struct pred_scope *filter)
-{
-	static struct proto_pred_ans a;
-
-	memset(&a, 0, sizeof(a));
-	a.pa_action = action;
-	strlcpy(a.pa_node, n->n_name, sizeof(a.pa_node));
-	if (action == PRED_A_CHECK) {
-		a.pa_has_meas = 1;
-		a.pa_idle = n->n_owner_away != 0;
-		a.pa_meas = n->n_meas;
-		a.pa_ncluster = (uint16_t)cluster_now(n, a.pa_cluster);
-	}
-	proto_pred_answer(k, &a, set, filter, n->n_buf, sizeof(n->n_buf));
-}
-
-/* Applies an add or del to the node's own set, then judges by it. */
-static int
-change(void *arg, const struct pred_cmd *cmd, char *why, size_t whylen)
-{
-	struct node *n = arg;
-
-	if (proto_pred_set_change(&n->n_pred_node, n->n_pred_path, cmd, why,
-	    whylen) == -1)
-		return -1;
-	return rebuild(n);
-}
-
-void
-node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
-{
-	struct node *n = arg;
-	struct proto_pred_asked k;
-	const struct pred_cmd *cmd = &k.pk_cmd;
-	const struct pred_scope *sc = &cmd->cm_pred.pr_scope;
-	char why[PROTO_REASON_MAX];
-
-	if (proto_pred_take(&k, ep, in, &n->n_cookie) == -1)
-		return;
-	if (cmd->cm_has_scope && sc->ps_node[0] != '\0' &&
-	    !pred_node_match(sc->ps_node, n->n_name)) {
-		snprintf(why, sizeof(why), "node=%.64s is not this node "
-		    "(%.64s)", sc->ps_node, n->n_name);
-		proto_reply_error(ep, in, why);
-		return;
-	}
-	switch (cmd->cm_action) {
-	case PRED_A_CHECK:
-		(void)node_sense(n);	/* as of now, not the last poll */
-		answer(n, &k, PRED_A_CHECK, n->n_pred_all, NULL);
-		return;
-	case PRED_A_LIST:
-		answer(n, &k, PRED_A_LIST, n->n_pred_node,
-		    cmd->cm_has_scope ? sc : NULL);
-		return;
-	default:
-		break;
-	}
-	if (sc->ps_type != PRED_S_NODE) {
-		proto_reply_error(ep, in, "only node=H predicates are kept by "
-		    "node managers; the broker keeps the others");
-		return;
-	}
-	if (proto_pred_change(&k, conf_get(n->n_dc.dc_conf, "admins"),
-	    conf_get(n->n_dc.dc_conf, "owners"), change, n) == -1)
-		return;
-	answer(n, &k, cmd->cm_action, n->n_pred_node, sc);
-	node_idle_update(n);
 }

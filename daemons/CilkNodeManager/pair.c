@@ -20,17 +20,6 @@
 #include "mono.h"
 #include "node.h"
 
-const struct proto_push_job *
-node_push_job(const struct node *n, uint32_t job)
-{
-	uint32_t i;
-
-	for (i = 0; n->n_have_push && i < n->n_push.pu_njobs; i++)
-		if (n->n_push.pu_jobs[i].pj_job == job)
-			return &n->n_push.pu_jobs[i];
-	return NULL;
-}
-
 /* Switches s to a job the push names, with what its workers take. */
 static void
 take(struct node *n, struct slot *s, uint32_t job,

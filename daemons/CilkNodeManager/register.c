@@ -1,14 +1,39 @@
-/* CilkNodeManager: registering with the broker, and what it pushes. */
+/*
+ * CilkNodeManager: registering with the broker (its answers and its
+ * silence), and, while the node is down by itself, why (ndown.c).
+ * What the broker pushes is push.c's.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "log.h"
 #include "mono.h"
 #include "node.h"
+#include "proto_health.h"
 
 #define BACKOFF_MAX	60.0
 
 static void	on_reg_timer(struct evloop *, void *);
+
+/* Down by itself (ndown.c): NODE_DOWN says why, with each registration. */
+void
+node_down_report(struct node *n)
+{
+	struct proto_node_down d;
+	uint8_t buf[256];
+	size_t len;
+
+	if (!n->n_nd.nd_down)
+		return;
+	memset(&d, 0, sizeof(d));
+	d.nd_boot = n->n_boot;
+	d.nd_gen = n->n_nd.nd_gen;
+	strlcpy(d.nd_reason, n->n_nd.nd_reason, sizeof(d.nd_reason));
+	if ((len = proto_node_down_enc(&d, buf, sizeof(buf))) == 0 ||
+	    msg_ep_send(n->n_dc.dc_ep, &n->n_broker, MSG_SCHEME_CLUSTER,
+	    PROTO_H_NODE_DOWN, buf, len) == -1)
+		log_debug("%s: send to the broker failed", __func__);
+}
 
 static void
 send_register(struct node *n)
@@ -201,84 +226,5 @@ node_on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		n->n_backoff = 1;
 		n->n_waiting = 1;	/* the timer sees the answer */
 		arm(n, 0);
-	}
-}
-
-static int
-push_has_job(const struct proto_push *p, uint32_t job)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->pu_njobs; i++)
-		if (p->pu_jobs[i].pj_job == job)
-			return 1;
-	return 0;
-}
-
-/*
- * The broker says a job left its registry (unregistered or killed): its
- * worker stops now, however young the broker (see node_on_push), and
- * what its workers leave is not kept for a job manager that has gone.
- */
-void
-node_on_job_gone(struct msg_ep *ep, const struct msg_in *in, void *arg)
-{
-	struct node *n = arg;
-	struct proto_job_unreg m;
-	struct worker *w, *next;
-	struct nw_conf c;
-	struct slot *s;
-	uint16_t i;
-
-	(void)ep;
-	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
-	    proto_job_unreg_dec(&m, in->mi_data, in->mi_len) == -1)
-		return;
-	node_nw_conf(n, &c);
-	/* Each stops, or, over, is dropped: nobody takes its output. */
-	TAILQ_FOREACH_SAFE(w, &n->n_workers, w_entry, next)
-		if (w->w_job == m.ju_job)
-			node_worker_act(n, w, nw_job_ended(&w->w_nw, &c,
-			    now_mono()), "the job ended");
-	for (i = 0; i < n->n_total; i++) {
-		s = &n->n_slots[i];
-		if (s->s_want_job == m.ju_job && s->s_current == NULL)
-			s->s_want_job = 0;
-	}
-	node_update_state(n);
-}
-
-void
-node_on_push(struct msg_ep *ep, const struct msg_in *in, void *arg)
-{
-	struct node *n = arg;
-	struct proto_push p;
-	struct worker *w;
-	uint16_t i;
-
-	(void)ep;
-	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
-	    proto_push_dec(&p, in->mi_data, in->mi_len) == -1)
-		return;
-	/*
-	 * A job the broker no longer lists has ended, unless the broker
-	 * is too young to have heard every job manager again.
-	 */
-	for (i = 0; i < n->n_total; i++) {
-		w = n->n_slots[i].s_current;
-		if (w != NULL && nw_up(w->w_nw.nw_state) &&
-		    !push_has_job(&p, w->w_job) &&
-		    p.pu_uptime_ms > 3 * n->n_interval * 1000)
-			node_stop_slot(n, &n->n_slots[i], "the job ended");
-	}
-	proto_push_free(&n->n_push);
-	n->n_push = p;
-	n->n_have_push = 1;
-	n->n_push_at = now_mono();
-	/* The broker counts us in our job now: we may pair again. */
-	for (i = 0; i < n->n_total; i++) {
-		w = n->n_slots[i].s_current;
-		if (w != NULL && push_has_job(&p, w->w_job))
-			n->n_slots[i].s_pair_block_until = 0;
 	}
 }

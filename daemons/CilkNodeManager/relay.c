@@ -2,6 +2,7 @@
  * CilkNodeManager: the workers' output to their job manager, in order
  * and acknowledged, read from the launch pad's log files, so nothing is
  * lost to a dropped datagram or to a restart of the node manager.
+ * The job manager's acknowledgements come in through wevents.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -140,77 +141,4 @@ node_relay_alive(struct node *n, struct worker *w)
 	if (nw_up(w->w_nw.nw_state) || w->w_nw.nw_state == NW_STOPPING)
 		send_output(n, w, PROTO_STREAM_OUT,
 		    w->w_out[PROTO_STREAM_OUT].rs_acked, NULL, 0);
-}
-
-/*
- * The worker an acknowledgement is for.  Two of them can have the same
- * job and task here: an attempt still relaying its last bytes or exit
- * on one processor while the next runs on another.  The one whose
- * unacknowledged bytes the offset falls in is meant; else the first
- * (a node manager restarted: the job manager may be ahead of us).
- */
-static struct worker *
-ack_owner(struct node *n, const struct msg_in *in,
-    const struct proto_output_ack *a)
-{
-	struct worker *w, *first = NULL;
-	const struct relay_stream *rs;
-
-	TAILQ_FOREACH(w, &n->n_workers, w_entry) {
-		if (w->w_job != a->oa_job || w->w_task != a->oa_task ||
-		    !msg_addr_eq(&in->mi_from, &w->w_jobmgr))
-			continue;
-		if (first == NULL)
-			first = w;
-		if (a->oa_stream == PROTO_STREAM_EXIT) {
-			if (w->w_nw.nw_state == NW_EXITED)
-				return w;
-			continue;
-		}
-		rs = &w->w_out[a->oa_stream];
-		if (a->oa_offset >= rs->rs_acked &&
-		    a->oa_offset <= rs->rs_sent)
-			return w;
-	}
-	return first;
-}
-
-void
-node_on_output_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
-{
-	struct node *n = arg;
-	struct proto_output_ack a;
-	struct worker *w;
-
-	(void)ep;
-	if (proto_output_ack_dec(&a, in->mi_data, in->mi_len) == -1)
-		return;
-	/* Job ids start again after a broker restart: its manager too. */
-	w = ack_owner(n, in, &a);
-	if (w == NULL || !msg_addr_eq(&in->mi_from, &w->w_jobmgr) ||
-	    !msg_verify_sender(in, MSG_SCHEME_USER, w->w_user, NULL))
-		return;
-	w->w_seen = now_mono();
-	if (a.oa_stream == PROTO_STREAM_EXIT) {
-		struct slot *s = w->w_slot;
-		uint32_t job = w->w_job;
-		struct msg_addr jobmgr = w->w_jobmgr;
-		uint16_t cpus = w->w_cpus;
-		uint32_t mem_mb = w->w_mem_mb;
-		char user[sizeof(w->w_user)];
-
-		strlcpy(user, w->w_user, sizeof(user));
-		/* Relayed, then freed (a running one's is no exit: kept). */
-		node_worker_act(n, w, nw_exit_acked(&w->w_nw, now_mono()),
-		    "its exit was acknowledged");
-		if (a.oa_offset == PROTO_EXIT_ACK_MORE)
-			node_next_task(n, s, job, &jobmgr, user, cpus,
-			    mem_mb);
-		return;
-	}
-	/* The job manager says where it is: it may be ahead of us. */
-	if (a.oa_offset > w->w_out[a.oa_stream].rs_acked) {
-		w->w_out[a.oa_stream].rs_acked = a.oa_offset;
-		node_relay(n, w);
-	}
 }

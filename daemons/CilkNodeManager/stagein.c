@@ -21,67 +21,13 @@
 
 #include "log.h"
 #include "mono.h"
-#include "node.h"
-#include "proto_stage.h"
+#include "stagein.h"
 
 #define STAGE_RESEND	0.5	/* seconds of silence before asking again */
 #define STAGE_TRIES	20	/* silences before giving up */
 
-struct stagein {
-	struct node		*si_node;
-	struct worker		*si_w;
-	uint8_t			*si_desc;	/* as the job manager sent it */
-	size_t			 si_desclen;
-	struct stage_list	 si_list;
-	uint16_t		 si_file;	/* being fetched */
-	uint64_t		 si_base;	/* its start in the spool */
-	struct stage_fetch	 si_f;
-	crypto_generichash_state si_hash;
-	int			 si_fd;
-	char			 si_spool[NMPRIV_TAG_MAX + 1];
-	struct evtimer		*si_timer;
-	uint64_t		 si_got, si_got_seen;	/* chunks taken */
-	double			 si_started;
-	int			 si_refetch;	/* asking for a fresh description */
-	int			 si_tries;	/* silences in a row */
-};
-
 static void	si_timer(struct evloop *, void *);
 static int	si_check(struct stagein *);
-
-static void
-si_path(const struct node *n, const char *name, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/stage/%s", n->n_engine_dir, name);
-}
-
-/* Frees the fetch; the spool goes too unless keep. */
-static void
-si_free(struct stagein *si, int keep)
-{
-	char path[PATH_MAX + 64];
-
-	if (si->si_timer != NULL)
-		evloop_timer_cancel(si->si_node->n_dc.dc_loop, si->si_timer);
-	if (si->si_fd != -1)
-		close(si->si_fd);
-	if (!keep) {
-		si_path(si->si_node, si->si_spool, path, sizeof(path));
-		if (unlink(path) == -1 && errno != ENOENT)
-			log_warn("%s: %s", __func__, path);
-	}
-	free(si->si_desc);
-	free(si);
-}
-
-void
-node_stagein_free(struct node *n, struct worker *w)
-{
-	(void)n;
-	if (w->w_stagein != NULL)
-		si_free(w->w_stagein, 0);
-	w->w_stagein = NULL;
-}
 
 static void
 si_fail(struct stagein *si, const char *fmt, const char *a, const char *b)
@@ -294,7 +240,7 @@ node_stagein_begin(struct node *n, struct worker *w, const uint8_t *desc,
 		goto fail;
 	}
 	si_sweep(path);
-	si_path(n, si->si_spool, path, sizeof(path));
+	node_stagein_path(n, si->si_spool, path, sizeof(path));
 	if ((si->si_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) == -1) {
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));

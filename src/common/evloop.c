@@ -261,6 +261,20 @@ evloop_timer_cancel(struct evloop *el, struct evtimer *t)
 }
 
 int
+evloop_timer_move(struct evloop *el, struct evtimer *t, double delay)
+{
+	if (t == NULL || t == el->el_firing || !isfinite(delay) || delay < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	RB_REMOVE(evtimer_tree, &el->el_timers, t);
+	t->tmr_deadline = now_mono() + delay;
+	t->tmr_seq = el->el_timer_seq++;
+	RB_INSERT(evtimer_tree, &el->el_timers, t);
+	return 0;
+}
+
+int
 evloop_signal(struct evloop *el, int signo, evloop_signal_cb *cb, void *arg)
 {
 	sigset_t one, old, mask;

@@ -243,6 +243,19 @@ main(void)
 	evloop_run_once(el, 0);
 	ok(rec.r_n == 1 && rec.r_fired[0] == 2, "cancelled timer never fires");
 
+	/* Moved: it fires at its new time, with its own callback. */
+	rec.r_n = 0;
+	h = evloop_timer_add(el, 3600, rec_cb, &t[1]);
+	evloop_timer_add(el, 0.05, rec_cb, &t[2]);
+	ok(evloop_timer_move(el, h, 0.01) == 0, "timer move");
+	ok(evloop_timer_move(el, NULL, 0.01) == -1 && errno == EINVAL,
+	    "no timer to move: EINVAL");
+	ok(evloop_timer_move(el, h, -1) == -1 && errno == EINVAL,
+	    "a negative delay: EINVAL");
+	run_until(el, &rec.r_n, 2, 60.0);
+	ok(rec.r_n == 2 && rec.r_fired[0] == 1 && rec.r_fired[1] == 2,
+	    "a timer moved earlier fires first");
+
 	/* Cancel a later timer from a callback. */
 	rec.r_n = 0;
 	evloop_timer_add(el, 0.01, cancel_cb, &t[1]);
