@@ -6,8 +6,8 @@
  * is still there stop_grace_fast seconds later and kills it once
  * stop_grace is over.  Its launch pad, which sends the SIGQUITs, finds
  * the worker frozen when its grace is over and kills it instead of
- * thawing it for a second SIGQUIT (CilkLaunchPad(8)).  (A worker the
- * engine vacates: node_vacate_slot, worker.c.)
+ * thawing it for a second SIGQUIT (CilkLaunchPad(8)).  (Which worker
+ * is vacated: nodeworker's nw_owner_back, worker.c.)
  */
 #include <errno.h>
 #include <string.h>

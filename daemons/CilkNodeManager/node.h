@@ -300,7 +300,6 @@ void	node_on_worker(struct node *, const struct nmpriv_msg *);
 /* worker.c: switching jobs; what nodeworker decided, done. */
 void	node_on_assign(struct msg_ep *, const struct msg_in *, void *);
 void	node_stop_slot(struct node *, struct slot *, const char *why);
-void	node_vacate_slot(struct node *, struct slot *, const char *why);
 void	node_stop_all(struct node *, const char *why);
 /* What nodeworker decides by; what it decided, done (may free w). */
 void	node_nw_conf(const struct node *, struct nw_conf *);

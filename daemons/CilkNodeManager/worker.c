@@ -562,20 +562,3 @@ node_held_taken(struct node *n, struct slot *s, const char *why)
 		node_stop_slot(n, a, why);
 }
 
-/*
- * The owner is back (or keeps the processor): the worker on s
- * goes, frozen if it lingers (VACATE, nodeworker.h).  A stop already
- * under way for another reason, with the whole stop_grace twice, is
- * hurried the same way.
- */
-void
-node_vacate_slot(struct node *n, struct slot *s, const char *why)
-{
-	struct worker *w = s->s_current;
-	struct nw_conf c;
-
-	if (w == NULL)
-		return;
-	node_nw_conf(n, &c);
-	node_worker_act(n, w, nw_vacate(&w->w_nw, &c, now_mono()), why);
-}
