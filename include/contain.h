@@ -129,6 +129,14 @@ int	contain_kill(const char *cg, pid_t tree_root);
 int	contain_freeze(const char *cg, pid_t tree_root, int freeze);
 /* 1 frozen, 0 not (yet), -1 error (cgroup only; TREE: -1 ENOTSUP). */
 int	contain_frozen(const char *cg);
+/*
+ * For a subreaper (PR_SET_CHILD_SUBREAPER) of launch pads: when one
+ * dies, the processes it policed become this process's children.
+ * Sends SIGKILL to each child that keep(pid, arg) does not claim and
+ * reaps each unclaimed one that has ended; how many were signalled, or
+ * -1 with errno.  Their own children come next, as they die.
+ */
+int	contain_end_orphans(int (*keep)(pid_t, void *), void *arg);
 /* How many processes the worker has now (cgroup.procs or the tree). */
 int	contain_count(const char *cg, pid_t tree_root);
 /* CPU used by the worker's processes, microseconds: cpu.stat (not TREE). */

@@ -17,6 +17,7 @@
  * dealt with the same way: nothing the job can reach decides whether
  * the owner gets the machine back.
  */
+#include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -91,6 +92,7 @@ static int		 chan = -1;	/* to the engine */
 static pid_t		 engine;
 static int		 engine_status;
 static int		 leaving;	/* SIGUSR1 passed to the engine */
+static int		 orphans_due;	/* end_orphans() waits for a start */
 static uint8_t		 pbuf[NMPRIV_MSG_MAX];
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
 static uint64_t		 watchdog_usec;	/* the engine pings (chan.c) */
@@ -100,6 +102,7 @@ static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
 static void	pad_arm(void);
 static void	pad_starting(struct pad *);
+static void	end_orphans(void);
 
 /*
  * Never blocks: an engine that stops reading cannot stop us from
@@ -350,6 +353,8 @@ on_tick(struct evloop *loop, void *arg)
 			(void)node_vacate_step(&p->p_vac, p->p_worker,
 			    p->p_cg, p->p_lpad);
 	}
+	if (orphans_due)
+		end_orphans();
 	pad_arm();
 }
 
@@ -999,6 +1004,50 @@ adopt(struct node *n)
 		log_warn("%s: %s", __func__, n->n_run_dir);
 }
 
+/* Our children we know: the engine, launch pads and their starters. */
+static int
+known_child(pid_t pid, void *arg)
+{
+	struct pad *p;
+
+	(void)arg;
+	if (pid == engine)
+		return 1;
+	TAILQ_FOREACH(p, &pads, p_entry)
+		if (p->p_lpad == pid || (p->p_start != NULL &&
+		    p->p_start->lst_child == pid))
+			return 1;
+	return 0;
+}
+
+/*
+ * We are the subreaper of our launch pads: a guest that kills its
+ * launch pad (which it can, as the same user, under a node manager
+ * that is not root) becomes our child, and nothing would police it.
+ * It is ended at once.  Not while a launch pad is starting: its daemon
+ * is our child before its pid is known.
+ */
+static void
+end_orphans(void)
+{
+	struct pad *p;
+	int status, n;
+
+	orphans_due = 1;
+	TAILQ_FOREACH(p, &pads, p_entry) {
+		if (p->p_start != NULL)
+			return;		/* on_tick comes back */
+		if (p->p_lpad > 1)	/* a dead one of ours: reaped */
+			(void)waitpid(p->p_lpad, &status, WNOHANG);
+	}
+	orphans_due = 0;
+	if ((n = contain_end_orphans(known_child, NULL)) == -1)
+		log_warn("%s: /proc", __func__);
+	else if (n > 0)
+		log_warnx("ended %d process%s whose launch pad had died", n,
+		    n == 1 ? "" : "es");
+}
+
 static void
 on_child(struct evloop *loop, int signo, void *arg)
 {
@@ -1012,6 +1061,8 @@ on_child(struct evloop *loop, int signo, void *arg)
 	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next)
 		if (p->p_start != NULL && p->p_start->lst_eof)
 			pad_starting(p);
+	end_orphans();
+	pad_arm();
 	if (engine > 0 && waitpid(engine, &status, WNOHANG) == engine) {
 		engine_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 		    128 + WTERMSIG(status);
@@ -1076,6 +1127,9 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	pn = n;
 	chan = fd;
 	engine = child;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
+		log_warn("PR_SET_CHILD_SUBREAPER: a guest that kills its "
+		    "launch pad will not be ended");
 	if ((chanq = seqq_new(n->n_dc.dc_loop, chan, TELL_QUEUE_MAX)) == NULL)
 		fatal("%s: channel queue", __func__);
 	n->n_dc.dc_on_reload = on_reload;

@@ -81,6 +81,7 @@ struct evloop {
 	struct evtimer	*el_firing;
 
 	int		 el_sigfd;
+	pid_t		 el_sigpid;	/* the process that made el_sigfd */
 	sigset_t	 el_sigmask;	/* signals read through el_sigfd */
 	sigset_t	 el_unblock;	/* blocked by us: unblocked at free */
 	struct evsig	 el_sigs[NSIG];
@@ -278,7 +279,7 @@ int
 evloop_signal(struct evloop *el, int signo, evloop_signal_cb *cb, void *arg)
 {
 	sigset_t one, old, mask;
-	int fd, saved_errno;
+	int fd, saved_errno, inherited;
 
 	if (signo <= 0 || signo >= NSIG || signo == SIGKILL ||
 	    signo == SIGSTOP || cb == NULL) {
@@ -292,10 +293,17 @@ evloop_signal(struct evloop *el, int signo, evloop_signal_cb *cb, void *arg)
 		return -1;
 	mask = el->el_sigmask;
 	sigaddset(&mask, signo);
-	if ((fd = signalfd(el->el_sigfd, &mask, SFD_NONBLOCK | SFD_CLOEXEC))
-	    == -1)
+	/*
+	 * A signalfd inherited across fork(2) is one open file with the
+	 * process that made it: a mask set here would be set there too,
+	 * and a privileged parent lost its SIGCHLD when its engine added
+	 * SIGUSR1.  After a fork, each process gets its own.
+	 */
+	inherited = el->el_sigfd != -1 && el->el_sigpid != getpid();
+	if ((fd = signalfd(inherited ? -1 : el->el_sigfd, &mask,
+	    SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		goto fail;
-	if (el->el_sigfd == -1) {
+	if (el->el_sigfd == -1 || inherited) {
 		if (evloop_add_fd(el, fd, POLLIN, evloop_sig_read, NULL) ==
 		    -1) {
 			saved_errno = errno;
@@ -303,7 +311,12 @@ evloop_signal(struct evloop *el, int signo, evloop_signal_cb *cb, void *arg)
 			errno = saved_errno;
 			goto fail;
 		}
+		if (inherited) {
+			(void)evloop_del_fd(el, el->el_sigfd);
+			close(el->el_sigfd);
+		}
 		el->el_sigfd = fd;
+		el->el_sigpid = getpid();
 	}
 	el->el_sigmask = mask;
 	if (!sigismember(&old, signo))

@@ -5,14 +5,18 @@
  */
 #include "contain_int.h"
 
+#include <sys/wait.h>
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROC_STAT_MAX	4096	/* /proc/PID/stat is about 300 bytes */
 #define CHAIN_MAX	4096	/* ancestors walked before giving up */
@@ -145,6 +149,28 @@ fail:
 	free(v);
 	errno = saved;
 	return -1;
+}
+
+int
+contain_end_orphans(int (*keep)(pid_t, void *), void *arg)
+{
+	struct contain_proc *procs;
+	size_t n, i;
+	pid_t self = getpid();
+	int ended = 0, status;
+
+	if (contain_proc_scan(&procs, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (procs[i].cp_ppid != self || keep(procs[i].cp_pid, arg))
+			continue;
+		if (contain_state_dead(procs[i].cp_state))
+			(void)waitpid(procs[i].cp_pid, &status, WNOHANG);
+		else if (kill(procs[i].cp_pid, SIGKILL) == 0)
+			ended++;
+	}
+	free(procs);
+	return ended;
 }
 
 static int

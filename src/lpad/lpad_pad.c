@@ -815,11 +815,12 @@ lpad_pad_start(struct lpad_pad *pd, char *why, size_t whysz)
 		return -1;
 	}
 	/*
-	 * Without a cgroup, orphans of the worker (setsid and a double
-	 * fork) become our children, so its tree can still be found.
+	 * Orphans of the worker (setsid and a double fork) become our
+	 * children: without a cgroup, so that its tree can still be found;
+	 * with one too, for the node manager's parent, the subreaper above
+	 * us, ends every process that comes to it (a dead launch pad's).
 	 */
-	if (sp->ls_cgroup[0] == '\0' &&
-	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1) {
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1) {
 		errbuf_set(why, whysz, "PR_SET_CHILD_SUBREAPER: %s",
 		    strerror(errno));
 		close(ep[0]);

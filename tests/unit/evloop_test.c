@@ -9,6 +9,8 @@
  */
 #include "evloop.h"
 
+#include <sys/wait.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -196,7 +198,8 @@ main(void)
 	struct evtimer *h;
 	sigset_t cur;
 	double start, elapsed;
-	int p1[2], p2[2], i, rounds, n, signo;
+	int p1[2], p2[2], p3[2], i, rounds, n, signo, status;
+	pid_t child;
 	char c;
 
 	if ((el = evloop_new()) == NULL) {
@@ -442,6 +445,31 @@ main(void)
 	ok(sigismember(&cur, SIGHUP), "previously blocked signal stays "
 	    "blocked");
 	evloop_free(NULL);
+
+	/*
+	 * After fork: a signal the child watches does not take one the
+	 * parent watches off the parent's signalfd (they shared one).
+	 */
+	if ((el = evloop_new()) == NULL || pipe(p3) == -1)
+		return 1;
+	memset(&sg, 0, sizeof(sg));
+	evloop_signal(el, SIGUSR2, sig_cb, &sg);
+	if ((child = fork()) == 0) {
+		close(p3[1]);
+		(void)!read(p3[0], &c, 1);	/* the parent has watched */
+		_exit(evloop_signal(el, SIGWINCH, sig_cb, &sg) == 0 ? 0 : 1);
+	}
+	close(p3[0]);
+	evloop_signal(el, SIGUSR1, sig_cb, &sg);
+	(void)!write(p3[1], "x", 1);
+	close(p3[1]);
+	ok(child > 0 && waitpid(child, &status, 0) == child &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the child watched a signal of its own");
+	raise(SIGUSR1);
+	run_until(el, &sg.s_usr1, 1, 60.0);
+	is_int(sg.s_usr1, 1, "the parent still hears its SIGUSR1");
+	evloop_free(el);
 
 	close(p1[0]);
 	close(p1[1]);
