@@ -101,7 +101,7 @@ static struct seqq	*chanq;		/* what the engine has not read */
 static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
 static void	pad_arm(void);
-static void	pad_starting(struct pad *);
+static int	pad_starting(struct pad *);
 static void	end_orphans(void);
 
 /*
@@ -624,8 +624,11 @@ unwatch_start(struct pad *p)
 	p->p_start_fd = -1;
 }
 
-/* Its report came, or a child ended, or the tick: has it started? */
-static void
+/*
+ * Its report came, or a child ended, or the tick: has it started?  1
+ * while it is still starting; 0 once it is done, and p may be freed.
+ */
+static int
 pad_starting(struct pad *p)
 {
 	char why[512];
@@ -634,12 +637,13 @@ pad_starting(struct pad *p)
 
 	if ((rc = lpad_spawn_poll(p->p_start, &lpid, why,
 	    sizeof(why))) == 1)
-		return;
+		return 1;
 	/* Its report is closed: out of the loop before anything reuses it. */
 	unwatch_start(p);
 	if (rc == 0)
 		p->p_lpad = lpid;
 	spawn_done(p, rc, why);
+	return 0;
 }
 
 static void
@@ -650,9 +654,8 @@ on_start_report(struct evloop *loop, int fd, short revents, void *arg)
 	(void)loop;
 	(void)fd;
 	(void)revents;
-	pad_starting(p);
 	/* All said: its exit comes with SIGCHLD (on_child). */
-	if (p->p_start != NULL && p->p_start->lst_eof)
+	if (pad_starting(p) == 1 && p->p_start->lst_eof)
 		unwatch_start(p);
 }
 
