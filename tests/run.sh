@@ -59,7 +59,9 @@ tally() {
 	secs=$(( $(date +%s) - start ))
 	if [ $((f + extra)) -ne 0 ]; then
 		echo "FAIL $name ($p passed, $((f + extra)) failed, exit $rc, ${secs}s, ended +${ended}s)"
-		grep -E '^(not ok|#)' "$out" | head -60 | sed 's/^/    /'
+		# the failures first: a long test's comments could hide them
+		{ grep -E '^not ok' "$out"; grep -E '^(not ok|#)' "$out" |
+		    head -60; } | sed 's/^/    /'
 		if [ "$extra" -ne 0 ]; then
 			tail -20 "$out" | sed 's/^/    | /'
 		fi
