@@ -80,6 +80,20 @@ int	cn_exe_digest(uint8_t out[CN_EXE_DIGEST]);
  */
 enum cn_beat_want { CN_BEAT_QUIET = 0, CN_BEAT_BUSY, CN_BEAT_STARVED };
 
+/*
+ * The job's key (msg_codec.h, MSG_SCHEME_JOB): its processes speak to
+ * each other under it, not under the user scheme, which under munge
+ * costs each message a credential from munged.  The clearinghouse
+ * makes it at start; a process's REGISTER carries a fresh X25519
+ * public key of its own, and the WELCOME the job key sealed to it
+ * (crypto_box_seal), so that the key crosses the network only
+ * encrypted and only to a process the user scheme has shown to be the
+ * job's user's.  Under it a process claims the name "w" and its id.
+ */
+#define CN_JOB_KEY	32
+#define CN_BOX_PK	32
+#define CN_JOB_SEALED	(48 + CN_JOB_KEY)	/* crypto_box_SEALBYTES + key */
+
 /* One message, decoded; which fields mean something depends on type. */
 struct cn_msg {
 	uint32_t	 cm_worker;
@@ -94,6 +108,9 @@ struct cn_msg {
 	struct msg_addr	 cm_nodemgr;	/* REGISTER: the worker's node manager */
 	/* REGISTER: a digest of the process's executable (cn_exe_digest) */
 	uint8_t		 cm_exe[CN_EXE_DIGEST];
+	uint8_t		 cm_box_pk[CN_BOX_PK];	/* REGISTER */
+	uint32_t	 cm_keyid;		/* WELCOME: the job key's */
+	uint8_t		 cm_sealed[CN_JOB_SEALED]; /* WELCOME: the key */
 	const uint8_t	*cm_data;	/* records, into the input */
 	size_t		 cm_len;
 	uint16_t	 cm_nframes;

@@ -40,6 +40,7 @@ enum msg_scheme {
 	MSG_SCHEME_USER,	/* Ed25519 signature by a principal's key */
 	MSG_SCHEME_MUNGE,	/* a user's MUNGE credential; handlers see
 				   it as USER (msg.h, mi_scheme) */
+	MSG_SCHEME_JOB,		/* AEAD under one job's key (msg_keyring_set_job) */
 	MSG_SCHEME_MAX
 };
 
@@ -126,7 +127,23 @@ struct msg_keyring {
 	int			kr_munge_ttl;	/* seconds; 0: munged's */
 	char			kr_munge_name[MSG_NAME_MAX + 1]; /* our user */
 	char			kr_munge_socket[PATH_MAX];
+	/*
+	 * The job scheme: a key that the processes of one parallel job
+	 * share and no one else holds (its clearinghouse makes it and
+	 * hands it to each process it admits, cn.h).  kr_job_name is
+	 * what this process claims under it.  kr_job.k_id 0: none.
+	 */
+	struct msg_key		kr_job;
+	char			kr_job_name[MSG_NAME_MAX + 1];
 };
+
+/*
+ * From now on seal and open the job scheme with this 32-byte key under
+ * key id id (not 0), claiming name (msg_name_ok).  A key set before is
+ * forgotten.  -1 with EINVAL.
+ */
+int	msg_keyring_set_job(struct msg_keyring *, uint32_t id,
+	    const uint8_t key[32], const char *name);
 
 const char	*msg_drop_name(enum msg_drop);
 const char	*msg_scheme_name(enum msg_scheme);

@@ -160,17 +160,39 @@ host_of(struct chouse *h, const struct ch_worker *w)
 
 static void	worker_gone(struct chouse *, struct ch_worker *, const char *);
 
+/*
+ * The job key sealed to the public key a REGISTER brought: only that
+ * process can open it.  A restarted clearinghouse makes a new key, and
+ * every process joins it again (GONE) to have it.
+ */
+static void
+seal_job_key(struct chouse *h, struct cn_msg *m,
+    const uint8_t pk[CN_BOX_PK])
+{
+	if (h->h_job_keyid == 0) {
+		randombytes_buf(h->h_job_key, sizeof(h->h_job_key));
+		while (h->h_job_keyid == 0)
+			h->h_job_keyid = randombytes_random();
+	}
+	m->cm_keyid = h->h_job_keyid;
+	if (crypto_box_seal(m->cm_sealed, h->h_job_key, sizeof(h->h_job_key),
+	    pk) != 0)
+		memset(m->cm_sealed, 0, sizeof(m->cm_sealed));
+}
+
 static void
 on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
 	struct chouse *h = arg;
 	struct cn_msg *m = &h->h_msg;
 	struct ch_worker *w, *nw;
+	uint8_t pk[CN_BOX_PK];
 	uint32_t i, cap;
 
 	(void)ep;
 	if (sender(h, in, CN_H_REGISTER) == NULL)
 		return;
+	memcpy(pk, m->cm_box_pk, sizeof(pk));
 	/*
 	 * A repeat (same address, same process): the same answer.  Another
 	 * process at a live worker's address (its port, taken again on a
@@ -252,6 +274,7 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
  welcome:
 	msg_zero(m);
 	m->cm_worker = i;
+	seal_job_key(h, m, pk);
 	reply(h, in, CN_H_WELCOME, m);
 }
 

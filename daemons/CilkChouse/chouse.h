@@ -101,6 +101,9 @@ struct chouse {
 	uint8_t		 h_exe[CN_EXE_DIGEST];
 	int		 h_have_exe;
 	struct msg_addr	 h_refused;	/* said last (a repeat is not) */
+	/* The job key (cn.h), made at the first REGISTER; id 0: not yet. */
+	uint8_t		 h_job_key[CN_JOB_KEY];
+	uint32_t	 h_job_keyid;
 	const char	*h_recover_path;
 	uint8_t		*h_ckpt_rec;	/* records of every final unit */
 	size_t		 h_ckpt_nrec, h_ckpt_caprec;

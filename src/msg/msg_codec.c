@@ -37,6 +37,7 @@ static const char *const scheme_names[MSG_SCHEME_MAX] = {
 	[MSG_SCHEME_CLUSTER] = "cluster",
 	[MSG_SCHEME_USER] = "user",
 	[MSG_SCHEME_MUNGE] = "munge",
+	[MSG_SCHEME_JOB] = "job",
 };
 
 const char *
@@ -266,7 +267,8 @@ msg_name_ok(enum msg_scheme scheme, const char *name)
 		    strcmp(name, MSG_CLUSTER_NAME) == 0;
 	if (scheme == MSG_SCHEME_MUNGE)
 		return msg_user_name_ok(name);
-	if (scheme != MSG_SCHEME_CLUSTER || n == 0 || n > MSG_NAME_MAX)
+	if ((scheme != MSG_SCHEME_CLUSTER && scheme != MSG_SCHEME_JOB) ||
+	    n == 0 || n > MSG_NAME_MAX)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') ||
@@ -613,6 +615,9 @@ msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
 			k = &kr->kr_cluster.ks_key[0];
 		strlcpy(h.mh_name, kr->kr_cluster_name[0] != '\0' ?
 		    kr->kr_cluster_name : MSG_CLUSTER_NAME, sizeof(h.mh_name));
+	} else if (scheme == MSG_SCHEME_JOB && kr->kr_job.k_id != 0) {
+		k = &kr->kr_job;
+		strlcpy(h.mh_name, kr->kr_job_name, sizeof(h.mh_name));
 	} else if (scheme == MSG_SCHEME_USER && kr->kr_user.ks_n > 0) {
 		k = &kr->kr_user.ks_key[0];
 		strlcpy(h.mh_name, k->k_name, sizeof(h.mh_name));
@@ -637,7 +642,7 @@ msg_seal_keyid(struct msg_keyring *kr, enum msg_scheme scheme,
 		errno = EMSGSIZE;
 		return -1;
 	}
-	if (scheme == MSG_SCHEME_CLUSTER) {
+	if (scheme == MSG_SCHEME_CLUSTER || scheme == MSG_SCHEME_JOB) {
 		sub = subkey_of(k->k_aead, h.mh_nonce, ietf);
 		crypto_aead_chacha20poly1305_ietf_encrypt(out + hlen, &clen,
 		    payload, len, out, hlen, NULL, ietf, sub);
@@ -666,10 +671,16 @@ msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
 	if ((d = msg_hdr_decode(buf, len, h, &hlen)) != MSG_DROP_NONE)
 		return d;
 	body = len - hlen;
-	if (h->mh_scheme == MSG_SCHEME_CLUSTER) {
+	if (h->mh_scheme == MSG_SCHEME_CLUSTER ||
+	    h->mh_scheme == MSG_SCHEME_JOB) {
 		if (body < MSG_TAG_LEN || body - MSG_TAG_LEN > cap)
 			return MSG_DROP_BAD_LENGTH;
-		if ((k = keyset_find(&kr->kr_cluster, h->mh_keyid)) == NULL)
+		if (h->mh_scheme == MSG_SCHEME_JOB)
+			k = kr->kr_job.k_id != 0 && kr->kr_job.k_id ==
+			    h->mh_keyid ? &kr->kr_job : NULL;
+		else
+			k = keyset_find(&kr->kr_cluster, h->mh_keyid);
+		if (k == NULL)
 			return MSG_DROP_UNKNOWN_KEY;
 		sub = subkey_of(k->k_aead, h->mh_nonce, ietf);
 		if (crypto_aead_chacha20poly1305_ietf_decrypt(payload, &mlen,
@@ -697,6 +708,22 @@ msg_open(struct msg_keyring *kr, double now, const uint8_t *buf, size_t len,
 	if (*plen > 0)
 		memcpy(payload, buf + hlen, *plen);
 	return MSG_DROP_NONE;
+}
+
+int
+msg_keyring_set_job(struct msg_keyring *kr, uint32_t id,
+    const uint8_t key[32], const char *name)
+{
+	if (id == 0 || !msg_name_ok(MSG_SCHEME_JOB, name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	sodium_memzero(&kr->kr_job, sizeof(kr->kr_job));
+	kr->kr_job.k_type = MSG_KEY_CLUSTER;
+	kr->kr_job.k_id = id;
+	memcpy(kr->kr_job.k_aead, key, sizeof(kr->kr_job.k_aead));
+	strlcpy(kr->kr_job_name, name, sizeof(kr->kr_job_name));
+	return 0;
 }
 
 void

@@ -67,9 +67,13 @@ msg_ep_new(struct evloop *loop, struct msg_keyring *keys,
 	ep->ep_window_ms = (uint64_t)(window * 1000);
 	ep->ep_offset_ms = opts ? (int64_t)(opts->eo_clock_offset * 1000) : 0;
 	if ((ep->ep_replay = msg_replay_new(MSG_REPLAY_PER_SENDER,
-	    MSG_REPLAY_SENDERS)) != NULL)
+	    MSG_REPLAY_SENDERS)) != NULL) {
 		(void)msg_replay_set_cap(ep->ep_replay, MSG_SCHEME_CLUSTER,
 		    MSG_REPLAY_PER_CLUSTER);
+		/* A job's busiest sender: a worker its thieves all ask. */
+		(void)msg_replay_set_cap(ep->ep_replay, MSG_SCHEME_JOB,
+		    MSG_REPLAY_PER_CLUSTER);
+	}
 	ep->ep_frag = msg_frag_new(
 	    opts && opts->eo_frag_per_sender ? opts->eo_frag_per_sender :
 	    MSG_FRAG_PER_SENDER,

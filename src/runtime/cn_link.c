@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "cli.h"
 #include "cn_steal.h"
 #include "mono.h"
@@ -61,6 +63,7 @@ send_register(struct cn_ctx *c)
 		m->cm_nframes = 1;
 		m->cm_frames[0] = c->c_root_frame;
 	}
+	memcpy(m->cm_box_pk, c->c_box_pk, sizeof(m->cm_box_pk));
 	/* Unreadable: all zeros, which no other process of the job has. */
 	if (cn_exe_digest(m->cm_exe) == -1 && !c->c_exe_said) {
 		c->c_exe_said = 1;
@@ -262,6 +265,27 @@ from_chouse(struct cn_ctx *c, const struct msg_in *in, enum cn_handler h)
 	return 1;
 }
 
+/*
+ * The job key the WELCOME sealed to us, for speaking to the others
+ * (cn.h).  -1 if it does not open: not the clearinghouse we asked.
+ */
+static int
+take_job_key(struct cn_ctx *c, const struct cn_msg *m)
+{
+	uint8_t key[CN_JOB_KEY];
+	char name[16];
+	int r;
+
+	_Static_assert(CN_JOB_SEALED == crypto_box_SEALBYTES + CN_JOB_KEY,
+	    "the sealed job key");
+	snprintf(name, sizeof(name), "w%u", (unsigned)m->cm_worker);
+	r = crypto_box_seal_open(key, m->cm_sealed, sizeof(m->cm_sealed),
+	    c->c_box_pk, c->c_box_sk) == 0 ? msg_keyring_set_job(c->c_keys,
+	    m->cm_keyid, key, name) : -1;
+	sodium_memzero(key, sizeof(key));
+	return r;
+}
+
 static void
 on_welcome(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -274,6 +298,11 @@ on_welcome(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		/* Its closures could not be ours (cn.h, CN_EXE_DIGEST). */
 		say(c, "cilknow: %s", "the clearinghouse refused this process: "
 		    "it runs another executable than the job's root");
+		exit(1);
+	}
+	if (take_job_key(c, &c->c_msg) == -1) {
+		say(c, "cilknow: %s", "the clearinghouse's job key does not "
+		    "open with this process's key");
 		exit(1);
 	}
 	c->c_id = c->c_msg.cm_worker;
@@ -560,6 +589,9 @@ on_tick(struct evloop *loop, void *arg)
 	}
 }
 
+/* Between the job's processes: under the job key alone (cn.h). */
+#define JOB	MSG_SCHEME_BIT(MSG_SCHEME_JOB)
+
 static const struct msg_handler cn_handlers[CN_H_STEAL_END] = {
 	[CN_H_WELCOME] = { "welcome", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    on_welcome },
@@ -578,15 +610,15 @@ static const struct msg_handler cn_handlers[CN_H_STEAL_END] = {
 	[CN_H_ALIVE] = { "alive", MSG_SCHEME_BIT(MSG_SCHEME_USER), on_alive },
 	[CN_H_MEMBERS] = { "members", MSG_SCHEME_BIT(MSG_SCHEME_USER),
 	    cn_net_on_members },
-	[CN_H_TSTEAL] = { "tsteal", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	[CN_H_TSTEAL] = { "tsteal", JOB,
 	    cn_net_on_tsteal },
-	[CN_H_TNONE] = { "tnone", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	[CN_H_TNONE] = { "tnone", JOB,
 	    cn_net_on_tnone },
-	[CN_H_XFER] = { "xfer", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	[CN_H_XFER] = { "xfer", JOB,
 	    cn_net_on_xfer },
-	[CN_H_XFER_ACK] = { "xfer-ack", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	[CN_H_XFER_ACK] = { "xfer-ack", JOB,
 	    cn_net_on_xfer_ack },
-	[CN_H_TSTATS] = { "tstats", MSG_SCHEME_BIT(MSG_SCHEME_USER),
+	[CN_H_TSTATS] = { "tstats", JOB,
 	    cn_net_on_tstats },
 };
 
@@ -645,6 +677,10 @@ cn_link_open(struct cn_ctx *c, const char *conf, char *why, size_t whylen)
 	}
 	if (c->c_threads && cn_net_open(c) == -1) {
 		snprintf(why, whylen, "no memory");
+		return -1;
+	}
+	if (crypto_box_keypair(c->c_box_pk, c->c_box_sk) != 0) {
+		snprintf(why, whylen, "no key pair for the job key");
 		return -1;
 	}
 	if ((c->c_keys = calloc(1, sizeof(*c->c_keys))) == NULL ||
@@ -742,6 +778,7 @@ cn_link_close(struct cn_ctx *c)
 	c->c_loop = NULL;
 	c->c_keys = NULL;
 	c->c_conf = NULL;
+	sodium_memzero(c->c_box_sk, sizeof(c->c_box_sk));
 	cn_net_close(c);
 	free(c->c_outq);
 	free(c->c_seen);

@@ -52,6 +52,9 @@ struct cn_ctx {
 	pid_t		 c_chouse_pid;
 	char		 c_user[MSG_NAME_MAX + 1];
 	uint32_t	 c_id;		/* 0 until welcomed */
+	/* Ours, for the job key's box in the WELCOME (cn.h). */
+	uint8_t		 c_box_pk[CN_BOX_PK];
+	uint8_t		 c_box_sk[CN_BOX_PK];
 	/*
 	 * Given up for lost while a task was on the C stack: what that
 	 * task still computes belongs to the lost worker, so nothing is

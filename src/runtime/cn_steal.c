@@ -141,7 +141,7 @@ ssend(struct cn_net *n, uint32_t to, enum cn_steal_handler h,
 	if (n->n_c->c_lost || (mb = member(n, to)) == NULL)
 		return;
 	if ((len = cn_smsg_enc(h, m, n->n_buf, sizeof(n->n_buf))) == 0 ||
-	    msg_ep_send(n->n_c->c_ep, &mb->mb_addr, MSG_SCHEME_USER, h,
+	    msg_ep_send(n->n_c->c_ep, &mb->mb_addr, MSG_SCHEME_JOB, h,
 	    n->n_buf, len) == -1)
 		return;
 }
@@ -197,6 +197,7 @@ from_member(struct cn_net *n, const struct msg_in *in,
     enum cn_steal_handler h, struct cn_smsg *m)
 {
 	const struct cn_member *mb;
+	char name[16];
 	double now;
 
 	if (n->n_c->c_lost || n->n_c->c_id == 0 ||
@@ -210,8 +211,9 @@ from_member(struct cn_net *n, const struct msg_in *in,
 			ask_members(n, now);
 		return 0;
 	}
-	return msg_verify_sender(in, MSG_SCHEME_USER, n->n_c->c_user,
-	    &mb->mb_addr);
+	/* Any holder of the job key is the job's; it says which one. */
+	snprintf(name, sizeof(name), "w%u", (unsigned)m->sm_from);
+	return msg_verify_sender(in, MSG_SCHEME_JOB, name, &mb->mb_addr);
 }
 
 static struct xout *

@@ -93,8 +93,13 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 		if (m->cm_nodemgr.ma_family != 0)
 			proto_put_addr(&w, &m->cm_nodemgr);
 		wire_put_bytes(&w, m->cm_exe, sizeof(m->cm_exe));
+		wire_put_bytes(&w, m->cm_box_pk, sizeof(m->cm_box_pk));
 		break;
 	case CN_H_WELCOME:
+		wire_put_u32(&w, m->cm_worker);
+		wire_put_u32(&w, m->cm_keyid);
+		wire_put_bytes(&w, m->cm_sealed, sizeof(m->cm_sealed));
+		break;
 	case CN_H_STEAL:
 	case CN_H_FINISH_ACK:
 	case CN_H_LEAVE:
@@ -181,10 +186,18 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 		    get_frames(&r, m) == -1 || m->cm_nframes != m->cm_root ||
 		    wire_get_u8(&r, &has) == -1 || has > 1 ||
 		    (has && proto_get_addr(&r, &m->cm_nodemgr) == -1) ||
-		    wire_get_bytes(&r, m->cm_exe, sizeof(m->cm_exe)) == -1)
+		    wire_get_bytes(&r, m->cm_exe, sizeof(m->cm_exe)) == -1 ||
+		    wire_get_bytes(&r, m->cm_box_pk,
+		    sizeof(m->cm_box_pk)) == -1)
 			return -1;
 		break;
 	case CN_H_WELCOME:
+		if (wire_get_u32(&r, &m->cm_worker) == -1 ||
+		    wire_get_u32(&r, &m->cm_keyid) == -1 ||
+		    wire_get_bytes(&r, m->cm_sealed,
+		    sizeof(m->cm_sealed)) == -1)
+			return -1;
+		break;
 	case CN_H_STEAL:
 	case CN_H_FINISH_ACK:
 	case CN_H_LEAVE:

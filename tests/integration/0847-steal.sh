@@ -48,19 +48,6 @@ wait_for 20 nodes_idle
 ok $? "2 idle nodes"
 
 # The root waits for both workers, so that there is someone to steal.
-# stolen_in FILE : closures stolen by workers other than the root, by
-# the thieves' counts (which may reach the root after it has printed)
-# or, failing those, 1 for the root's own line of a steal from it
-stolen_in() {
-	local k
-	k=$(sed -n 's/.*cilknow: worker [0-9]*: .* \([0-9][0-9]*\) closures stolen.*/\1/p' \
-	    "$1" | awk '{ s += $1 } END { print s + 0 }')
-	if [ "$k" -eq 0 ] &&
-	    grep -q 'cilknow: worker [0-9]* stole a closure from the root' "$1"; then
-		k=1
-	fi
-	echo "$k"
-}
 export CILKNOW_MIN_WORKERS=2 CILKNOW_STATS=1
 # Sizes that keep the root busy a second or more (pi 10^7 was 0.05 s of
 # work, over before a thief asked); a second, larger size when the

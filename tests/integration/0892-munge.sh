@@ -44,6 +44,8 @@ ok $? "the private munged uses the cluster's own key"
 nodes_in() { "$BIN/CilkNodes" -s "$1" | tail -n +2 | wc -l; }
 nodes_are() { test "$(nodes_in "$1")" -eq "$2"; }
 ended() { ! kill -0 "$1" 2>/dev/null; }
+# counter_in FILE NAME : a drop counter that munge_probe printed
+counter_in() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
 wait_for 15 nodes_are idle 3
 ok $? "3 idle nodes"
 
@@ -60,6 +62,30 @@ answer_is "$T/q1.out" 14200 "queens 12 prints 14200"
 contains "$T/q1.out" "worker [2-4] joined from 127\.0\.0\.[2-4]" \
     "workers on other nodes joined (their descriptions authorised by munge)"
 wait_for 15 nodes_are idle 3
+
+# 1b. A program of threads: its processes steal from each other under
+# the job key that the clearinghouse sealed to each (cilknow-protocol(7),
+# the job scheme), not under a credential per message.  A larger size
+# when no steal was seen: on a busy machine the root can end first.
+for size in 30 33; do
+	"$TOOLS/cilkfib_serial" "$size" >"$T/fib-$size.want" 2>&1
+	start "fib$size" env HOME="$T/roothome" CILKNOW_MIN_WORKERS=2 \
+	    CILKNOW_STATS=1 "$BIN/cilkfib" "$size"
+	F=$LAST_PID
+	wait_for 180 ended $F
+	wait "$F"
+	exit_is $? 0 "root's cilkfib $size exits 0 with no user key"
+	answer_is "$T/fib$size.out" "$(tail -1 "$T/fib-$size.want")" \
+	    "cilkfib $size prints cilkfib_serial's answer"
+	grep 'cilknow: ' "$T/fib$size.out" | sed 's/^/# /'
+	wait_for 30 nodes_are idle 3
+	stolen=$(stolen_in "$T/fib$size.out")
+	[ "$stolen" -gt 0 ] && break
+	echo "# cilkfib $size: no steal seen; once more, larger"
+done
+[ "$stolen" -gt 0 ]
+ok $? "cilkfib's processes stole from each other under munge ($stolen closures)"
+
 
 # 2. The test's user, with no cilknow key either.  It runs copies of the
 # programs when the build tree is out of reach (a clone in /root is 0700
@@ -87,6 +113,35 @@ grep -h "registered by" "$D/broker.log" >"$T/reg.out"
 contains "$T/reg.out" "registered by $U:" \
     "the broker took $U's name from the credential"
 wait_for 15 nodes_are idle 3
+
+# 2b. Another user's process cannot send into root's job: a steal under
+# $U's good credential reaches root's cilkfib and is dropped as
+# bad_scheme (its worker-to-worker handlers take the job scheme alone),
+# where a ping under the same credential is answered.
+start fib36 env HOME="$T/roothome" "$BIN/cilkfib" 36
+F=$LAST_PID
+# udp_port_of PID : the UDP port PID listens on (ss(8))
+udp_port_of() {
+	ss -H -uanp | awk -v p="pid=$1," \
+	    'index($0, p) { n = split($4, a, ":"); print a[n]; exit }'
+}
+wait_for 20 eval '[ -n "$(udp_port_of $F)" ]'
+FP=$(udp_port_of "$F")
+[ -n "$FP" ]
+ok $? "root's cilkfib listens on UDP port ${FP:-none}"
+runuser -u "$U" -- env CILKNOW_CONF="$CILKNOW_CONF" "$TP" \
+    ok "127.0.0.1:$FP" >"$T/fok.out" 2>&1
+contains "$T/fok.out" "^answer yes$" "$U's good ping reaches root's job"
+f0=$(counter_in "$T/fok.out" bad_scheme)
+runuser -u "$U" -- env CILKNOW_CONF="$CILKNOW_CONF" "$TP" \
+    tsteal "127.0.0.1:$FP" >"$T/fsteal.out" 2>&1
+contains "$T/fsteal.out" "^answer no$" "$U's steal under his credential: no answer"
+[ -n "$f0" ] && [ "$(counter_in "$T/fsteal.out" bad_scheme)" -eq $((f0 + 1)) ]
+ok $? "counted by the job as bad_scheme"
+wait_for 300 ended $F
+wait "$F"
+exit_is $? 0 "root's cilkfib 36 exits 0"
+wait_for 30 nodes_are idle 3
 
 # 3. Predicates: a user's own, authorised by munge.
 runuser -u "$U" -- env CILKNOW_SBIN="$TSBIN" HOME="$T/testerhome" CILKNOW_CONF="$CILKNOW_CONF" \
@@ -122,9 +177,7 @@ probe() {	# probe FILE MODE ADDR... (as root)
 	_f=$1; shift
 	"$P" "$@" >"$T/$_f" 2>&1
 }
-counter() {	# counter FILE NAME : the receiver's drop counter
-	sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$T/$1"
-}
+counter() { counter_in "$T/$1" "$2"; }	# the receiver's drop counter
 probe ok.out ok $N2
 contains "$T/ok.out" "^answer yes$" "a good credential is answered"
 b0=$(counter ok.out bad_credential)

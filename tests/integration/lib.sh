@@ -182,6 +182,20 @@ diag_cluster() {
 	} | sed 's/^/#   % /'
 }
 
+# stolen_in FILE : closures stolen by workers other than the root in a
+# program of threads run with CILKNOW_STATS=1, by the thieves' counts
+# (which may reach the root after it has printed) or, failing those, 1
+# for the root's own line of a steal from it
+stolen_in() {
+	local k
+	k=$(sed -n 's/.*cilknow: worker [0-9]*: .* \([0-9][0-9]*\) closures stolen.*/\1/p' \
+	    "$1" | awk '{ s += $1 } END { print s + 0 }')
+	if [ "$k" -eq 0 ] &&
+	    grep -q 'cilknow: worker [0-9]* stole a closure from the root' "$1"; then
+		k=1
+	fi
+	echo "$k"
+}
 # answer_is FILE WANT DESCRIPTION : a program's last line of digits
 # (its answer) is WANT; otherwise its output's tail is shown.
 answer_is() {

@@ -9,7 +9,9 @@
  * later); claim=NAME (the header claims NAME, the credential is ours);
  * moved (the credential of one ping on another); cluster (the scheme
  * byte says cluster); handler (a good credential for a handler that
- * wants the cluster scheme: node-to-node pairing); twice (the same
+ * wants the cluster scheme: node-to-node pairing); tsteal (a good
+ * credential for a job's worker-to-worker steal, which wants the job
+ * scheme: cilknow-protocol(7)); twice (the same
  * datagram to ADDR:PORT, then to ADDR2:PORT2: one munged, two
  * receivers); garbage=N (N copies, each with another credential of
  * random base64 of the same length: what munged cannot decode, sent in
@@ -29,6 +31,7 @@
 
 #include <sodium.h>
 
+#include "cn_steal.h"
 #include "evloop.h"
 #include "mono.h"
 #include "msg.h"
@@ -152,7 +155,8 @@ main(int argc, char *argv[])
 	if (strncmp(mode, "claim=", 6) == 0)
 		strlcpy(kr.kr_munge_name, mode + 6, sizeof(kr.kr_munge_name));
 	alen = seal(&kr, strcmp(mode, "handler") == 0 ? PROTO_H_PAIR_REQ :
-	    MSG_H_PING, &to, a, sizeof(a));
+	    strcmp(mode, "tsteal") == 0 ? CN_H_TSTEAL : MSG_H_PING, &to, a,
+	    sizeof(a));
 	if (strcmp(mode, "moved") == 0) {
 		/* b's credential, a's header and ping: two trailers swap. */
 		blen = seal(&kr, MSG_H_PING, &to, b, sizeof(b));

@@ -1373,6 +1373,74 @@ test_exe(void)
 	    welcomed(3));
 }
 
+/* The last WELCOME to worker i, decoded into m; 0 if none. */
+static int
+welcome_of(int i, struct cn_msg *m)
+{
+	size_t k;
+	int got = 0;
+
+	for (k = 0; k < S.nnet; k++)
+		if (S.net[k].p_type == CN_H_WELCOME && S.net[k].p_to == i &&
+		    cn_msg_dec(CN_H_WELCOME, m, S.net[k].p_data,
+		    S.net[k].p_len) == 0)
+			got = 1;
+	return got;
+}
+
+/*
+ * The job key (cn.h): each process admitted has it in its WELCOME,
+ * sealed to the public key its REGISTER brought, and only that
+ * process's secret key opens it; every process gets the same key; a
+ * process refused gets none.
+ */
+static void
+test_job_key(void)
+{
+	static const int hosts[] = { 0, 1, 2, 3 };
+	uint8_t pk[4][CN_BOX_PK], sk[4][CN_BOX_PK];
+	uint8_t key[4][CN_JOB_KEY];
+	struct cn_msg m, w;
+	uint32_t keyid[4];
+	int i, opened[4], wrong = 1;
+
+	by_hand(4, hosts);
+	join_all(1);
+	for (i = 1; i < 4; i++) {
+		crypto_box_keypair(pk[i], sk[i]);
+		m_zero(&m);
+		m.cm_root = (uint8_t)S.w[i].root;
+		m.cm_seq = (uint64_t)i + 1000;
+		strlcpy(m.cm_node, S.w[i].node, sizeof(m.cm_node));
+		if (S.w[i].root) {
+			m.cm_nframes = 1;
+			m.cm_frames[0] = frame_of((struct task){ 3, 0 });
+		}
+		memcpy(m.cm_box_pk, pk[i], sizeof(pk[i]));
+		if (i == 3)
+			m.cm_exe[0] = 1;	/* refused: another executable */
+		say(i, CN_H_REGISTER, &m);
+		keyid[i] = 0;
+		opened[i] = 0;
+		if (welcome_of(i, &w)) {
+			keyid[i] = w.cm_keyid;
+			opened[i] = crypto_box_seal_open(key[i], w.cm_sealed,
+			    sizeof(w.cm_sealed), pk[i], sk[i]) == 0;
+			if (i == 2)
+				wrong = crypto_box_seal_open(key[0],
+				    w.cm_sealed, sizeof(w.cm_sealed), pk[1],
+				    sk[1]) == 0;
+		}
+		(void)sent(0, NULL, 0);
+	}
+	ok(opened[1] && opened[2] && keyid[1] != 0 && keyid[1] == keyid[2],
+	    "the root and a worker each open the job key sealed to them "
+	    "(key id %u)", keyid[1]);
+	ok(memcmp(key[1], key[2], CN_JOB_KEY) == 0, "the same key");
+	ok(!wrong, "another process's secret key does not open it");
+	ok(!opened[3] && keyid[3] == 0, "a process refused is given no key");
+}
+
 /* beats(want, n): n rounds: workers 2 and 3 beat saying want, a tick. */
 static void
 beats(uint64_t want, int n)
@@ -1492,6 +1560,7 @@ main(int argc, char *argv[])
 	test_near();
 	test_members();
 	test_exe();
+	test_job_key();
 	test_beat_useful();
 	quiet(0);
 	printf("1..%d\n", tap_n);

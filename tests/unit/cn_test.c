@@ -126,6 +126,12 @@ test_messages(void)
 			m.cm_root = 1;
 			for (i = 0; i < sizeof(m.cm_exe); i++)
 				m.cm_exe[i] = (uint8_t)(i * 7 + 1);
+			memset(m.cm_box_pk, 0x5a, sizeof(m.cm_box_pk));
+		}
+		if (h == CN_H_WELCOME) {
+			m.cm_keyid = 0xdeadbeef;
+			for (i = 0; i < sizeof(m.cm_sealed); i++)
+				m.cm_sealed[i] = (uint8_t)(i * 3 + 2);
 		}
 		if (h == CN_H_REGISTER || h == CN_H_ASSIGN ||
 		    h == CN_H_EXPORT) {
@@ -148,8 +154,12 @@ test_messages(void)
 			bad++;
 		if ((h == CN_H_DONE || h == CN_H_FINISH) && d.cm_sum != -42)
 			bad++;
-		if (h == CN_H_REGISTER && memcmp(d.cm_exe, m.cm_exe,
-		    sizeof(m.cm_exe)) != 0)
+		if (h == CN_H_REGISTER && (memcmp(d.cm_exe, m.cm_exe,
+		    sizeof(m.cm_exe)) != 0 || memcmp(d.cm_box_pk, m.cm_box_pk,
+		    sizeof(m.cm_box_pk)) != 0))
+			bad++;
+		if (h == CN_H_WELCOME && (d.cm_keyid != m.cm_keyid ||
+		    memcmp(d.cm_sealed, m.cm_sealed, sizeof(m.cm_sealed)) != 0))
 			bad++;
 		if (h == CN_H_HEARTBEAT && (d.cm_stat[0] != 1 ||
 		    d.cm_stat[1] != CN_BEAT_STARVED))

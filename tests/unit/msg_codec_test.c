@@ -79,6 +79,7 @@ static void	test_pub_matches(void);
 static void	test_seal_errors(void);
 static void	test_addr(void);
 static void	test_names(void);
+static void	test_job(void);
 
 /* A zeroed keyring holding cluster (may be NULL) and user (may be NULL). */
 static struct msg_keyring *
@@ -499,11 +500,106 @@ test_wrong_keys(void)
 	free(snd);
 }
 
+/*
+ * The job scheme: the processes that hold one job's key open each
+ * other's messages; a process with another key, another key id or
+ * none opens nothing, and a job message passes for no other scheme.
+ */
+static void
+test_job(void)
+{
+	struct msg_keyring *a, *b, *other, *oldid, *none, *cl;
+	struct msg_hdr h;
+	uint8_t key[32], key2[32];
+	size_t len, plen, n, i;
+	int accepted;
+
+	randombytes_buf(key, sizeof(key));
+	randombytes_buf(key2, sizeof(key2));
+	a = kr_new(NULL, &alice_key);
+	b = kr_new(NULL, NULL);
+	other = kr_new(NULL, NULL);
+	oldid = kr_new(NULL, NULL);
+	none = kr_new(NULL, &alice_key);
+	cl = kr_new(&cluster_key, NULL);
+	ok(msg_keyring_set_job(a, 77, key, "w1") == 0 &&
+	    msg_keyring_set_job(b, 77, key, "w2") == 0 &&
+	    msg_keyring_set_job(other, 77, key2, "w3") == 0 &&
+	    msg_keyring_set_job(oldid, 76, key, "w4") == 0,
+	    "job keys set");
+	ok(msg_keyring_set_job(b, 0, key, "w2") == -1 && errno == EINVAL,
+	    "key id 0 is refused");
+	ok(msg_keyring_set_job(b, 78, key, "w 2") == -1 &&
+	    msg_keyring_set_job(b, 78, key, "") == -1, "a bad name is refused");
+	memcpy(payload, "steal me", 8);
+	seal_ok(a, MSG_SCHEME_JOB, 300, 8, &len);
+	is_int(open_buf(b, sealed, len, &h, &plen), MSG_DROP_NONE,
+	    "job: the same key opens it");
+	ok(h.mh_scheme == MSG_SCHEME_JOB && strcmp(h.mh_name, "w1") == 0 &&
+	    h.mh_keyid == 77 && h.mh_handler == 300 && plen == 8 &&
+	    memcmp(opened, "steal me", 8) == 0,
+	    "job: scheme, name, key id, handler and payload as sealed");
+	ok(memmem(sealed, len, "steal me", 8) == NULL,
+	    "job: the payload is not in clear on the wire");
+	is_int(open_buf(other, sealed, len, NULL, NULL), MSG_DROP_BAD_MAC,
+	    "job: another key under the same id: bad mac");
+	is_int(open_buf(oldid, sealed, len, NULL, NULL), MSG_DROP_UNKNOWN_KEY,
+	    "job: another key id: unknown key");
+	is_int(open_buf(none, sealed, len, NULL, NULL), MSG_DROP_UNKNOWN_KEY,
+	    "job: no job key: unknown key");
+	is_int(open_buf(cl, sealed, len, NULL, NULL), MSG_DROP_UNKNOWN_KEY,
+	    "job: the cluster key does not open it");
+	memcpy(work, sealed, len);
+	work[OFF_SCHEME] = MSG_SCHEME_CLUSTER;
+	ok(open_buf(cl, work, len, NULL, NULL) != MSG_DROP_NONE,
+	    "job message relabelled cluster: refused");
+	memcpy(work, sealed, len);
+	work[OFF_SCHEME] = MSG_SCHEME_USER;
+	ok(open_buf(none, work, len, NULL, NULL) != MSG_DROP_NONE,
+	    "job message relabelled user: refused");
+	errno = 0;
+	ok(msg_seal(none, MSG_SCHEME_JOB, 300, &dst, now_real_ms(), payload,
+	    8, sealed, MSG_SEALED_MAX, &n) == -1 && errno == ENOKEY,
+	    "job: no job key, nothing sealed (ENOKEY)");
+	seal_ok(none, MSG_SCHEME_USER, 300, 8, &len);
+	memcpy(work, sealed, len);
+	work[OFF_SCHEME] = MSG_SCHEME_JOB;
+	ok(open_buf(b, work, len, NULL, NULL) != MSG_DROP_NONE,
+	    "a user's message relabelled job: refused");
+	/* Every cut and every flipped bit of a job message. */
+	seal_ok(a, MSG_SCHEME_JOB, 300, 8, &len);
+	for (accepted = 0, n = 0; n < len; n++)
+		accepted += open_exact(b, sealed, n) == MSG_DROP_NONE;
+	is_int(accepted, 0, "job: truncation to each of 0..%zu bytes is "
+	    "refused", len - 1);
+	for (accepted = 0, i = 0; i < len * 8; i++) {
+		memcpy(work, sealed, len);
+		work[i / 8] ^= (uint8_t)(1u << (i % 8));
+		accepted += open_exact(b, work, len) == MSG_DROP_NONE;
+	}
+	is_int(accepted, 0, "job: each of %zu flipped bits is refused",
+	    len * 8);
+	is_int(open_buf(b, sealed, len, NULL, NULL), MSG_DROP_NONE,
+	    "job: the whole message still opens");
+	/* A new key (a restarted clearinghouse's) replaces the old. */
+	ok(msg_keyring_set_job(b, 90, key2, "w2") == 0 &&
+	    open_buf(b, sealed, len, NULL, NULL) == MSG_DROP_UNKNOWN_KEY,
+	    "job: after a new key, the old one opens nothing");
+	free(a);
+	free(b);
+	free(other);
+	free(oldid);
+	free(none);
+	free(cl);
+	sodium_memzero(key, sizeof(key));
+	sodium_memzero(key2, sizeof(key2));
+}
+
 static void
 test_bad_scheme(void)
 {
-	/* 3 is munge (msg_munge_test) */
-	static const uint8_t bad[] = { 0, 4, 0x81, 0xff };
+	/* 3 is munge (msg_munge_test), 4 the job's (test_job) */
+	static const uint8_t bad[] = { 0, 5, 0x81, 0xff };
 	struct msg_keyring *snd, *rcv;
 	size_t len, i;
 
@@ -1306,6 +1402,7 @@ main(void)
 	test_seal_errors();
 	test_addr();
 	test_names();
+	test_job();
 
 	snprintf(path, sizeof(path), "%s/alice.pub", tmpdir);
 	unlink(path);
