@@ -1165,6 +1165,20 @@ by_hand(int nw, const int hosts[])
 	}
 }
 
+/* Worker i's REGISTER, as by_hand's workers send it. */
+static void
+register_msg(int i, struct cn_msg *m)
+{
+	m_zero(m);
+	m->cm_root = (uint8_t)S.w[i].root;
+	m->cm_seq = (uint64_t)i + 1000;
+	strlcpy(m->cm_node, S.w[i].node, sizeof(m->cm_node));
+	if (S.w[i].root) {
+		m->cm_nframes = 1;
+		m->cm_frames[0] = frame_of((struct task){ 3, 0 });
+	}
+}
+
 static void
 join_all(int nw)
 {
@@ -1172,14 +1186,7 @@ join_all(int nw)
 	int i;
 
 	for (i = 1; i < nw; i++) {
-		m_zero(&m);
-		m.cm_root = (uint8_t)S.w[i].root;
-		m.cm_seq = (uint64_t)i + 1000;
-		strlcpy(m.cm_node, S.w[i].node, sizeof(m.cm_node));
-		if (S.w[i].root) {
-			m.cm_nframes = 1;
-			m.cm_frames[0] = frame_of((struct task){ 3, 0 });
-		}
+		register_msg(i, &m);
 		say(i, CN_H_REGISTER, &m);
 		S.w[i].id = welcomed(i);
 		(void)sent(0, NULL, 0);
@@ -1408,14 +1415,7 @@ test_job_key(void)
 	join_all(1);
 	for (i = 1; i < 4; i++) {
 		crypto_box_keypair(pk[i], sk[i]);
-		m_zero(&m);
-		m.cm_root = (uint8_t)S.w[i].root;
-		m.cm_seq = (uint64_t)i + 1000;
-		strlcpy(m.cm_node, S.w[i].node, sizeof(m.cm_node));
-		if (S.w[i].root) {
-			m.cm_nframes = 1;
-			m.cm_frames[0] = frame_of((struct task){ 3, 0 });
-		}
+		register_msg(i, &m);
 		memcpy(m.cm_box_pk, pk[i], sizeof(pk[i]));
 		if (i == 3)
 			m.cm_exe[0] = 1;	/* refused: another executable */
