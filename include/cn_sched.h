@@ -69,10 +69,13 @@ int	cn_sched_run(struct cn_sched *, uint16_t fn, const void *arg,
 /* Runs every ready closure, newest first. */
 void	cn_sched_drain(struct cn_sched *);
 /*
- * The oldest ready closure a thief may take (no slots, a thread of the
- * program's table or a portable cn_for half, CN_FN_FOR), out of the
- * ready stack, with its table index in *fn; NULL if none.  The caller copies what it needs and frees it
- * with cn_closure_free(&s->s_store, cl).
+ * The oldest ready closure a thief may take, out of the ready stack,
+ * with its table index in *fn: a thread of the program's table, a
+ * portable cn_for half (CN_FN_FOR), or a ready successor of a thread
+ * of the table whose argument and values fit in CN_VALUE_MAX, given as
+ * a closure of no slots whose argument packs it (CN_FN_SUCC).  NULL if
+ * none.  The caller copies what it needs and frees it with
+ * cn_closure_free(&s->s_store, cl).
  */
 struct cn_closure *cn_sched_take_oldest(struct cn_sched *, uint16_t *fn);
 /* A ready closure for tp_threads[fn](arg), value to k.  0 or -1. */
@@ -88,6 +91,16 @@ int	cn_for_owns(cn_thread *);
  * lie in the executable, so that another process can name them.
  */
 #define CN_FN_FOR	0xffff
+/*
+ * A ready successor travels under this index, its argument packed by
+ * cn_succ_pack (cn_succ.c): cn_sched_push makes it a successor again,
+ * every slot filled, or refuses it (ENOENT) unless it is exactly that.
+ */
+#define CN_FN_SUCC	0xfffe
+uint8_t	*cn_succ_pack(const struct cn_closure *, uint16_t fn, size_t *len);
+struct cn_closure *cn_succ_unpack(struct cn_cstore *,
+	    const struct cn_tprogram *, struct cn_cont k, const void *,
+	    size_t);
 int	cn_for_portable(cn_thread *fn, const void *arg, size_t len);
 /*
  * A CN_FN_FOR closure's argument from another process, its functions

@@ -320,6 +320,30 @@ index_of(const struct cn_sched *s, cn_thread *fn, uint16_t *ix)
 	return -1;
 }
 
+/*
+ * A ready successor as a closure of no slots that packs it (cn_succ.c),
+ * the successor itself freed; NULL (and it stays) if it cannot travel.
+ */
+static struct cn_closure *
+successor_out(struct cn_sched *s, struct cn_closure *cl, uint16_t *fn)
+{
+	struct cn_closure *t;
+	uint8_t *buf;
+	size_t len;
+	uint16_t ix;
+
+	if (index_of(s, cl->cl_fn, &ix) == -1 ||
+	    (buf = cn_succ_pack(cl, ix, &len)) == NULL)
+		return NULL;
+	t = cn_closure_new(&s->s_store, cl->cl_fn, cl->cl_k, buf, len, 0);
+	free(buf);
+	if (t == NULL)
+		return NULL;
+	cn_closure_free(&s->s_store, cl);
+	*fn = CN_FN_SUCC;
+	return t;
+}
+
 struct cn_closure *
 cn_sched_take_oldest(struct cn_sched *s, uint16_t *fn)
 {
@@ -328,9 +352,10 @@ cn_sched_take_oldest(struct cn_sched *s, uint16_t *fn)
 
 	for (i = 0; i < s->s_nready; i++) {
 		cl = s->s_ready[i];
-		if (cl->cl_nslots != 0)
-			continue;
-		if (cn_for_portable(cl->cl_fn, cl->cl_arg, cl->cl_len))
+		if (cl->cl_nslots != 0) {
+			if ((cl = successor_out(s, cl, fn)) == NULL)
+				continue;
+		} else if (cn_for_portable(cl->cl_fn, cl->cl_arg, cl->cl_len))
 			*fn = CN_FN_FOR;
 		else if (index_of(s, cl->cl_fn, fn) == -1)
 			continue;
@@ -350,6 +375,13 @@ cn_sched_push(struct cn_sched *s, uint16_t fn, struct cn_cont k,
 	struct cn_closure *cl;
 	cn_thread *run;
 
+	if (fn == CN_FN_SUCC) {
+		if (ready_room(s) == -1 || (cl = cn_succ_unpack(&s->s_store,
+		    s->s_prog, k, arg, len)) == NULL)
+			return -1;
+		s->s_ready[s->s_nready++] = cl;
+		return 0;
+	}
 	if (fn == CN_FN_FOR)
 		run = cn_for_split();	/* if its argument passes */
 	else if (fn >= s->s_prog->tp_nthreads ||

@@ -8,7 +8,9 @@
  * value, a job that ends with no answer or with a join never filled.
  * A cn_for half taken as a thief would take it (CN_FN_FOR) and pushed
  * back as a thief's process would receive it runs right; forged ones
- * (a body outside the program, a range backwards) are refused.
+ * (a body outside the program, a range backwards) are refused.  So
+ * does a ready successor (CN_FN_SUCC) with its slots' values; a cut,
+ * lengthened or renumbered one is refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,12 +33,14 @@ static void	mkjoin(struct cn_ctx *, struct cn_cont, const void *,
 		    size_t);
 static void	travel(struct cn_ctx *, struct cn_cont, const void *,
 		    size_t);
+static void	succtravel(struct cn_ctx *, struct cn_cont, const void *,
+		    size_t);
 
 static cn_thread *const threads[] = { fib, sum, big, bigjoin, quiet,
-    waits, errs, loop, mkjoin, travel };
-static const struct cn_tprogram prog = { "cn_sched_test", threads, 10 };
+    waits, errs, loop, mkjoin, travel, succtravel };
+static const struct cn_tprogram prog = { "cn_sched_test", threads, 11 };
 enum { T_FIB, T_SUM, T_BIG, T_BIGJOIN, T_QUIET, T_WAITS, T_ERRS, T_LOOP,
-    T_MKJOIN, T_TRAVEL };
+    T_MKJOIN, T_TRAVEL, T_SUCCTRAVEL };
 
 static int errors_seen[8];
 
@@ -502,6 +506,78 @@ test_travel(void)
 	is_int(tv.back, 0, "the half itself is taken back");
 }
 
+/* What succtravel saw. */
+static struct {
+	int		taken;
+	uint16_t	fn;
+	int		forged[4], forged_errno[4];
+	int		back;
+} st;
+
+/*
+ * A successor of sum whose two slots are filled (20 and 22): ready,
+ * taken as a thief takes it, pushed back forged four ways, then as it
+ * is; it runs and answers 42.
+ */
+static void
+succtravel(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
+{
+	struct cn_sched *s = ((struct cn_ctx_pub *)(void *)c)->cp_sched;
+	struct cn_closure *cl;
+	struct cn_cont xy[2];
+	uint64_t x = 20, y = 22;
+	uint8_t forged[256];
+	size_t flen;
+	int i;
+
+	(void)arg;
+	(void)len;
+	if (cn_spawn_next(c, sum, k, NULL, 0, 2, xy) == -1 ||
+	    cn_send(c, xy[0], &x, sizeof(x)) == -1 ||
+	    cn_send(c, xy[1], &y, sizeof(y)) == -1 ||
+	    (cl = cn_sched_take_oldest(s, &st.fn)) == NULL)
+		return;
+	st.taken = 1;
+	for (i = 0; i < 4 && cl->cl_len + 1 <= sizeof(forged); i++) {
+		memcpy(forged, cl->cl_arg, cl->cl_len);
+		flen = cl->cl_len;
+		if (i == 0)
+			flen--;				/* cut */
+		else if (i == 1)
+			forged[flen++] = 0;		/* a byte more */
+		else if (i == 2)
+			forged[1] = 99;			/* no such thread */
+		else
+			memset(forged + 6, 0, 4);	/* 0 slots */
+		errno = 0;
+		st.forged[i] = cn_sched_push(s, st.fn, cl->cl_k, forged, flen);
+		st.forged_errno[i] = errno;
+	}
+	st.back = cn_sched_push(s, st.fn, cl->cl_k, cl->cl_arg, cl->cl_len);
+	cn_closure_free(&s->s_store, cl);
+}
+
+static void
+test_succtravel(void)
+{
+	uint64_t v = 0;
+	size_t len = sizeof(v);
+	int rc, i;
+
+	memset(&st, 0, sizeof(st));
+	rc = run("succtravel", INT32_MAX, 0, T_SUCCTRAVEL, NULL, 0, &v, &len,
+	    NULL);
+	ok(st.taken && st.fn == CN_FN_SUCC, "a thief takes a ready successor "
+	    "(index %#x)", st.fn);
+	for (i = 0; i < 4; i++)
+		ok(st.forged[i] == -1 && st.forged_errno[i] == ENOENT,
+		    "a forged successor %d is refused (%d, %s)", i,
+		    st.forged[i], strerror(st.forged_errno[i]));
+	is_int(st.back, 0, "the successor itself is taken back");
+	ok(rc == 0 && len == 8 && v == 42, "it runs with its slots' values: "
+	    "%llu (want 42)", (unsigned long long)v);
+}
+
 int
 main(void)
 {
@@ -510,5 +586,6 @@ main(void)
 	test_errors();
 	test_for();
 	test_travel();
+	test_succtravel();
 	return tap_done();
 }
