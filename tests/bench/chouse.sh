@@ -17,7 +17,6 @@
 # the smallest, beside the same ratio of steal attempts/s.
 #   tests/bench/chouse.sh BUILD
 set -u
-. "$(dirname "$0")/secs.bash"
 build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
