@@ -15,6 +15,29 @@
 #include "priv.h"
 
 struct dctx_spec;
+struct dctx;
+
+/*
+ * ds_privsep: a privileged parent with work of its own beyond reloading
+ * keys (the node manager's: launch pads, cgroups, input devices).  Each
+ * hook is optional and runs in the parent.
+ */
+struct dctx_parent {
+	/*
+	 * The parent keeps its keys and configuration (it verifies what
+	 * users signed) and a SIGHUP replaces them in both processes.
+	 */
+	int	 dp_keep_keys;
+	/* Right after the split, the child's channel queued (dc_chan). */
+	void	(*dp_start)(struct dctx *);
+	/* A message of the daemon's own type; -1 ends the child. */
+	int	(*dp_msg)(struct dctx *, uint16_t type, const uint8_t *,
+		    size_t);
+	/* SIGCHLD: the daemon's own children (priv.h, pp_children). */
+	void	(*dp_children)(struct dctx *);
+	/* Just before the parent exits, with the child's status. */
+	void	(*dp_exit)(struct dctx *);
+};
 
 struct dctx {
 	const char		*dc_prog;
@@ -43,7 +66,8 @@ struct dctx {
 	 * said once.
 	 */
 	int			 dc_engine_speaks;
-	struct priv_chan	 dc_chan;	/* the child's, to the parent */
+	/* ds_privsep: the child's to the parent, the parent's to it */
+	struct priv_chan	 dc_chan;
 };
 
 struct dctx_spec {
@@ -97,6 +121,15 @@ struct dctx_spec {
 	int				(*ds_prepare)(struct dctx *,
 					    const struct priv_user *pu,
 					    char *, size_t);
+	const struct dctx_parent	*ds_parent;	/* NULL: keys only */
+	/*
+	 * ds_privsep, in the child: a message of the daemon's own type
+	 * (PRIV_M_MAX and up) from the parent; -1 if it is malformed
+	 * (the child logs it and goes on).
+	 */
+	int				(*ds_chan_msg)(struct dctx *,
+					    uint16_t type, const uint8_t *,
+					    size_t);
 };
 
 /*

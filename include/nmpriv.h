@@ -1,12 +1,14 @@
 /*
- * nmpriv — the messages between CilkNodeManager's privileged parent and
- * its unprivileged engine (DESIGN.md §9), one per SOCK_SEQPACKET packet
- * of a socketpair, every field big-endian (wire.h): u8 version, u8
- * type, then the body.  The decoder takes exactly the bytes of one
- * body; anything else (short, long, unknown type, a bad worker id or
- * user name, a value out of range) is refused, and the parent treats
- * a refused message from the engine as the engine's end, never as a
- * request to obey.
+ * nmpriv — the node manager's own messages between its privileged
+ * parent and its unprivileged engine (DESIGN.md §9), on the channel
+ * that every privilege-separated daemon has (priv.h): one message per
+ * SOCK_SEQPACKET packet, the priv header (u16 type, u32 length) and a
+ * body whose every field is big-endian (wire.h).  READY, WATCHDOG and
+ * RELOAD are priv's own, as for the broker.  The decoder takes exactly
+ * the bytes of one body; anything else (short, long, unknown type, a
+ * bad worker id or user name, a value out of range) is refused, and
+ * the parent treats a refused message from the engine as the engine's
+ * end, never as a request to obey.
  *
  * Engine to parent (requests):
  *	SPAWN	u32 req, u8 kind, str tag, u32 desc length, the signed
@@ -16,11 +18,11 @@
  *	FREEZE	str worker, u8 1 to freeze, 0 to thaw
  *	FORGET	str worker: its output is relayed; the launch pad may go
  *		and take the worker's folder with it
- *	READY	(empty): the engine is up; the parent tells systemd
  *	VACATE	str worker, u32 grace in ms, u32 fast in ms (below
  *		grace): a STOP because the owner is back; still there
  *		after fast, the worker is frozen until grace, then
  *		killed (vacate.h)
+ *	SCAN	(empty): look for input devices again, and tell me
  * Parent to engine (answers and news):
  *	HELLO	str cgroup base of the workers ("" for the process-tree
  *		fallback), so the engine can tell a worker's process
@@ -33,8 +35,7 @@
  *		always unless exited): what the parent knows of one
  *		worker, sent for every launch pad found at start and
  *		whenever a worker's state changes
- *	RELOAD	u32 length, the configuration and key files the parent
- *		reread as root on SIGHUP (priv_keys_enc's payload)
+ *	INPUT	u32 devices read, u64 ms since the owner's last input
  */
 #ifndef CILKNOW_NMPRIV_H
 #define CILKNOW_NMPRIV_H
@@ -43,26 +44,26 @@
 #include <stdint.h>
 
 #include "lpad.h"
+#include "priv.h"
 
-#define NMPRIV_VERSION		1
 #define NMPRIV_DESC_MAX		65536	/* a signed description */
-#define NMPRIV_MSG_MAX		(NMPRIV_DESC_MAX + 512)
+#define NMPRIV_MSG_MAX		(NMPRIV_DESC_MAX + 512)	/* header included */
 #define NMPRIV_WHY_MAX		256
 #define NMPRIV_TAG_MAX		32	/* a root's record name */
 #define NMPRIV_PATH_MAX		1024
 
+/* priv's types come first (PRIV_M_MAX): ours start at NMPRIV_BASE. */
+#define NMPRIV_BASE		16
+
 enum nmpriv_type {
 	NMPRIV_UNDEF = 0,
-	NMPRIV_SPAWN,
+	NMPRIV_SPAWN = NMPRIV_BASE,
 	NMPRIV_STOP,
 	NMPRIV_FREEZE,
 	NMPRIV_FORGET,
-	NMPRIV_READY,
 	NMPRIV_HELLO,
 	NMPRIV_SPAWNED,
 	NMPRIV_WORKER,
-	NMPRIV_RELOAD,
-	NMPRIV_WATCHDOG,	/* engine: its loop runs (systemd's watchdog) */
 	NMPRIV_SCAN,		/* engine: look for input devices, tell me */
 	NMPRIV_INPUT,		/* parent: the devices read, time since input */
 	NMPRIV_VACATE,		/* engine to parent, like STOP */
@@ -88,12 +89,12 @@ enum nmpriv_wstate {
 };
 
 struct nmpriv_msg {
-	uint8_t		 nm_type;		/* enum nmpriv_type */
+	uint16_t	 nm_type;		/* enum nmpriv_type */
 	uint32_t	 nm_req;		/* SPAWN, SPAWNED */
 	uint8_t		 nm_kind;		/* SPAWN, WORKER */
 	char		 nm_tag[NMPRIV_TAG_MAX + 1];	/* SPAWN */
-	const uint8_t	*nm_desc;		/* SPAWN, RELOAD: points into
-						   the decoded buffer */
+	const uint8_t	*nm_desc;		/* SPAWN: points into the
+						   decoded buffer */
 	uint32_t	 nm_desclen;
 	char		 nm_worker[LPAD_WORKER_MAX + 1];
 	uint32_t	 nm_grace_ms;		/* STOP, VACATE */
@@ -114,11 +115,19 @@ struct nmpriv_msg {
 	uint64_t	 nm_idle_ms;		/* INPUT: since the last input */
 };
 
-/* Encodes into buf; -1 (EINVAL) for an invalid message or no room. */
+/*
+ * A whole message (priv header and body) into buf; -1 (EINVAL) for an
+ * invalid message or no room.
+ */
 int	nmpriv_encode(const struct nmpriv_msg *, uint8_t *buf, size_t bufsz,
 	    size_t *lenp);
 /* Validates and decodes exactly len bytes; -1 (EBADMSG) if malformed. */
 int	nmpriv_decode(struct nmpriv_msg *, const uint8_t *buf, size_t len);
-const char *nmpriv_type_name(uint8_t);
+/* The body of a message of this type, as priv_recv split it off. */
+int	nmpriv_decode_body(struct nmpriv_msg *, uint16_t type,
+	    const uint8_t *body, size_t len);
+/* Sends one on the channel (priv_send): 0, or -1 with errno. */
+int	nmpriv_send(struct priv_chan *, const struct nmpriv_msg *);
+const char *nmpriv_type_name(uint16_t);
 
 #endif

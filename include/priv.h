@@ -35,7 +35,10 @@
 #include "msg_codec.h"
 
 #define PRIV_USER_DEFAULT	"cilknow"
-#define PRIV_MSG_MAX		65536	/* one message, header included */
+/* One message, header included: a node manager's spawn request holds a
+   signed description of up to 64 KiB (nmpriv.h). */
+#define PRIV_MSG_MAX		(96 * 1024)
+#define PRIV_QUEUE_MAX		(4 * 1024 * 1024)	/* bytes unread */
 #define PRIV_HDR_LEN		6	/* u16 type, u32 payload length */
 #define PRIV_STATUS_MAX		200	/* READY/RELOADED status text */
 #define PRIV_STOP_WAIT		20.0	/* s from SIGTERM to SIGKILL */
@@ -98,10 +101,21 @@ enum priv_mtype {
 	PRIV_M_MAX		/* daemons' own types start here */
 };
 
+struct seqq;
+
 struct priv_chan {
 	int		 pc_fd;		/* SOCK_SEQPACKET, -1 when closed */
 	pid_t		 pc_peer;	/* the other side */
+	struct seqq	*pc_q;		/* what the other side has not read */
 };
+
+/*
+ * From now on priv_send never fails for want of room: what the other
+ * side has not read yet waits, in order, and goes from loop as soon as
+ * the socket takes it (seqq.h), up to PRIV_QUEUE_MAX bytes.  0, or -1.
+ */
+int	priv_chan_queue(struct priv_chan *, struct evloop *);
+void	priv_chan_close(struct priv_chan *);
 
 /*
  * One message: the header (u16 type, u32 payload length) and len bytes
@@ -118,7 +132,12 @@ size_t	priv_msg_enc(uint16_t type, const void *payload, size_t len,
 int	priv_msg_dec(const uint8_t *dgram, size_t n, uint16_t *type,
 	    const uint8_t **payload, size_t *len);
 
-/* Sends one message without blocking.  0, or -1 with errno. */
+/*
+ * Sends one message without blocking: 0, or -1 with errno.  With a
+ * queue (priv_chan_queue) EOVERFLOW says that the other side has left
+ * PRIV_QUEUE_MAX bytes unread; without one, EAGAIN that the socket is
+ * full.  Either way the caller decides whether the peer may go on.
+ */
 int	priv_send(struct priv_chan *, uint16_t type, const void *payload,
 	    size_t len);
 /*
@@ -193,6 +212,12 @@ struct priv_parent {
 	 */
 	int		(*pp_msg)(struct priv_chan *, uint16_t type,
 			    const uint8_t *, size_t, void *);
+	/*
+	 * SIGCHLD, before the parent looks at its child: children of
+	 * the daemon's own (the node manager's launch pads) are its to
+	 * reap; the child of the split is never theirs (pc_peer).
+	 */
+	void		(*pp_children)(void *);
 	/* Just before the parent exits: remove the pid file. */
 	void		(*pp_exit)(void *);
 	void		*pp_arg;

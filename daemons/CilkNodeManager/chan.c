@@ -1,36 +1,28 @@
 /*
  * CilkNodeManager's engine: its requests to the privileged parent
  * (parent.c), sent as nmpriv messages on its end of the channel; what
- * comes back is read and handed on by events.c.
+ * comes back is read by dctx and handed on by events.c.
  */
-#include <sys/socket.h>
-
 #include <errno.h>
-#include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "node.h"
 
-static uint8_t	cbuf[NMPRIV_MSG_MAX];
-
-static void	on_watchdog(struct evloop *, void *);
-
+/*
+ * Never blocks (priv's queue).  A request the parent cannot take is
+ * worse than our end: it would leave a worker the parent believes
+ * wanted, or one we believe stopped.
+ */
 static void
 chan_send(struct node *n, const struct nmpriv_msg *m)
 {
-	size_t len;
-
-	if (nmpriv_encode(m, cbuf, sizeof(cbuf), &len) == -1) {
+	if (nmpriv_send(&n->n_dc.dc_chan, m) == 0)
+		return;
+	if (errno == EINVAL)
 		log_warnx("%s: cannot encode %s", __func__,
 		    nmpriv_type_name(m->nm_type));
-		return;
-	}
-	/* Blocking: the parent reads at once, and a lost request is worse. */
-	if (send(n->n_chan, cbuf, len, MSG_NOSIGNAL) == -1)
+	else
 		fatal("%s: %s to the parent", __func__,
 		    nmpriv_type_name(m->nm_type));
 }
@@ -103,18 +95,6 @@ node_chan_forget(struct node *n, const char *worker)
 }
 
 void
-node_chan_ready(struct node *n)
-{
-	struct nmpriv_msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.nm_type = NMPRIV_READY;
-	chan_send(n, &m);
-	if (n->n_dc.dc_watchdog_usec > 0)
-		on_watchdog(n->n_dc.dc_loop, n);
-}
-
-void
 node_chan_scan(struct node *n)
 {
 	struct nmpriv_msg m;
@@ -122,22 +102,4 @@ node_chan_scan(struct node *n)
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_SCAN;
 	chan_send(n, &m);
-}
-
-/*
- * systemd's watchdog watches the engine's loop, the one that reads the
- * network: the parent passes WATCHDOG on only when we say so.
- */
-static void
-on_watchdog(struct evloop *loop, void *arg)
-{
-	struct node *n = arg;
-	struct nmpriv_msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.nm_type = NMPRIV_WATCHDOG;
-	chan_send(n, &m);
-	if (evloop_timer_add(loop, (double)n->n_dc.dc_watchdog_usec / 2e6,
-	    on_watchdog, n) == NULL)
-		log_warn("%s: timer", __func__);
 }

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "log.h"
-#include "mono.h"
 #include "msg_keyring.h"
 #include "node.h"
 #include "priv.h"
-#include "sdnotify.h"
 
 static void
 usage(int status)
@@ -140,9 +140,10 @@ check(struct dctx *dc, char *err, size_t errlen)
 		snprintf(err, errlen, "state_dir: path too long");
 		return -1;
 	}
-	if ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
+	if (!dc->dc_args.da_check &&
+	    ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
 	    (mkdir(n->n_engine_dir, 0700) == -1 && errno != EEXIST) ||
-	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST)) {
+	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST))) {
 		snprintf(err, errlen, "%s, %s or %s: %s", n->n_state_dir,
 		    n->n_engine_dir, n->n_run_dir, strerror(errno));
 		return -1;
@@ -223,7 +224,7 @@ node_limits(struct node *n, char *err, size_t errlen)
  * cgroups, the engine's folder and who the engine will be.
  */
 static void
-node_privileged_setup(struct node *n, struct priv_user *pu)
+node_privileged_setup(struct node *n, const struct priv_user *pu)
 {
 	char err[512], name[PATH_MAX + 16], text[PATH_MAX + 64], *p;
 
@@ -247,13 +248,9 @@ node_privileged_setup(struct node *n, struct priv_user *pu)
 	log_info("workers: %s", contain_base_describe(&n->n_cb, text,
 	    sizeof(text)));
 	n->n_log_gid = -1;
-	memset(pu, 0, sizeof(*pu));
-	if (!n->n_root)
+	if (pu == NULL)
 		return;
 	/* No group: input devices are the parent's (input.c). */
-	if (priv_lookup(pu, conf_get(n->n_dc.dc_conf, "service_user"), err,
-	    sizeof(err)) == -1)
-		fatalx("%s", err);
 	n->n_log_gid = pu->pu_gid;
 	if (chown(n->n_engine_dir, pu->pu_uid, pu->pu_gid) == -1 ||
 	    chmod(n->n_engine_dir, 0700) == -1)
@@ -277,17 +274,57 @@ node_name(struct node *n)
 		strlcpy(n->n_name, "localhost", sizeof(n->n_name));
 }
 
+/*
+ * Before the split into the privileged parent and the engine (dctx's
+ * ds_prepare), as root if started so: who we are, our folders and the
+ * workers' cgroups; pu is whom the engine becomes (NULL: not root).
+ */
+static int
+prepare(struct dctx *dc, const struct priv_user *pu, char *err,
+    size_t errlen)
+{
+	struct node *n = dc->dc_arg;
+	struct passwd *pw;
+
+	n->n_root = geteuid() == 0;
+	if ((pw = getpwuid(geteuid())) == NULL) {
+		snprintf(err, errlen, "who am I? no password entry for uid %d",
+		    (int)geteuid());
+		return -1;
+	}
+	strlcpy(n->n_self, pw->pw_name, sizeof(n->n_self));
+	n->n_interval = dctx_seconds(dc, "register_interval", 60);
+	n->n_grace = dctx_seconds(dc, "stop_grace", 60);
+	n->n_grace_fast = dctx_seconds(dc, "stop_grace_fast", 1);
+	n->n_timeout = dctx_seconds(dc, "timeout", 3);
+	n->n_quantum = dctx_seconds(dc, "quantum", 5);
+	randombytes_buf(&n->n_boot, sizeof(n->n_boot));
+	cookie_init(&n->n_cookie);
+	node_name(n);
+	n->n_listen = *msg_ep_addr(dc->dc_ep);
+	if (check(dc, err, errlen) == -1)
+		return -1;
+	node_privileged_setup(n, pu);
+	n->n_prepared = 1;
+	return 0;
+}
+
+/* ds_check: after the drop, once more only under -n (prepare's else). */
+static int
+check_engine(struct dctx *dc, char *err, size_t errlen)
+{
+	struct node *n = dc->dc_arg;
+
+	return n->n_prepared ? 0 : check(dc, err, errlen);
+}
+
 int
 main(int argc, char *argv[])
 {
 	static struct node n;
 	struct daemon_args da;
-	struct passwd *pw;
-	struct priv_user pu;
-	char err[512];
-	pid_t engine;
 	sigset_t usr1;
-	int pair[2], rc, end = 0;
+	int end = 0;
 	struct dctx_spec sp = {
 		.ds_prog = "CilkNodeManager",
 		.ds_keys = MSG_KR_CLUSTER | MSG_KR_USERS,
@@ -296,10 +333,15 @@ main(int argc, char *argv[])
 		.ds_default_port = PROTO_NODE_PORT,
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
-		.ds_check = check,
+		.ds_check = check_engine,
 		.ds_restart = restart_keys,
+		.ds_privsep = 1,
+		.ds_prepare = prepare,
+		.ds_parent = &node_parent,
+		.ds_chan_msg = node_chan_msg,
 	};
 
+	setproctitle_init(argc, argv, environ);
 	daemon_getopt(&da, argc, argv, "CilkNodeManager", "k", opt, &end,
 	    usage);
 	if (optind != argc)
@@ -307,54 +349,16 @@ main(int argc, char *argv[])
 	if (end)
 		return end_workers(&da.da_cc);
 	/*
-	 * -k's SIGUSR1 (leave.c) waits, pending, until the main process
-	 * and the engine read it: it may come as soon as the pid file is.
+	 * -k's SIGUSR1 (leave.c) waits, pending, until the parent and the
+	 * engine read it: it may come as soon as the pid file is.
 	 */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &usr1, NULL) == -1)
 		fatal("sigprocmask");
 	TAILQ_INIT(&n.n_workers);
+	/* Returns in the engine only: the parent lives in parent.c. */
 	dctx_start(&n.n_dc, &sp, &da, &n);
-	n.n_root = geteuid() == 0;
-	if ((pw = getpwuid(geteuid())) == NULL)
-		fatalx("who am I? no password entry for uid %d",
-		    (int)geteuid());
-	strlcpy(n.n_self, pw->pw_name, sizeof(n.n_self));
-	n.n_interval = dctx_seconds(&n.n_dc, "register_interval", 60);
-	n.n_grace = dctx_seconds(&n.n_dc, "stop_grace", 60);
-	n.n_grace_fast = dctx_seconds(&n.n_dc, "stop_grace_fast", 1);
-	n.n_timeout = dctx_seconds(&n.n_dc, "timeout", 3);
-	n.n_quantum = dctx_seconds(&n.n_dc, "quantum", 5);
-	randombytes_buf(&n.n_boot, sizeof(n.n_boot));
-	cookie_init(&n.n_cookie);
-	node_name(&n);
-	n.n_listen = *msg_ep_addr(n.n_dc.dc_ep);
-	node_privileged_setup(&n, &pu);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == -1 ||
-	    (engine = fork()) == -1)
-		fatal("socketpair or fork");
-	if (engine > 0) {
-		/* The parent reads no network input: the socket goes. */
-		close(pair[1]);
-		msg_ep_free(n.n_dc.dc_ep);
-		n.n_dc.dc_ep = NULL;
-		rc = node_parent_run(&n, pair[0], engine);
-		dctx_stop(&n.n_dc);
-		return rc;
-	}
-	close(pair[0]);
-	daemon_forget_report();
-	daemon_pidfile_forget();
-	/*
-	 * The parent is MAINPID and alone tells systemd READY, WATCHDOG
-	 * and STOPPING; the engine's word would be refused and logged
-	 * (NotifyAccess=main in cilknow-nodemanager.service).
-	 */
-	sdnotify_reset();
-	if (priv_drop(&pu, err, sizeof(err)) == -1)
-		fatalx("engine: %s", err);
-	node_events_start(&n, pair[1]);
 	node_slots_init(&n);
 	node_hist_start(&n);
 	node_idle_start(&n);
@@ -363,7 +367,7 @@ main(int argc, char *argv[])
 	node_pair_start(&n);
 	node_roots_start(&n);
 	node_leave_start(&n);
-	node_chan_ready(&n);
+	dctx_ready(&n.n_dc);
 	if (dctx_run(&n.n_dc) == -1)
 		log_warn("event loop");
 	/* Workers go on without us; a restarted node manager adopts them. */
@@ -377,8 +381,6 @@ main(int argc, char *argv[])
 		TAILQ_REMOVE(&n.n_workers, w, w_entry);
 		free(w);
 	}
-	/* The parent's loop is not ours: no pid file, no notify. */
-	n.n_dc.dc_pidfile[0] = '\0';
 	dctx_stop(&n.n_dc);
 	return 0;
 }

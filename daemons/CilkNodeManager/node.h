@@ -119,9 +119,9 @@ struct node {
 	struct contain_base n_cb;
 	struct contain_limits n_limits;
 	long long	 n_log_gid;	/* the engine's group; -1: ours */
+	int		 n_prepared;	/* prepare() ran: main.c */
 
-	/* The engine's end of the channel to the parent (chan.c). */
-	int		 n_chan;
+	/* The engine's requests to the parent (chan.c), on n_dc.dc_chan. */
 	uint32_t	 n_chan_req;
 	char		 n_cg_base[PATH_MAX];	/* cgroup-relative; "": trees */
 	int		 n_hello;	/* the parent has told us every worker
@@ -238,10 +238,11 @@ int	node_desc_bound(const struct node *, const struct proto_desc *,
 int	node_end_workers(const char *run_dir, double grace);
 /* parent.c: worker_nice, 0 to 19, or -1 where it is not a nice level. */
 int	node_guest_nice(const struct conf *);
-/* parent.c: the privileged parent's loop; returns its exit status. */
-int	node_parent_run(struct node *, int chan, pid_t engine);
-/* events.c: what the parent tells the engine, read from chan. */
-void	node_events_start(struct node *, int chan);
+/* parent.c: what the privileged parent does beyond dctx's (priv.h). */
+extern const struct dctx_parent node_parent;
+/* events.c: what the parent tells the engine (dctx's ds_chan_msg). */
+int	node_chan_msg(struct dctx *, uint16_t type, const uint8_t *body,
+	    size_t len);
 /* chan.c: the engine's requests to the parent. */
 uint32_t node_chan_spawn(struct node *, uint8_t kind, const char *tag,
 	    const uint8_t *desc, size_t len);
@@ -250,7 +251,6 @@ void	node_chan_freeze(struct node *, const char *worker, int freeze);
 void	node_chan_forget(struct node *, const char *worker);
 void	node_chan_vacate(struct node *, const char *worker, double grace,
 	    double fast);
-void	node_chan_ready(struct node *);
 void	node_chan_scan(struct node *);
 /* register.c: the broker hears of us; down by itself: why (ndown.c). */
 void	node_register_now(struct node *);

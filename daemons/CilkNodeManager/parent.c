@@ -44,7 +44,6 @@
 #include "msg_keyring.h"
 #include "pred_auth.h"
 #include "priv.h"
-#include "sdnotify.h"
 #include "seqq.h"
 #include "vacate.h"
 
@@ -58,7 +57,6 @@
 #define PAD_HARD	2.0	/* s past a stop's SIGKILL: ours */
 #define PAD_TICK	0.1	/* s between deadline checks, while one is due */
 #define PAD_REAP	5.0	/* s for a killed cgroup to empty */
-#define TELL_QUEUE_MAX	(4 * 1024 * 1024)	/* bytes unread by the engine */
 
 struct pad {
 	TAILQ_ENTRY(pad) p_entry;
@@ -88,15 +86,8 @@ struct pad {
 
 static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
 static struct node	*pn;		/* the node's configuration */
-static int		 chan = -1;	/* to the engine */
-static pid_t		 engine;
-static int		 engine_status;
-static int		 leaving;	/* SIGUSR1 passed to the engine */
 static int		 orphans_due;	/* end_orphans() waits for a start */
-static uint8_t		 pbuf[NMPRIV_MSG_MAX];
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
-static uint64_t		 watchdog_usec;	/* the engine pings (chan.c) */
-static struct seqq	*chanq;		/* what the engine has not read */
 
 static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
@@ -105,28 +96,25 @@ static int	pad_starting(struct pad *);
 static void	end_orphans(void);
 
 /*
- * Never blocks: an engine that stops reading cannot stop us from
- * policing its workers.  One that leaves TELL_QUEUE_MAX bytes unread is
- * ended (the service restarts both; launch pads are adopted).
+ * Never blocks (priv's queue): an engine that stops reading cannot stop
+ * us from policing its workers.  One that leaves PRIV_QUEUE_MAX bytes
+ * unread is ended (the service restarts both; launch pads are adopted).
  */
 static void
 tell(const struct nmpriv_msg *m)
 {
-	uint8_t buf[NMPRIV_MSG_MAX];
-	size_t len;
+	struct priv_chan *pc = &pn->n_dc.dc_chan;
 
-	if (nmpriv_encode(m, buf, sizeof(buf), &len) == -1) {
+	if (nmpriv_send(pc, m) == 0)
+		return;
+	if (errno == EOVERFLOW) {
+		log_warnx("the engine leaves %zu bytes of news unread; "
+		    "ending it", seqq_waiting(pc->pc_q));
+		(void)kill(pc->pc_peer, SIGKILL);
+	} else if (errno == EINVAL)
 		log_warnx("%s: cannot encode %s", __func__,
 		    nmpriv_type_name(m->nm_type));
-		return;
-	}
-	if (seqq_send(chanq, buf, len) == 0)
-		return;
-	if (errno == EOVERFLOW && engine > 0) {
-		log_warnx("the engine leaves %zu bytes of news unread; "
-		    "ending it", seqq_waiting(chanq));
-		(void)kill(engine, SIGKILL);
-	} else if (errno != EOVERFLOW)
+	else
 		log_warn("%s: %s to the engine", __func__,
 		    nmpriv_type_name(m->nm_type));
 }
@@ -870,49 +858,37 @@ unknown_worker(const struct nmpriv_msg *req)
 
 /* What the engine may ask. */
 static int
-from_engine(uint8_t type)
+from_engine(uint16_t type)
 {
-	return (type >= NMPRIV_SPAWN && type <= NMPRIV_READY) ||
-	    type == NMPRIV_WATCHDOG || type == NMPRIV_SCAN ||
-	    type == NMPRIV_VACATE;
+	return type == NMPRIV_SPAWN || type == NMPRIV_STOP ||
+	    type == NMPRIV_FREEZE || type == NMPRIV_FORGET ||
+	    type == NMPRIV_SCAN || type == NMPRIV_VACATE;
 }
 
 static int
-about_worker(uint8_t type)
+about_worker(uint16_t type)
 {
 	return type == NMPRIV_STOP || type == NMPRIV_FREEZE ||
 	    type == NMPRIV_FORGET || type == NMPRIV_VACATE;
 }
 
-/* The engine's requests; a malformed one is the engine's end. */
-static void
-on_engine(struct evloop *loop, int fd, short revents, void *arg)
+/*
+ * The engine's requests (dctx_parent's dp_msg); a malformed one is the
+ * engine's end (priv_fork ends it).
+ */
+static int
+on_engine(struct dctx *dc, uint16_t type, const uint8_t *body, size_t len)
 {
 	struct nmpriv_msg m;
 	struct pad *p = NULL;
-	ssize_t n;
 
-	(void)revents;
-	(void)arg;
-	n = recv(fd, pbuf, sizeof(pbuf), MSG_DONTWAIT | MSG_TRUNC);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		log_info("the engine closed its channel");
-		evloop_break(loop);
-		return;
-	}
-	if ((size_t)n > sizeof(pbuf) || nmpriv_decode(&m, pbuf,
-	    (size_t)n) == -1 || !from_engine(m.nm_type)) {
-		log_warnx("the engine sent a malformed or unknown request "
-		    "(%zd bytes); ending it", n);
-		(void)kill(engine, SIGKILL);
-		evloop_break(loop);
-		return;
-	}
+	(void)dc;
+	if (!from_engine(type) || nmpriv_decode_body(&m, type, body,
+	    len) == -1)
+		return -1;
 	if (about_worker(m.nm_type) && (p = pad_find(m.nm_worker)) == NULL) {
 		unknown_worker(&m);
-		return;
+		return 0;
 	}
 	switch (m.nm_type) {
 	case NMPRIV_SPAWN:
@@ -930,18 +906,12 @@ on_engine(struct evloop *loop, int fd, short revents, void *arg)
 	case NMPRIV_FORGET:
 		do_forget(p);
 		break;
-	case NMPRIV_READY:
-		dctx_ready(&pn->n_dc);
-		break;
-	case NMPRIV_WATCHDOG:
-		if (watchdog_usec > 0)
-			sdnotify_printf("WATCHDOG=1");
-		break;
 	case NMPRIV_SCAN:
 		node_input_scan(pn);
 		node_input_tell(pn);
 		break;
 	}
+	return 0;
 }
 
 /* At start: the launch pad's word on its worker, before the loop runs. */
@@ -1014,7 +984,7 @@ known_child(pid_t pid, void *arg)
 	struct pad *p;
 
 	(void)arg;
-	if (pid == engine)
+	if (pid == pn->n_dc.dc_chan.pc_peer)
 		return 1;
 	TAILQ_FOREACH(p, &pads, p_entry)
 		if (p->p_lpad == pid || (p->p_start != NULL &&
@@ -1051,99 +1021,49 @@ end_orphans(void)
 		    n == 1 ? "" : "es");
 }
 
+/* SIGCHLD (dp_children): the engine's end is priv_fork's to see. */
 static void
-on_child(struct evloop *loop, int signo, void *arg)
+on_children(struct dctx *dc)
 {
-	int status;
-
 	struct pad *p, *next;
 
-	(void)signo;
-	(void)arg;
+	(void)dc;
 	/* Launch pads starting reap their starting processes themselves. */
 	TAILQ_FOREACH_SAFE(p, &pads, p_entry, next)
 		if (p->p_start != NULL && p->p_start->lst_eof)
 			pad_starting(p);
 	end_orphans();
 	pad_arm();
-	if (engine > 0 && waitpid(engine, &status, WNOHANG) == engine) {
-		engine_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-		    128 + WTERMSIG(status);
-		if (leaving && engine_status == 0)
-			log_info("the engine has left the cluster; exiting");
-		else
-			log_warnx("the engine (pid %d) ended: %s %d",
-			    (int)engine, WIFEXITED(status) ? "exit" :
-			    "signal", WIFEXITED(status) ?
-			    WEXITSTATUS(status) : WTERMSIG(status));
-		engine = -1;
-		evloop_break(loop);
-	}
 }
 
 /* CilkNodeManager -k: the engine leaves the cluster (leave.c). */
 static void
 on_leave(struct evloop *loop, int signo, void *arg)
 {
+	pid_t engine = pn->n_dc.dc_chan.pc_peer;
+
 	(void)loop;
 	(void)arg;
-	if (engine <= 0)
-		return;
-	leaving = 1;
 	if (kill(engine, signo) == -1)
 		log_warn("leave: kill %d", (int)engine);
 }
 
 /*
- * SIGHUP: dctx reread our configuration and keys as root; the engine,
- * which cannot read the cluster key, gets them from us.
+ * The parent's start (dp_start), right after the split: the engine
+ * already runs and waits for HELLO before it registers.
  */
 static void
-on_reload(struct dctx *dc)
+parent_start(struct dctx *dc)
 {
-	struct nmpriv_msg m;
-	static uint8_t keys[NMPRIV_DESC_MAX];
-	char err[256];
-	size_t len;
-
-	if ((len = priv_keys_enc(dc->dc_conf, MSG_KR_CLUSTER, "node", keys,
-	    sizeof(keys), err, sizeof(err))) == 0) {
-		log_warnx("reload: %s; the engine keeps its keys", err);
-		return;
-	}
-	memset(&m, 0, sizeof(m));
-	m.nm_type = NMPRIV_RELOAD;
-	m.nm_desc = keys;
-	m.nm_desclen = (uint32_t)len;
-	tell(&m);
-	sodium_memzero(keys, len);
-}
-
-int
-node_parent_run(struct node *n, int fd, pid_t child)
-{
+	struct node *n = dc->dc_arg;
 	struct nmpriv_msg m;
 	struct pad *p;
-	double deadline;
-	int status;
 
 	pn = n;
-	chan = fd;
-	engine = child;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
 		log_warn("PR_SET_CHILD_SUBREAPER: a guest that kills its "
 		    "launch pad will not be ended");
-	if ((chanq = seqq_new(n->n_dc.dc_loop, chan, TELL_QUEUE_MAX)) == NULL)
-		fatal("%s: channel queue", __func__);
-	n->n_dc.dc_on_reload = on_reload;
-	n->n_dc.dc_engine_speaks = 1;
-	/* Not our loop's pings: the engine's, passed on (NMPRIV_WATCHDOG). */
-	watchdog_usec = n->n_dc.dc_watchdog_usec;
-	n->n_dc.dc_watchdog_usec = 0;
-	if (evloop_add_fd(n->n_dc.dc_loop, chan, POLLIN, on_engine,
-	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGCHLD, on_child,
-	    NULL) == -1 || evloop_signal(n->n_dc.dc_loop, SIGUSR1, on_leave,
-	    NULL) == -1)
+	if (evloop_signal(n->n_dc.dc_loop, SIGUSR1, on_leave, NULL) == -1)
 		fatal("%s: event loop", __func__);
 	/*
 	 * The owner's input first: the engine keeps an adopted worker only
@@ -1167,21 +1087,18 @@ node_parent_run(struct node *n, int fd, pid_t child)
 	strlcpy(m.nm_path, n->n_cb.cb_cgpath, sizeof(m.nm_path));
 	tell(&m);
 	pad_arm();
-	if (evloop_run(n->n_dc.dc_loop) == -1)
-		log_warn("event loop");
-	/* Workers go on without us; a restarted node manager adopts them. */
-	if (engine > 0) {
-		(void)kill(engine, SIGTERM);
-		deadline = now_mono() + 5;
-		while (waitpid(engine, &status, WNOHANG) == 0 &&
-		    now_mono() < deadline)
-			usleep(10000);
-		if (waitpid(engine, &status, WNOHANG) == 0) {
-			(void)kill(engine, SIGKILL);
-			(void)waitpid(engine, &status, 0);
-		}
-		engine_status = 0;
-	}
+}
+
+/*
+ * Just before the parent exits (dp_exit), the engine gone: workers go on
+ * without us, and a restarted node manager adopts them.
+ */
+static void
+parent_exit(struct dctx *dc)
+{
+	struct node *n = dc->dc_arg;
+	struct pad *p;
+
 	while ((p = TAILQ_FIRST(&pads)) != NULL) {
 		if (p->p_start != NULL) {
 			unwatch_start(p);
@@ -1196,12 +1113,16 @@ node_parent_run(struct node *n, int fd, pid_t child)
 		free(p);
 	}
 	node_input_stop(n);
-	seqq_free(chanq);
-	chanq = NULL;
-	close(chan);
 	/* Ours, if nothing is left in it: a surviving worker keeps it. */
 	if (n->n_cb.cb_mech == CONTAIN_CGROUP && rmdir(n->n_cb.cb_path) == -1 &&
 	    errno != EBUSY && errno != ENOENT)
 		log_warn("rmdir %s", n->n_cb.cb_path);
-	return engine_status;
 }
+
+const struct dctx_parent node_parent = {
+	.dp_keep_keys = 1,	/* it checks what users signed */
+	.dp_start = parent_start,
+	.dp_msg = on_engine,
+	.dp_children = on_children,
+	.dp_exit = parent_exit,
+};

@@ -39,6 +39,14 @@ try_send(int fd, const void *p, size_t len)
 	return n == -1 ? -1 : 0;
 }
 
+/* What waited may have been keys (a privileged parent's reload). */
+static void
+item_free(struct seqq_item *it)
+{
+	explicit_bzero(it->qi_data, it->qi_len);
+	free(it);
+}
+
 static void
 unwatch(struct seqq *q)
 {
@@ -67,7 +75,7 @@ on_room(struct evloop *loop, int fd, short revents, void *arg)
 		}
 		STAILQ_REMOVE_HEAD(&q->q_items, qi_entry);
 		q->q_bytes -= it->qi_len;
-		free(it);
+		item_free(it);
 	}
 	unwatch(q);
 }
@@ -143,7 +151,7 @@ seqq_free(struct seqq *q)
 	unwatch(q);
 	while ((it = STAILQ_FIRST(&q->q_items)) != NULL) {
 		STAILQ_REMOVE_HEAD(&q->q_items, qi_entry);
-		free(it);
+		item_free(it);
 	}
 	free(q);
 }

@@ -301,46 +301,101 @@ static void
 parent_forked(void *arg)
 {
 	struct dctx *dc = arg;
+	const struct dctx_parent *dp = dc->dc_spec->ds_parent;
 
 	/*
 	 * Our copy of the detach pipe closes unsaid (an empty message):
-	 * the child gives the verdict.  No network socket, no keys here.
+	 * the child gives the verdict.  No network socket here, and no
+	 * keys unless we check signatures with them.
 	 */
 	daemon_fail("");
 	msg_ep_free(dc->dc_ep);
 	dc->dc_ep = NULL;
-	msg_keyring_clear(dc->dc_keys);
+	dc->dc_engine_speaks = 1;
+	/* Not our loop's pings: the child's, passed on (PRIV_M_WATCHDOG). */
+	dc->dc_watchdog_usec = 0;
+	if (dp == NULL || !dp->dp_keep_keys)
+		msg_keyring_clear(dc->dc_keys);
+	if (dp != NULL && dp->dp_start != NULL)
+		dp->dp_start(dc);
 }
 
 static int
 parent_reload(struct priv_chan *pc, void *arg)
 {
 	struct dctx *dc = arg;
+	const struct dctx_parent *dp = dc->dc_spec->ds_parent;
+	struct msg_keyring *kr = NULL;
 	struct conf *cf;
 	char err[512];
-	int rc;
 
-	/* Our dc_conf stays the one we started with. */
 	if ((cf = reload_conf(dc)) == NULL)
 		return -1;
-	if ((rc = priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
-	    dc->dc_spec->ds_principal, err, sizeof(err))) == -1)
+	/* Ours first: the child gets nothing we would refuse ourselves. */
+	if (dp != NULL && dp->dp_keep_keys && ((kr = calloc(1,
+	    sizeof(*kr))) == NULL || msg_keyring_load(kr, cf,
+	    dc->dc_spec->ds_keys, dc->dc_spec->ds_principal, err,
+	    sizeof(err)) == -1)) {
+		log_warnx("reload: %s; keeping the old keys and configuration",
+		    kr ? err : "out of memory");
+		goto fail;
+	}
+	if (priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
+	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1) {
 		log_warnx("reload: %s; keeping the old keys and configuration",
 		    err);
+		goto fail;
+	}
+	if (kr != NULL)
+		apply(dc, cf, kr);	/* takes both */
+	else
+		conf_free(cf);		/* our dc_conf stays the first */
+	return 0;
+ fail:
+	if (kr != NULL)
+		msg_keyring_clear(kr);
+	free(kr);
 	conf_free(cf);
-	return rc;
+	return -1;
+}
+
+static int
+parent_msg(struct priv_chan *pc, uint16_t type, const uint8_t *payload,
+    size_t len, void *arg)
+{
+	struct dctx *dc = arg;
+	const struct dctx_parent *dp = dc->dc_spec->ds_parent;
+
+	(void)pc;
+	if (dp == NULL || dp->dp_msg == NULL)
+		return -1;
+	return dp->dp_msg(dc, type, payload, len);
+}
+
+static void
+parent_children(void *arg)
+{
+	struct dctx *dc = arg;
+	const struct dctx_parent *dp = dc->dc_spec->ds_parent;
+
+	if (dp != NULL && dp->dp_children != NULL)
+		dp->dp_children(dc);
 }
 
 static void
 parent_exit(void *arg)
 {
 	struct dctx *dc = arg;
+	const struct dctx_parent *dp = dc->dc_spec->ds_parent;
 
+	if (dp != NULL && dp->dp_exit != NULL)
+		dp->dp_exit(dc);
 	if (dc->dc_pidfile[0] != '\0')
 		daemon_pidfile_remove(dc->dc_pidfile);
 }
 
-/* The child: a reload from the parent, or the parent gone. */
+/* The child: a reload or the daemon's own news from the parent, or the
+   parent gone. */
 static void
 on_chan(struct evloop *loop, int fd, short revents, void *arg)
 {
@@ -360,6 +415,12 @@ on_chan(struct evloop *loop, int fd, short revents, void *arg)
 		log_warnx("the privileged process is gone; shutting down");
 		evloop_del_fd(loop, fd);
 		evloop_break(loop);
+		return;
+	}
+	if (rc == 1 && type >= PRIV_M_MAX && dc->dc_spec->ds_chan_msg != NULL) {
+		if (dc->dc_spec->ds_chan_msg(dc, type, payload, len) == -1)
+			log_warnx("the privileged process sent a malformed "
+			    "message (type %u, %zu bytes)", type, len);
 		return;
 	}
 	if (rc == -1 || type != PRIV_M_RELOAD) {
@@ -409,6 +470,8 @@ privsep(struct dctx *dc)
 	pp.pp_loop = dc->dc_loop;
 	pp.pp_forked = parent_forked;
 	pp.pp_reload = parent_reload;
+	pp.pp_msg = parent_msg;
+	pp.pp_children = parent_children;
 	pp.pp_exit = parent_exit;
 	pp.pp_arg = dc;
 	if (priv_fork(&dc->dc_chan, pu, &pp, err, sizeof(err)) == -1)
@@ -420,7 +483,8 @@ privsep(struct dctx *dc)
 	dc->dc_privsep = 1;
 	dc->dc_pidfile[0] = '\0';	/* the parent's to remove */
 	daemon_pidfile_forget();
-	if (evloop_add_fd(dc->dc_loop, dc->dc_chan.pc_fd, POLLIN, on_chan,
+	if (priv_chan_queue(&dc->dc_chan, dc->dc_loop) == -1 ||
+	    evloop_add_fd(dc->dc_loop, dc->dc_chan.pc_fd, POLLIN, on_chan,
 	    dc) == -1)
 		startup_fail(dc, "event loop: %s", strerror(errno));
 	if (pu != NULL)

@@ -2,30 +2,33 @@
 #include "nmpriv.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wire.h"
 
-static const char *const names[NMPRIV_TYPE_MAX] = {
-	[NMPRIV_SPAWN] = "SPAWN",
-	[NMPRIV_STOP] = "STOP",
-	[NMPRIV_FREEZE] = "FREEZE",
-	[NMPRIV_FORGET] = "FORGET",
-	[NMPRIV_READY] = "READY",
-	[NMPRIV_HELLO] = "HELLO",
-	[NMPRIV_SPAWNED] = "SPAWNED",
-	[NMPRIV_WORKER] = "WORKER",
-	[NMPRIV_RELOAD] = "RELOAD",
-	[NMPRIV_WATCHDOG] = "WATCHDOG",
-	[NMPRIV_SCAN] = "SCAN",
-	[NMPRIV_INPUT] = "INPUT",
-	[NMPRIV_VACATE] = "VACATE",
+_Static_assert(NMPRIV_BASE >= PRIV_M_MAX, "nmpriv's types overlap priv's");
+_Static_assert(NMPRIV_MSG_MAX <= PRIV_MSG_MAX, "a spawn request exceeds "
+    "priv's message");
+
+static const char *const names[NMPRIV_TYPE_MAX - NMPRIV_BASE] = {
+	[NMPRIV_SPAWN - NMPRIV_BASE] = "SPAWN",
+	[NMPRIV_STOP - NMPRIV_BASE] = "STOP",
+	[NMPRIV_FREEZE - NMPRIV_BASE] = "FREEZE",
+	[NMPRIV_FORGET - NMPRIV_BASE] = "FORGET",
+	[NMPRIV_HELLO - NMPRIV_BASE] = "HELLO",
+	[NMPRIV_SPAWNED - NMPRIV_BASE] = "SPAWNED",
+	[NMPRIV_WORKER - NMPRIV_BASE] = "WORKER",
+	[NMPRIV_SCAN - NMPRIV_BASE] = "SCAN",
+	[NMPRIV_INPUT - NMPRIV_BASE] = "INPUT",
+	[NMPRIV_VACATE - NMPRIV_BASE] = "VACATE",
 };
 
 const char *
-nmpriv_type_name(uint8_t t)
+nmpriv_type_name(uint16_t t)
 {
-	return t > NMPRIV_UNDEF && t < NMPRIV_TYPE_MAX ? names[t] : "?";
+	return t >= NMPRIV_BASE && t < NMPRIV_TYPE_MAX ?
+	    names[t - NMPRIV_BASE] : "?";
 }
 
 /* The fields each type must hold valid values in, both ways. */
@@ -50,8 +53,6 @@ valid(const struct nmpriv_msg *m)
 		return lpad_worker_ok(m->nm_worker) && m->nm_flag <= 1;
 	case NMPRIV_FORGET:
 		return lpad_worker_ok(m->nm_worker);
-	case NMPRIV_READY:
-	case NMPRIV_WATCHDOG:
 	case NMPRIV_SCAN:
 		return 1;
 	case NMPRIV_INPUT:
@@ -78,16 +79,14 @@ valid(const struct nmpriv_msg *m)
 		    (m->nm_state == NMPRIV_W_EXITED ||
 		    (m->nm_cpu_ms == LPAD_USAGE_NONE &&
 		    m->nm_maxrss_kb == LPAD_USAGE_NONE));
-	case NMPRIV_RELOAD:
-		return m->nm_desclen > 0 && m->nm_desclen <= NMPRIV_DESC_MAX &&
-		    m->nm_desc != NULL;
 	default:
 		return 0;
 	}
 }
 
-int
-nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
+/* The body alone, after room for priv's header. */
+static int
+encode_body(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
     size_t *lenp)
 {
 	struct wire_w w;
@@ -97,8 +96,6 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 		return -1;
 	}
 	wire_w_init(&w, buf, bufsz);
-	wire_put_u8(&w, NMPRIV_VERSION);
-	wire_put_u8(&w, m->nm_type);
 	switch (m->nm_type) {
 	case NMPRIV_SPAWN:
 		wire_put_u32(&w, m->nm_req);
@@ -146,10 +143,6 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 		wire_put_u64(&w, m->nm_cpu_ms);
 		wire_put_u64(&w, m->nm_maxrss_kb);
 		break;
-	case NMPRIV_RELOAD:
-		wire_put_u32(&w, m->nm_desclen);
-		wire_put_bytes(&w, m->nm_desc, m->nm_desclen);
-		break;
 	case NMPRIV_INPUT:
 		wire_put_u32(&w, m->nm_devices);
 		wire_put_u64(&w, m->nm_idle_ms);
@@ -166,17 +159,68 @@ nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 }
 
 int
+nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
+    size_t *lenp)
+{
+	uint8_t *body;
+	size_t len;
+	int rc;
+
+	if (bufsz < PRIV_HDR_LEN) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((body = malloc(bufsz - PRIV_HDR_LEN + 1)) == NULL)
+		return -1;
+	rc = encode_body(m, body, bufsz - PRIV_HDR_LEN, &len) == -1 ||
+	    len > NMPRIV_MSG_MAX - PRIV_HDR_LEN ||
+	    (*lenp = priv_msg_enc(m->nm_type, body, len, buf, bufsz)) == 0 ?
+	    -1 : 0;
+	free(body);
+	if (rc == -1)
+		errno = EINVAL;
+	return rc;
+}
+
+int
+nmpriv_send(struct priv_chan *pc, const struct nmpriv_msg *m)
+{
+	static uint8_t body[NMPRIV_MSG_MAX];
+	size_t len;
+
+	if (encode_body(m, body, sizeof(body), &len) == -1)
+		return -1;
+	return priv_send(pc, m->nm_type, body, len);
+}
+
+int
 nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 {
+	const uint8_t *body;
+	uint16_t type;
+	size_t blen;
+
+	if (len > NMPRIV_MSG_MAX ||
+	    priv_msg_dec(buf, len, &type, &body, &blen) == -1) {
+		memset(m, 0, sizeof(*m));
+		errno = EBADMSG;
+		return -1;
+	}
+	return nmpriv_decode_body(m, type, body, blen);
+}
+
+int
+nmpriv_decode_body(struct nmpriv_msg *m, uint16_t type, const uint8_t *buf,
+    size_t len)
+{
 	struct wire_r r;
-	uint8_t version;
 	int bad = 0;
 
 	memset(m, 0, sizeof(*m));
 	wire_r_init(&r, buf, len);
-	if (len > NMPRIV_MSG_MAX || wire_get_u8(&r, &version) == -1 ||
-	    version != NMPRIV_VERSION || wire_get_u8(&r, &m->nm_type) == -1)
+	if (len > NMPRIV_MSG_MAX)
 		goto bad;
+	m->nm_type = type;
 	switch (m->nm_type) {
 	case NMPRIV_SPAWN:
 		bad = wire_get_u32(&r, &m->nm_req) == -1 ||
@@ -206,8 +250,6 @@ nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 		bad = wire_get_str(&r, m->nm_worker,
 		    sizeof(m->nm_worker)) == -1;
 		break;
-	case NMPRIV_READY:
-	case NMPRIV_WATCHDOG:
 	case NMPRIV_SCAN:
 		break;
 	case NMPRIV_INPUT:
@@ -238,11 +280,6 @@ nmpriv_decode(struct nmpriv_msg *m, const uint8_t *buf, size_t len)
 		    wire_get_u32(&r, &m->nm_code) == -1 ||
 		    wire_get_u64(&r, &m->nm_cpu_ms) == -1 ||
 		    wire_get_u64(&r, &m->nm_maxrss_kb) == -1;
-		break;
-	case NMPRIV_RELOAD:
-		bad = wire_get_u32(&r, &m->nm_desclen) == -1 ||
-		    m->nm_desclen > NMPRIV_DESC_MAX ||
-		    wire_get_ref(&r, &m->nm_desc, m->nm_desclen) == -1;
 		break;
 	default:
 		goto bad;

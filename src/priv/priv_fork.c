@@ -92,6 +92,9 @@ reap(void)
 		return;		/* stopped or continued: not gone */
 	if (ps.ps_stopping && code == 0)
 		log_debug("the unprivileged process has stopped");
+	else if (code == 0)
+		log_info("the unprivileged process (pid %ld) has ended its "
+		    "work; exiting", (long)pid);
 	else if (WIFSIGNALED(st))
 		log_warnx("the unprivileged process (pid %ld) was killed by "
 		    "signal %d (%s); exiting", (long)pid, WTERMSIG(st),
@@ -112,6 +115,8 @@ on_signal(struct evloop *loop, int signo, void *arg)
 	(void)arg;
 	switch (signo) {
 	case SIGCHLD:
+		if (pp->pp_children != NULL)
+			pp->pp_children(pp->pp_arg);
 		reap();
 		return;
 	case SIGHUP:
@@ -205,6 +210,11 @@ parent_run(struct priv_chan *pc, const struct priv_parent *pp)
 
 	ps.ps_chan = pc;
 	ps.ps_pp = pp;
+	/* Before the hook, which may have news for the child already. */
+	if (priv_chan_queue(pc, loop) == -1) {
+		log_warn("privileged process: channel queue");
+		stop_child(loop, SIGKILL);
+	}
 	if (pp->pp_forked != NULL)
 		pp->pp_forked(pp->pp_arg);
 	if ((ps.ps_buf = malloc(PRIV_MSG_MAX)) == NULL ||
@@ -237,6 +247,7 @@ priv_fork(struct priv_chan *pc, const struct priv_user *pu,
 
 	pc->pc_fd = -1;
 	pc->pc_peer = -1;
+	pc->pc_q = NULL;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;

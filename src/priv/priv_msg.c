@@ -13,10 +13,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
 #include "msg_keyring.h"
+#include "seqq.h"
 #include "wire.h"
 
 #define PRIV_KEYFILES_MAX	3	/* cluster_key, cluster_pub, user_key */
@@ -72,13 +74,32 @@ priv_msg_dec(const uint8_t *dgram, size_t n, uint16_t *type,
 }
 
 int
+priv_chan_queue(struct priv_chan *pc, struct evloop *loop)
+{
+	if (pc->pc_q != NULL)
+		return 0;
+	return (pc->pc_q = seqq_new(loop, pc->pc_fd, PRIV_QUEUE_MAX)) ==
+	    NULL ? -1 : 0;
+}
+
+void
+priv_chan_close(struct priv_chan *pc)
+{
+	seqq_free(pc->pc_q);
+	pc->pc_q = NULL;
+	if (pc->pc_fd != -1)
+		close(pc->pc_fd);
+	pc->pc_fd = -1;
+}
+
+int
 priv_send(struct priv_chan *pc, uint16_t type, const void *payload,
     size_t len)
 {
 	uint8_t *buf;
 	size_t n;
-	ssize_t sent;
-	int saved;
+	ssize_t sent = 0;
+	int saved, rc;
 
 	if (pc->pc_fd == -1) {
 		errno = EBADF;
@@ -97,17 +118,23 @@ priv_send(struct priv_chan *pc, uint16_t type, const void *payload,
 		return -1;
 	}
 	/* Never block: a peer that does not read must not stop our loop. */
-	do
-		sent = send(pc->pc_fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (sent == -1 && errno == EINTR);
+	if (pc->pc_q != NULL)
+		rc = seqq_send(pc->pc_q, buf, n);
+	else {
+		do
+			sent = send(pc->pc_fd, buf, n, MSG_DONTWAIT |
+			    MSG_NOSIGNAL);
+		while (sent == -1 && errno == EINTR);
+		rc = sent == -1 ? -1 : 0;
+	}
 	saved = errno;
 	sodium_memzero(buf, n);		/* it may hold keys */
 	free(buf);
-	if (sent == -1) {
+	if (rc == -1) {
 		errno = saved;
 		return -1;
 	}
-	if ((size_t)sent != n) {
+	if (pc->pc_q == NULL && (size_t)sent != n) {
 		errno = EMSGSIZE;
 		return -1;
 	}

@@ -22,7 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (nmpriv_decode(&m, data, size) == -1)
 		return 0;
-	if (m.nm_type == NMPRIV_UNDEF || m.nm_type >= NMPRIV_TYPE_MAX)
+	if (m.nm_type < NMPRIV_BASE || m.nm_type >= NMPRIV_TYPE_MAX)
 		abort();
 	if ((m.nm_worker[0] != '\0' && !lpad_worker_ok(m.nm_worker)) ||
 	    m.nm_desclen > NMPRIV_DESC_MAX)

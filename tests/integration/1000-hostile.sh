@@ -351,7 +351,7 @@ ok $? "the answer was sent (no encoding failure)"
 kill -0 "$ENGINE" 2>/dev/null
 ok $? "and the engine lives on"
 "$TOOLS/chan_inject" "$ENGINE" garbage >"$T/inject3.out" 2>&1
-wait_for 10 grep -q "malformed or unknown request" "$LOG"
+wait_for 10 grep -q "sent a malformed or unexpected message; ending it" "$LOG"
 ok $? "a malformed request is the engine's end"
 wait_for 10 sh -c "! kill -0 $ENGINE 2>/dev/null"
 ok $? "the engine is gone"

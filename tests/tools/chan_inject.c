@@ -109,7 +109,9 @@ int
 main(int argc, char *argv[])
 {
 	static uint8_t desc[NMPRIV_DESC_MAX], buf[NMPRIV_MSG_MAX];
-	static const uint8_t garbage[] = { 1, NMPRIV_STOP, 0xff, 0xff, 'x' };
+	/* A well-framed STOP whose worker's length runs past the end. */
+	static const uint8_t garbage[] = { 0, NMPRIV_STOP, 0, 0, 0, 3, 0xff,
+	    0xff, 'x' };
 	struct nmpriv_msg m;
 	const char *errstr, *mode;
 	size_t len = 0;

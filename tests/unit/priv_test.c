@@ -23,6 +23,7 @@
 #include "msg_keyring.h"
 #include "msg_keys.h"
 #include "priv.h"
+#include "seqq.h"
 #include "wire.h"
 
 static char dir[PATH_MAX];
@@ -462,6 +463,8 @@ test_chan(void)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == -1)
 		exit(2);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
 	a.pc_fd = sv[0];
 	b.pc_fd = sv[1];
 	ok(priv_send_ready(&a, "listening on 127.0.0.1:7410") == 0 &&
@@ -486,6 +489,67 @@ test_chan(void)
 	ok(priv_recv(&b, &type, buf, sizeof(buf), &p, &len) == 0,
 	    "chan: the other side closed: 0");
 	close(sv[1]);
+}
+
+/*
+ * A queued channel: more than the socket holds is sent without a
+ * failure and arrives whole and in order; a peer that reads nothing is
+ * told apart (EOVERFLOW) once PRIV_QUEUE_MAX bytes wait.
+ */
+static void
+test_queue(void)
+{
+	static uint8_t buf[PRIV_MSG_MAX], msg[60000];
+	struct priv_chan a, b;
+	struct evloop *loop;
+	const uint8_t *p;
+	uint16_t type;
+	size_t len, sent = 0;
+	unsigned i, got = 0, inorder = 1, failed = 0, rounds;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == -1 ||
+	    (loop = evloop_new()) == NULL)
+		exit(2);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.pc_fd = sv[0];
+	b.pc_fd = sv[1];
+	ok(priv_chan_queue(&a, loop) == 0 && a.pc_q != NULL,
+	    "queue: made");
+	for (i = 0; i < 40; i++) {
+		memset(msg, (int)i, sizeof(msg));
+		if (priv_send(&a, PRIV_M_MAX + 1, msg, sizeof(msg)) == -1)
+			failed++;
+	}
+	ok(failed == 0 && seqq_waiting(a.pc_q) > 0,
+	    "queue: 40 messages of 60000 bytes sent, %zu bytes waiting",
+	    seqq_waiting(a.pc_q));
+	for (rounds = 0; got < 40 && rounds < 10000; rounds++) {
+		(void)evloop_run_once(loop, 0.01);
+		while (priv_recv(&b, &type, buf, sizeof(buf), &p,
+		    &len) == 1) {
+			if (type != PRIV_M_MAX + 1 || len != sizeof(msg) ||
+			    p[0] != got || p[len - 1] != got)
+				inorder = 0;
+			got++;
+		}
+	}
+	ok(got == 40 && inorder && seqq_waiting(a.pc_q) == 0,
+	    "queue: all 40 arrive whole and in order (%u)", got);
+	for (i = 0, failed = 0; i < 200 && !failed; i++) {
+		if (priv_send(&a, PRIV_M_MAX + 1, msg, sizeof(msg)) == 0)
+			sent += sizeof(msg) + PRIV_HDR_LEN;
+		else
+			failed = errno == EOVERFLOW ? 1 : 2;
+	}
+	ok(failed == 1 && sent >= PRIV_QUEUE_MAX - 2 * sizeof(msg),
+	    "queue: a peer that reads nothing: EOVERFLOW after %zu bytes",
+	    sent);
+	priv_chan_close(&a);
+	ok(a.pc_fd == -1 && a.pc_q == NULL, "queue: closed and freed");
+	close(sv[1]);
+	evloop_free(loop);
 }
 
 /* The parent of priv_fork in a process of its own: its exit status. */
@@ -542,6 +606,7 @@ main(void)
 	test_status();
 	test_reload();
 	test_chan();
+	test_queue();
 	test_fork();
 	{
 		char cmd[PATH_MAX + 16];
