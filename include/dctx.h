@@ -123,6 +123,12 @@ struct dctx_spec {
 					    char *, size_t);
 	const struct dctx_parent	*ds_parent;	/* NULL: keys only */
 	/*
+	 * ds_privsep: -n runs ds_check before the drop, as root: what it
+	 * reads is root's until ds_prepare gives it to the service user
+	 * (the node manager's engine folder).
+	 */
+	int				 ds_check_as_root;
+	/*
 	 * ds_privsep, in the child: a message of the daemon's own type
 	 * (PRIV_M_MAX and up) from the parent; -1 if it is malformed
 	 * (the child logs it and goes on).

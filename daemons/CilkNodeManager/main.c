@@ -309,7 +309,7 @@ prepare(struct dctx *dc, const struct priv_user *pu, char *err,
 	return 0;
 }
 
-/* ds_check: after the drop, once more only under -n (prepare's else). */
+/* ds_check: in the engine, where prepare() did it already, or for -n. */
 static int
 check_engine(struct dctx *dc, char *err, size_t errlen)
 {
@@ -334,6 +334,7 @@ main(int argc, char *argv[])
 		.ds_table = handlers,
 		.ds_ntable = PROTO_H_MAX,
 		.ds_check = check_engine,
+		.ds_check_as_root = 1,	/* -n: the engine's folder is root's */
 		.ds_restart = restart_keys,
 		.ds_privsep = 1,
 		.ds_prepare = prepare,

@@ -632,11 +632,16 @@ dctx_start(struct dctx *dc, const struct dctx_spec *sp,
 		startup_fail(dc, "%d problem%s with the key files (above)",
 		    problems, problems == 1 ? "" : "s");
 	if (da->da_check) {
+		if (sp->ds_privsep && sp->ds_check_as_root &&
+		    sp->ds_check != NULL && sp->ds_check(dc, err,
+		    sizeof(err)) == -1)
+			startup_fail(dc, "%s", err);
 		if (sp->ds_privsep && dc->dc_drop &&
 		    priv_drop(&dc->dc_user, err, sizeof(err)) == -1)
 			startup_fail(dc, "%s", err);
-		if (sp->ds_privsep && sp->ds_check != NULL &&
-		    sp->ds_check(dc, err, sizeof(err)) == -1)
+		if (sp->ds_privsep && !sp->ds_check_as_root &&
+		    sp->ds_check != NULL && sp->ds_check(dc, err,
+		    sizeof(err)) == -1)
 			startup_fail(dc, "%s", err);
 		if (warning[0] != '\0')
 			log_warning("%s", warning);
