@@ -283,6 +283,15 @@ on_register(struct msg_ep *ep, const struct msg_in *in, void *arg)
  * live workers and their addresses, if the list changed since the
  * version it has.  Steals and values then go worker to worker.
  */
+/* The member list's version: 1 before any change, never 0 (none). */
+static uint64_t
+members_version(struct chouse *h)
+{
+	if (h->h_mversion == 0)
+		h->h_mversion = 1;
+	return h->h_mversion;
+}
+
 static void
 on_members_ask(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -308,9 +317,7 @@ on_members_ask(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		return;
 	}
 	w->w_last = ch_now(h);
-	if (h->h_mversion == 0)
-		h->h_mversion = 1;
-	if (m.sm_version == h->h_mversion)
+	if (m.sm_version == members_version(h))
 		return;
 	if (h->h_members == NULL && (h->h_members = calloc(CN_MEMBERS_MAX,
 	    sizeof(*h->h_members))) == NULL)
@@ -348,9 +355,14 @@ on_heartbeat(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		w->w_idle = 0;
 	else if (h->h_msg.cm_stat[1] == CN_BEAT_STARVED)
 		w->w_idle = 1;
-	/* An idle worker would hear nothing else from us for a while. */
+	/*
+	 * An idle worker would hear nothing else from us for a while.  The
+	 * member list's version rides along: a worker asks for the list
+	 * only when it has changed, not every heartbeat.
+	 */
 	msg_zero(&h->h_msg);
 	h->h_msg.cm_worker = w->w_id;
+	h->h_msg.cm_seq = members_version(h);
 	reply(h, in, CN_H_ALIVE, &h->h_msg);
 }
 

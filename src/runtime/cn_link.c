@@ -513,7 +513,8 @@ on_alive(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct cn_ctx *c = arg;
 
 	(void)ep;
-	(void)from_chouse(c, in, CN_H_ALIVE);	/* heard: that is all */
+	if (from_chouse(c, in, CN_H_ALIVE))
+		cn_net_members_at(c, c->c_msg.cm_seq);
 }
 
 static void

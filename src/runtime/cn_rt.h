@@ -164,6 +164,8 @@ void	cn_net_welcome(struct cn_ctx *);
 void	cn_net_reset(struct cn_ctx *);
 void	cn_net_abandon(struct cn_ctx *);
 void	cn_net_tick(struct cn_ctx *, double now);
+/* The clearinghouse's member list is at this version (its ALIVE). */
+void	cn_net_members_at(struct cn_ctx *, uint64_t version);
 int	cn_net_idle(void *);
 int	cn_net_work(struct cn_ctx *);
 void	cn_net_stats(struct cn_ctx *, struct cn_stats *);

@@ -21,6 +21,8 @@
 #define NET_DONE_RING	256	/* transfers taken, remembered */
 #define NET_XIN_MAX	64	/* transfers arriving at once */
 #define NET_ASK_GAP	0.05	/* an unknown sender: members again */
+/* Without word of a change (ALIVE), the list is asked for this often. */
+#define NET_ASK_ANYWAY	5.0
 #define NET_STATS_GAP	0.5
 
 struct xout {
@@ -61,6 +63,7 @@ struct cn_net {
 	struct cn_member *n_mb;
 	uint32_t	 n_nmb;
 	uint64_t	 n_version;
+	uint64_t	 n_heard;	/* the clearinghouse's, by ALIVE */
 	uint32_t	 n_maxid;
 	uint8_t		*n_seen;	/* ids ever listed, by id */
 	uint32_t	 n_nseen;
@@ -812,13 +815,27 @@ cn_net_tick(struct cn_ctx *c, double now)
 
 	if (n == NULL || c->c_lost || c->c_id == 0)
 		return;
-	if (now - n->n_last_ask >= CN_HEARTBEAT || n->n_nmb == 0)
+	/*
+	 * The list when the clearinghouse says it changed (or we have
+	 * none), bounded by NET_ASK_GAP; every NET_ASK_ANYWAY regardless,
+	 * should a reply and the ALIVEs after it be lost.
+	 */
+	if (((n->n_heard > n->n_version || n->n_nmb == 0) &&
+	    now - n->n_last_ask >= NET_ASK_GAP) ||
+	    now - n->n_last_ask >= NET_ASK_ANYWAY)
 		ask_members(n, now);
 	for (i = 0; i < n->n_nxo; i++)
 		if (now - n->n_xo[i].xo_last >= CN_RESEND)
 			pump(n, &n->n_xo[i], 1);
 	if (now - n->n_stats_at >= NET_STATS_GAP)
 		send_stats(n, now);
+}
+
+void
+cn_net_members_at(struct cn_ctx *c, uint64_t version)
+{
+	if (c->c_net != NULL && version > c->c_net->n_heard)
+		c->c_net->n_heard = version;
 }
 
 int
@@ -926,6 +943,8 @@ cn_net_reset(struct cn_ctx *c)
 	n->n_nth = 0;
 	n->n_asking = 0;
 	memset(n->n_done, 0, sizeof(n->n_done));
+	/* A new identity takes the list as it is now, whatever its version. */
+	n->n_version = n->n_heard = 0;
 }
 
 /*

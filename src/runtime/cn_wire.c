@@ -104,8 +104,11 @@ cn_msg_enc(enum cn_handler h, const struct cn_msg *m, uint8_t *buf,
 	case CN_H_FINISH_ACK:
 	case CN_H_LEAVE:
 	case CN_H_GONE:
+		wire_put_u32(&w, m->cm_worker);
+		break;
 	case CN_H_ALIVE:
 		wire_put_u32(&w, m->cm_worker);
+		wire_put_u64(&w, m->cm_seq);	/* the member list's version */
 		break;
 	case CN_H_HEARTBEAT:
 		wire_put_u32(&w, m->cm_worker);
@@ -202,8 +205,12 @@ cn_msg_dec(enum cn_handler h, struct cn_msg *m, const uint8_t *buf,
 	case CN_H_FINISH_ACK:
 	case CN_H_LEAVE:
 	case CN_H_GONE:
-	case CN_H_ALIVE:
 		if (wire_get_u32(&r, &m->cm_worker) == -1)
+			return -1;
+		break;
+	case CN_H_ALIVE:
+		if (wire_get_u32(&r, &m->cm_worker) == -1 ||
+		    wire_get_u64(&r, &m->cm_seq) == -1)
 			return -1;
 		break;
 	case CN_H_HEARTBEAT:

@@ -1303,6 +1303,55 @@ test_near(void)
 	    (unsigned long long)S.h->h_near);
 }
 
+/* The member list's version in the last ALIVE sent to worker i (0: none). */
+static uint64_t
+alive_version(int i)
+{
+	uint64_t v = 0;
+	size_t k;
+
+	for (k = 0; k < S.nnet; k++)
+		if (S.net[k].p_type == CN_H_ALIVE && S.net[k].p_to == i &&
+		    cn_msg_dec(CN_H_ALIVE, &S.h->h_msg, S.net[k].p_data,
+		    S.net[k].p_len) == 0)
+			v = S.h->h_msg.cm_seq;
+	(void)sent(0, NULL, 0);
+	return v;
+}
+
+/*
+ * A heartbeat's ALIVE says the member list's version, so that a worker
+ * asks for the list only when it has changed: the same while nobody
+ * comes or goes, higher once one joins.
+ */
+static void
+test_alive_version(void)
+{
+	static const int hosts[] = { 0, 1, 2, 3 };
+	struct cn_msg m;
+	uint64_t v1, v2, v3;
+
+	by_hand(4, hosts);
+	join_all(3);
+	say_small(1, CN_H_HEARTBEAT);
+	v1 = alive_version(1);
+	say_small(2, CN_H_HEARTBEAT);
+	v2 = alive_version(2);
+	ok(v1 != 0 && v1 == v2, "ALIVE carries the member list's version, "
+	    "the same to every worker (%llu, %llu)", (unsigned long long)v1,
+	    (unsigned long long)v2);
+	register_msg(3, &m);
+	say(3, CN_H_REGISTER, &m);
+	S.w[3].id = welcomed(3);
+	(void)sent(0, NULL, 0);
+	say_small(1, CN_H_HEARTBEAT);
+	v3 = alive_version(1);
+	ok(v3 > v1, "a member joins: the next ALIVE says a higher version "
+	    "(%llu > %llu)", (unsigned long long)v3, (unsigned long long)v1);
+	say_small(1, CN_H_HEARTBEAT);
+	ok(alive_version(1) == v3, "nobody comes or goes: the same version");
+}
+
 /*
  * Membership: two workers of one host are two members, and a new
  * process at a worker's address (its port taken again) is a new
@@ -1559,6 +1608,7 @@ main(int argc, char *argv[])
 	quiet(1);
 	test_near();
 	test_members();
+	test_alive_version();
 	test_exe();
 	test_job_key();
 	test_beat_useful();

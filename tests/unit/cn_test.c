@@ -161,6 +161,8 @@ test_messages(void)
 		if (h == CN_H_WELCOME && (d.cm_keyid != m.cm_keyid ||
 		    memcmp(d.cm_sealed, m.cm_sealed, sizeof(m.cm_sealed)) != 0))
 			bad++;
+		if (h == CN_H_ALIVE && (d.cm_worker != 5 || d.cm_seq != 99))
+			bad++;
 		if (h == CN_H_HEARTBEAT && (d.cm_stat[0] != 1 ||
 		    d.cm_stat[1] != CN_BEAT_STARVED))
 			bad++;
