@@ -273,12 +273,12 @@ static int
 take_job_key(struct cn_ctx *c, const struct cn_msg *m)
 {
 	uint8_t key[CN_JOB_KEY];
-	char name[16];
+	char name[CN_MEMBER_NAME_MAX];
 	int r;
 
 	_Static_assert(CN_JOB_SEALED == crypto_box_SEALBYTES + CN_JOB_KEY,
 	    "the sealed job key");
-	snprintf(name, sizeof(name), "w%u", (unsigned)m->cm_worker);
+	cn_member_name(m->cm_worker, name);
 	r = crypto_box_seal_open(key, m->cm_sealed, sizeof(m->cm_sealed),
 	    c->c_box_pk, c->c_box_sk) == 0 ? msg_keyring_set_job(c->c_keys,
 	    m->cm_keyid, key, name) : -1;

@@ -166,6 +166,13 @@ void	cn_net_abandon(struct cn_ctx *);
 void	cn_net_tick(struct cn_ctx *, double now);
 /* The clearinghouse's member list is at this version (its ALIVE). */
 void	cn_net_members_at(struct cn_ctx *, uint64_t version);
+/*
+ * The name a member of the job signs with under the job's key: "w" and
+ * its worker id.  The sender sets it, the receiver checks it against
+ * the id the message claims.
+ */
+#define CN_MEMBER_NAME_MAX	16
+void	cn_member_name(uint32_t id, char name[CN_MEMBER_NAME_MAX]);
 int	cn_net_idle(void *);
 int	cn_net_work(struct cn_ctx *);
 void	cn_net_stats(struct cn_ctx *, struct cn_stats *);

@@ -200,7 +200,7 @@ from_member(struct cn_net *n, const struct msg_in *in,
     enum cn_steal_handler h, struct cn_smsg *m)
 {
 	const struct cn_member *mb;
-	char name[16];
+	char name[CN_MEMBER_NAME_MAX];
 	double now;
 
 	if (n->n_c->c_lost || n->n_c->c_id == 0 ||
@@ -215,7 +215,7 @@ from_member(struct cn_net *n, const struct msg_in *in,
 		return 0;
 	}
 	/* Any holder of the job key is the job's; it says which one. */
-	snprintf(name, sizeof(name), "w%u", (unsigned)m->sm_from);
+	cn_member_name(m->sm_from, name);
 	return msg_verify_sender(in, MSG_SCHEME_JOB, name, &mb->mb_addr);
 }
 
@@ -829,6 +829,12 @@ cn_net_tick(struct cn_ctx *c, double now)
 			pump(n, &n->n_xo[i], 1);
 	if (now - n->n_stats_at >= NET_STATS_GAP)
 		send_stats(n, now);
+}
+
+void
+cn_member_name(uint32_t id, char name[CN_MEMBER_NAME_MAX])
+{
+	(void)snprintf(name, CN_MEMBER_NAME_MAX, "w%u", (unsigned)id);
 }
 
 void
