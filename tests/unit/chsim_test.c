@@ -1122,19 +1122,29 @@ sent(uint16_t t, int to[], int max)
 	return n;
 }
 
+/*
+ * The last message of type t sent to worker i since the last look,
+ * decoded into the clearinghouse's h_msg: 1, or 0 if there is none.
+ */
+static int
+last_to(int i, enum cn_handler t)
+{
+	int found = 0;
+	size_t k;
+
+	for (k = 0; k < S.nnet; k++)
+		if (S.net[k].p_type == t && S.net[k].p_to == i &&
+		    cn_msg_dec(t, &S.h->h_msg, S.net[k].p_data,
+		    S.net[k].p_len) == 0)
+			found = 1;
+	return found;
+}
+
 /* The id the last WELCOME gave worker i (0: none). */
 static uint32_t
 welcomed(int i)
 {
-	uint32_t id = 0;
-	size_t k;
-
-	for (k = 0; k < S.nnet; k++)
-		if (S.net[k].p_type == CN_H_WELCOME && S.net[k].p_to == i &&
-		    cn_msg_dec(CN_H_WELCOME, &S.h->h_msg, S.net[k].p_data,
-		    S.net[k].p_len) == 0)
-			id = S.h->h_msg.cm_worker;
-	return id;
+	return last_to(i, CN_H_WELCOME) ? S.h->h_msg.cm_worker : 0;
 }
 
 /*
@@ -1307,14 +1317,8 @@ test_near(void)
 static uint64_t
 alive_version(int i)
 {
-	uint64_t v = 0;
-	size_t k;
+	uint64_t v = last_to(i, CN_H_ALIVE) ? S.h->h_msg.cm_seq : 0;
 
-	for (k = 0; k < S.nnet; k++)
-		if (S.net[k].p_type == CN_H_ALIVE && S.net[k].p_to == i &&
-		    cn_msg_dec(CN_H_ALIVE, &S.h->h_msg, S.net[k].p_data,
-		    S.net[k].p_len) == 0)
-			v = S.h->h_msg.cm_seq;
 	(void)sent(0, NULL, 0);
 	return v;
 }
