@@ -140,10 +140,9 @@ check(struct dctx *dc, char *err, size_t errlen)
 		snprintf(err, errlen, "state_dir: path too long");
 		return -1;
 	}
-	if (!dc->dc_args.da_check &&
-	    ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
+	if ((mkdir(n->n_state_dir, 0755) == -1 && errno != EEXIST) ||
 	    (mkdir(n->n_engine_dir, 0700) == -1 && errno != EEXIST) ||
-	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST))) {
+	    (mkdir(n->n_run_dir, 0755) == -1 && errno != EEXIST)) {
 		snprintf(err, errlen, "%s, %s or %s: %s", n->n_state_dir,
 		    n->n_engine_dir, n->n_run_dir, strerror(errno));
 		return -1;
