@@ -332,26 +332,25 @@ parent_reload(struct priv_chan *pc, void *arg)
 	if ((cf = reload_conf(dc)) == NULL)
 		return -1;
 	/* Ours first: the child gets nothing we would refuse ourselves. */
-	if (dp != NULL && dp->dp_keep_keys && ((kr = calloc(1,
-	    sizeof(*kr))) == NULL || msg_keyring_load(kr, cf,
-	    dc->dc_spec->ds_keys, dc->dc_spec->ds_principal, err,
-	    sizeof(err)) == -1)) {
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    kr ? err : "out of memory");
-		goto fail;
+	if (dp != NULL && dp->dp_keep_keys) {
+		if ((kr = calloc(1, sizeof(*kr))) == NULL) {
+			snprintf(err, sizeof(err), "out of memory");
+			goto fail;
+		}
+		if (msg_keyring_load(kr, cf, dc->dc_spec->ds_keys,
+		    dc->dc_spec->ds_principal, err, sizeof(err)) == -1)
+			goto fail;
 	}
 	if (priv_send_keys(pc, cf, dc->dc_spec->ds_keys,
-	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1) {
-		log_warnx("reload: %s; keeping the old keys and configuration",
-		    err);
+	    dc->dc_spec->ds_principal, err, sizeof(err)) == -1)
 		goto fail;
-	}
 	if (kr != NULL)
 		apply(dc, cf, kr);	/* takes both */
 	else
 		conf_free(cf);		/* our dc_conf stays the first */
 	return 0;
  fail:
+	log_warnx("reload: %s; keeping the old keys and configuration", err);
 	if (kr != NULL)
 		msg_keyring_clear(kr);
 	free(kr);

@@ -2,7 +2,6 @@
 #include "nmpriv.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "wire.h"
@@ -84,7 +83,7 @@ valid(const struct nmpriv_msg *m)
 	}
 }
 
-/* The body alone, after room for priv's header. */
+/* The body alone: priv's header goes before it. */
 static int
 encode_body(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
     size_t *lenp)
@@ -158,39 +157,33 @@ encode_body(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 	return 0;
 }
 
+/* One body at a time: the encoders' scratch, priv's header left out. */
+static uint8_t	scratch[NMPRIV_MSG_MAX - PRIV_HDR_LEN];
+
 int
 nmpriv_encode(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
     size_t *lenp)
 {
-	uint8_t *body;
 	size_t len;
-	int rc;
 
-	if (bufsz < PRIV_HDR_LEN) {
+	if (encode_body(m, scratch, sizeof(scratch), &len) == -1)
+		return -1;
+	if ((*lenp = priv_msg_enc(m->nm_type, scratch, len, buf,
+	    bufsz)) == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((body = malloc(bufsz - PRIV_HDR_LEN + 1)) == NULL)
-		return -1;
-	rc = encode_body(m, body, bufsz - PRIV_HDR_LEN, &len) == -1 ||
-	    len > NMPRIV_MSG_MAX - PRIV_HDR_LEN ||
-	    (*lenp = priv_msg_enc(m->nm_type, body, len, buf, bufsz)) == 0 ?
-	    -1 : 0;
-	free(body);
-	if (rc == -1)
-		errno = EINVAL;
-	return rc;
+	return 0;
 }
 
 int
 nmpriv_send(struct priv_chan *pc, const struct nmpriv_msg *m)
 {
-	static uint8_t body[NMPRIV_MSG_MAX];
 	size_t len;
 
-	if (encode_body(m, body, sizeof(body), &len) == -1)
+	if (encode_body(m, scratch, sizeof(scratch), &len) == -1)
 		return -1;
-	return priv_send(pc, m->nm_type, body, len);
+	return priv_send(pc, m->nm_type, scratch, len);
 }
 
 int
