@@ -17,6 +17,7 @@
 # the smallest, beside the same ratio of steal attempts/s.
 #   tests/bench/chouse.sh BUILD
 set -u
+. "$(dirname "$0")/secs.bash"
 build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
@@ -33,17 +34,6 @@ cd "$T" || exit 1
 
 now() { date +%s%N; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? a / b : 0) }'; }
-# The 8 nodes idle again (a job's workers leave after it), bounded.
-idle() {
-	local _
-	for _ in $(seq 300); do
-		[ "$("$B/CilkNodes" -s idle 2>/dev/null | tail -n +2 | wc -l)" -eq 8 ] &&
-		    return 0
-		sleep 0.1
-	done
-	echo "bench: the nodes are not idle after 30 s" >&2
-	return 1
-}
 # received PORT : the clearinghouse's datagrams received, by one ping
 received() {
 	"$B/CilkPing" -S user -n 1 -W 1 "127.0.0.1:$1" 2>/dev/null |
@@ -88,13 +78,13 @@ bench() {
 	echo "$(div "$msgs" "$win") $(div "$att" "$secs")" >>"$T/rates"
 }
 
-idle || exit 1
+nodes_idle 8 30 || exit 1
 echo "clearinghouse messages/s, 16 workers (8 CilkLocal nodes x 2 processors) + root:"
 echo "seconds and steals from the root's stats; messages over the window of readings"
 printf "%-10s %7s %9s %7s %8s %7s %9s %9s\n" "" seconds attempts stolen \
     messages window "msg/s" "steals/s"
 for n in $SIZES; do
-	idle || exit 1
+	nodes_idle 8 30 || exit 1
 	bench "$n"
 done
 awk 'NR == 1 { m0 = $1; s0 = $2 } { m = $1; s = $2 }

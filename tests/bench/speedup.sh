@@ -28,17 +28,6 @@ cd "$T" || exit 1
 answer() { grep -E '^-?[0-9.]+$' "$T/last.out" | tail -1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
-# Both nodes idle again (a job's workers leave after it), bounded.
-idle() {
-	local _
-	for _ in $(seq 200); do
-		[ "$("$B/CilkNodes" -s idle 2>/dev/null | tail -n +2 | wc -l)" -eq 2 ] &&
-		    return 0
-		sleep 0.1
-	done
-	echo "bench: the nodes are not idle after 20 s" >&2
-	return 1
-}
 
 # bench NAME SIZE : RUNS pairs; prints a row
 bench() {
@@ -47,7 +36,7 @@ bench() {
 	for i in $(seq "$RUNS"); do
 		a=$(secs "$B/$name" -Alone "$size") || exit 1
 		want=$(answer)
-		idle || exit 1
+		nodes_idle 2 20 || exit 1
 		c=$(secs "$B/$name" "$size") || exit 1
 		[ "$(answer)" = "$want" ] || { echo "bench: $name $size answers differ on the cluster" >&2; exit 1; }
 		echo "$a" >>"$T/a"
@@ -61,7 +50,7 @@ bench() {
 	    sed 's/^/    last run: /'
 }
 
-idle || exit 1
+nodes_idle 2 20 || exit 1
 echo "speedup on a 2-node CilkLocal cluster (1 processor each) against -Alone:"
 echo "seconds, median of $RUNS pairs, and the median of the pairs' ratios"
 printf "%-20s %9s %9s %8s  %s\n" "" alone cluster speedup "last cluster run"
