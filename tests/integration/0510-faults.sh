@@ -128,7 +128,14 @@ contains "$T/refused" "\(([2-9]|[1-9][0-9]+) refused so far\)" \
 start run2 "$BIN/CilkRun" -n 1 -- sh -c "trap '' QUIT; sleep 300; : $MARK-stubborn"
 RUN2=$LAST_PID
 stubborn() { shells "^sh -c .*$MARK-stubborn"; }
-wait_for 20 stubborn
+# Found as soon as it is exec'd, before its trap: the owner's return
+# must wait until the kernel says SIGQUIT (bit 3) is ignored.
+quit_ignored() {
+	_p=$(stubborn | head -1) && _ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' \
+	    "/proc/$_p/status" 2>/dev/null) && [ -n "$_ign" ] &&
+	    [ $((0x$_ign & 4)) -ne 0 ]
+}
+wait_for 20 quit_ignored
 ok $? "a worker that ignores SIGQUIT runs"
 stubborn=$(stubborn | head -1)
 node=$(tr '\0' '\n' </proc/"$stubborn"/environ | sed -n 's/^CILKNOW_NODE=//p')
