@@ -1,11 +1,34 @@
 /*
- * cilksort_serial — the serial twin of cilksort: the same input, a
- * plain merge sort, the same checksum.
+ * cilksort_serial — the serial twin of cilksort: the same input laid
+ * out by value range the same way, each range merge-sorted in turn, the
+ * same checksum.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/*
+ * Memory for the input: in huge pages where the kernel lends them on
+ * request (transparent huge pages in madvise mode), 512 times fewer
+ * page faults for 40 MB than in 4 KiB pages (a worker makes the input
+ * before it can join: ~0.2 s on a VM's slow faults, ~0.02 s so).
+ */
+static void *
+big_alloc(size_t len)
+{
+	size_t huge = 2u << 20;
+	void *p;
+
+	len = (len + huge - 1) / huge * huge;
+	if (len == 0)
+		len = huge;
+	if (posix_memalign(&p, huge, len) != 0)
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
 
 static uint64_t
 mix(uint64_t x)
@@ -43,24 +66,62 @@ msort(int32_t *a, int32_t *tmp, int64_t n)
 	memcpy(a, tmp, sizeof(*a) * (size_t)k);
 }
 
+#define CS_RANGE	65536	/* ints in a value range, about */
+#define CS_RANGES_MAX	1024	/* as cilksort.c */
+
+/*
+ * The input i = 0 .. n-1, (int32_t)(mix(i + 24) >> 33), laid out by
+ * value as cilksort lays it out: range r (the top bits) in
+ * a[start[r], start[r+1]), in range order.  Returns the ranges.
+ */
+static uint32_t
+layout(int32_t *a, int64_t n, int64_t start[CS_RANGES_MAX + 1])
+{
+	int64_t at[CS_RANGES_MAX], i;
+	uint32_t bits = 0, r, nranges;
+	int32_t v;
+
+	while ((1u << bits) < CS_RANGES_MAX && (n >> bits) > CS_RANGE)
+		bits++;
+	nranges = 1u << bits;
+	memset(start, 0, sizeof(*start) * (CS_RANGES_MAX + 1));
+	for (i = 0; i < n; i++)
+		start[((uint32_t)(mix((uint64_t)i + 24) >> 33) >> (31 - bits)) +
+		    1]++;
+	for (r = 0; r < nranges; r++) {
+		start[r + 1] += start[r];
+		at[r] = start[r];
+	}
+	for (i = 0; i < n; i++) {
+		v = (int32_t)(mix((uint64_t)i + 24) >> 33);
+		a[at[(uint32_t)v >> (31 - bits)]++] = v;
+	}
+	return nranges;
+}
+
 int
 main(int argc, char *argv[])
 {
 	long long n = argc == 2 ? atoll(argv[1]) : -1;
 	int32_t *a, *tmp;
+	int64_t start[CS_RANGES_MAX + 1], most, i;
+	uint32_t r, nranges;
 	uint64_t sum = 0;
-	int64_t i;
 
 	if (n < 0 || n > (1LL << 28)) {
 		fprintf(stderr, "usage: cilksort_serial N\n");
 		return 2;
 	}
-	if ((a = malloc(sizeof(*a) * (size_t)n + 1)) == NULL ||
-	    (tmp = malloc(sizeof(*a) * (size_t)n + 1)) == NULL)
+	if ((a = big_alloc(sizeof(*a) * (size_t)n)) == NULL)
 		return 1;
-	for (i = 0; i < n; i++)
-		a[i] = (int32_t)(mix((uint64_t)i + 24) >> 33);
-	msort(a, tmp, n);
+	nranges = layout(a, n, start);
+	for (r = 0, most = 0; r < nranges; r++)
+		if (start[r + 1] - start[r] > most)
+			most = start[r + 1] - start[r];
+	if ((tmp = malloc(sizeof(*a) * (size_t)most + 1)) == NULL)
+		return 1;
+	for (r = 0; r < nranges; r++)
+		msort(a + start[r], tmp, start[r + 1] - start[r]);
 	for (i = 0; i < n; i++)
 		sum += (uint64_t)(int64_t)a[i] * (uint64_t)(i + 1);
 	printf("%llu\n", (unsigned long long)sum);

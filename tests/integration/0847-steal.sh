@@ -1,10 +1,10 @@
 #!/bin/bash
 # Stealing worker to worker in programs of threads (cilknow(3),
-# "Stealing"): on a 2-node CilkLocal cluster cilkfib, cilksort (whose
-# values of up to 1 MiB travel in chunks), pi and matmul (halves of
-# cn_for loops, whose body and combine travel as offsets into the
-# program) print their serial twins' answers, and a worker (not the
-# root) stole closures, as the job's statistics (CILKNOW_STATS=1) say.
+# "Stealing"): on a 2-node CilkLocal cluster cilkfib, cilksort, pi and
+# matmul (halves of cn_for loops, whose body and combine travel as
+# offsets into the program) print their serial twins' answers, and a worker (not the
+# root) stole closures, as the job's statistics (CILKNOW_STATS=1) say;
+# bigvalues' values of 1 MiB come back from its thieves whole.
 # A worker running another executable than the root's is refused.  A
 # job without parallelism is capped at its root by its workers'
 # heartbeats (they starve), as a program of tasks is by its steals.
@@ -86,6 +86,29 @@ for job in "cilkfib 30 33" "cilksort 1000000 3000000" "pi 200000000 800000000" \
 	[ "$stolen" -gt 0 ]
 	ok $? "$prog: workers other than the root stole closures ($stolen counted)"
 done
+
+# Values of CN_VALUE_MAX (1 MiB) from stolen children travel back in
+# chunks: every byte of each arrives in place (the answer counts the
+# whole ones), and the root's count of bytes moved says they crossed.
+for count in 48 64; do
+	out=$T/c-bigvalues-$count.out
+	start "c-bigvalues-$count" "$TOOLS/bigvalues" "$count"
+	P=$LAST_PID
+	wait_for 180 eval "! kill -0 $P"
+	ok $? "bigvalues $count ends on the cluster"
+	wait "$P"
+	exit_is $? 0 "bigvalues $count exits 0"
+	answer_is "$out" "$count" "bigvalues: all $count values of 1 MiB came whole"
+	no_workers "$out"
+	ok $? "bigvalues leaves no worker behind"
+	wait_for 60 nodes_idle
+	ok $? "the nodes are idle again"
+	moved=$(stat_of "$out" "bytes moved")
+	[ "$(stolen_in "$out")" -gt 0 ] && [ "${moved:-0}" -ge 1048576 ] && break
+	echo "# bigvalues $count: no value crossed; once more, larger"
+done
+[ "${moved:-0}" -ge 1048576 ]
+ok $? "bigvalues: stolen children's values crossed ($moved bytes moved)"
 
 # A worker whose executable is not the root's is refused (a program
 # rebuilt while its job runs): its closures could name other code.  The

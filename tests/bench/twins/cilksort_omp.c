@@ -27,14 +27,17 @@ main(int argc, char *argv[])
 	long long n = argc == 2 ? atoll(argv[1]) : 0;
 	int32_t *a = malloc(sizeof(*a) * (size_t)n + 1);
 	int32_t *tmp = malloc(sizeof(*a) * (size_t)n + 1);
+	int64_t start[CS_RANGES_MAX + 1], i;
+	uint32_t r, nranges;
 	uint64_t sum = 0;
-	int64_t i;
 
-	for (i = 0; i < n; i++)
-		a[i] = (int32_t)(mix((uint64_t)i + 24) >> 33);
+	nranges = layout(a, n, start);
 #pragma omp parallel
 #pragma omp single
-	psort(a, tmp, n);
+	for (r = 0; r < nranges; r++) {
+#pragma omp task firstprivate(r)
+		psort(a + start[r], tmp + start[r], start[r + 1] - start[r]);
+	}
 	for (i = 0; i < n; i++)
 		sum += (uint64_t)(int64_t)a[i] * (uint64_t)(i + 1);
 	printf("%llu\n", (unsigned long long)sum);

@@ -29,11 +29,17 @@ main(int argc, char *argv[])
 	long long n = argc == 2 ? std::atoll(argv[1]) : 0;
 	int32_t *a = (int32_t *)std::malloc(sizeof(*a) * (size_t)n + 1);
 	int32_t *tmp = (int32_t *)std::malloc(sizeof(*a) * (size_t)n + 1);
+	int64_t start[CS_RANGES_MAX + 1];
+	uint32_t nranges = layout(a, n, start);
 	uint64_t sum = 0;
+	tbb::task_group g;
 
-	for (int64_t i = 0; i < n; i++)
-		a[i] = (int32_t)(mix((uint64_t)i + 24) >> 33);
-	psort(a, tmp, n);
+	for (uint32_t r = 0; r < nranges; r++)
+		g.run([=, &start] {
+			psort(a + start[r], tmp + start[r],
+			    start[r + 1] - start[r]);
+		});
+	g.wait();
 	for (int64_t i = 0; i < n; i++)
 		sum += (uint64_t)(int64_t)a[i] * (uint64_t)(i + 1);
 	std::printf("%llu\n", (unsigned long long)sum);
