@@ -109,22 +109,12 @@ run_closure(struct cn_sched *s, struct cn_closure *cl)
 	cn_closure_free(&s->s_store, cl);
 }
 
-/*
- * Runs what became ready above mark, newest first.  A look at the
- * network every 16 closures: threads that spawn nothing never reach
- * the spawn's slow path, and a thief would wait for them all.
- */
+/* Runs what became ready above mark, newest first. */
 static void
 drain(struct cn_sched *s, size_t mark)
 {
-	while (s->s_nready > mark) {
-		if (s->s_poll != NULL && (++s->s_slow & 15) == 0) {
-			s->s_poll(s->s_poll_arg);
-			if (s->s_nready <= mark)	/* a thief took it */
-				break;
-		}
+	while (s->s_nready > mark)
 		run_closure(s, s->s_ready[--s->s_nready]);
-	}
 }
 
 static inline void

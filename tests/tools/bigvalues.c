@@ -1,6 +1,6 @@
 /*
  * bigvalues COUNT — a program of threads whose COUNT children each work
- * a while, then send a value of CN_VALUE_MAX bytes (a pattern of their
+ * a while (fib in threads), then send a value of CN_VALUE_MAX bytes (a pattern of their
  * index); a successor checks every byte of every value and answers how
  * many came whole.  On a cluster the children a thief stole send their
  * values back over the network in chunks: the answer is COUNT only if
@@ -12,7 +12,7 @@
 
 #include "cilknow.h"
 
-#define BV_WORK	20000000	/* rounds of work before a value */
+#define BV_FIB	22	/* the work before a value: fib(22) in threads */
 
 static uint8_t
 pattern(uint32_t child, size_t at)
@@ -21,22 +21,73 @@ pattern(uint32_t child, size_t at)
 }
 
 static void
-child(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
+sum2(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
+{
+	const int64_t *x, *y;
+	int64_t v;
+	size_t l;
+
+	(void)arg;
+	(void)len;
+	if ((x = cn_slot(c, 0, &l)) == NULL || l != sizeof(*x) ||
+	    (y = cn_slot(c, 1, &l)) == NULL || l != sizeof(*y))
+		return;
+	v = *x + *y;
+	(void)cn_send(c, k, &v, sizeof(v));
+}
+
+/*
+ * Work in threads, as a program's would be: its spawns are where the
+ * runtime looks at the network and a thief is answered.
+ */
+static void
+fibw(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
+{
+	struct cn_cont kk[2];
+	int64_t n, m;
+
+	if (len != sizeof(n))
+		return;
+	memcpy(&n, arg, sizeof(n));
+	if (n < 2) {
+		(void)cn_send(c, k, &n, sizeof(n));
+		return;
+	}
+	if (cn_spawn_next(c, sum2, k, NULL, 0, 2, kk) == -1)
+		return;
+	m = n - 1;
+	(void)cn_spawn(c, fibw, kk[0], &m, sizeof(m));
+	m = n - 2;
+	(void)cn_spawn(c, fibw, kk[1], &m, sizeof(m));
+}
+
+/* Child i's work done (slot 0): its value of CN_VALUE_MAX bytes. */
+static void
+fill(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 {
 	static uint8_t value[CN_VALUE_MAX];
-	volatile uint64_t x = 0;
-	uint32_t i, n;
+	uint32_t i;
 	size_t at;
 
-	if (len != sizeof(i))
+	if (len != sizeof(i) || cn_slot(c, 0, &at) == NULL)
 		return;
 	memcpy(&i, arg, sizeof(i));
-	for (n = 0; n < BV_WORK; n++)	/* time for a thief to take it */
-		x = x * 6364136223846793005ULL + n;
 	for (at = 0; at < sizeof(value); at++)
 		value[at] = pattern(i, at);
 	if (cn_send(c, k, value, sizeof(value)) == -1)
 		perror("bigvalues: cn_send");
+}
+
+static void
+child(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
+{
+	int64_t n = BV_FIB;
+	struct cn_cont kk;
+
+	if (len != sizeof(uint32_t) ||
+	    cn_spawn_next(c, fill, k, arg, len, 1, &kk) == -1 ||
+	    cn_spawn(c, fibw, kk, &n, sizeof(n)) == -1)
+		perror("bigvalues: cn_spawn");
 }
 
 static void
@@ -79,12 +130,12 @@ top(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 			perror("bigvalues: cn_spawn");
 }
 
-static cn_thread *const threads[] = { top, child, check };
+static cn_thread *const threads[] = { top, child, check, fill, fibw, sum2 };
 
 int
 main(int argc, char *argv[])
 {
-	struct cn_tprogram p = { "bigvalues", threads, 3 };
+	struct cn_tprogram p = { "bigvalues", threads, 6 };
 	struct cn_stats st;
 	uint32_t count;
 	int64_t v;
