@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cilknow.h"
+#include "bigmem.h"
 
 #define MM_B	64
 
@@ -116,8 +117,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: matmul N    (1 <= N <= 20000)\n");
 		return 2;
 	}
-	if ((A = malloc(sizeof(double) * N * N)) == NULL ||
-	    (B = malloc(sizeof(double) * N * N)) == NULL) {
+	if ((A = big_alloc(sizeof(double) * N * N)) == NULL ||
+	    (B = big_alloc(sizeof(double) * N * N)) == NULL) {
 		perror("matmul");
 		return 1;
 	}

@@ -7,28 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-/*
- * Memory for the input: in huge pages where the kernel lends them on
- * request (transparent huge pages in madvise mode), 512 times fewer
- * page faults for 40 MB than in 4 KiB pages (a worker makes the input
- * before it can join: ~0.2 s on a VM's slow faults, ~0.02 s so).
- */
-static void *
-big_alloc(size_t len)
-{
-	size_t huge = 2u << 20;
-	void *p;
-
-	len = (len + huge - 1) / huge * huge;
-	if (len == 0)
-		len = huge;
-	if (posix_memalign(&p, huge, len) != 0)
-		return NULL;
-	(void)madvise(p, len, MADV_HUGEPAGE);
-	return p;
-}
+#include "../bigmem.h"
 
 static uint64_t
 mix(uint64_t x)

@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "../bigmem.h"
 
 #define MM_B	64
 
@@ -19,10 +22,11 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: matmul_serial N\n");
 		return 2;
 	}
-	if ((A = malloc(sizeof(double) * N * N)) == NULL ||
-	    (B = malloc(sizeof(double) * N * N)) == NULL ||
-	    (C = calloc((size_t)(N * N), sizeof(double))) == NULL)
+	if ((A = big_alloc(sizeof(double) * N * N)) == NULL ||
+	    (B = big_alloc(sizeof(double) * N * N)) == NULL ||
+	    (C = big_alloc(sizeof(double) * N * N)) == NULL)
 		return 1;
+	memset(C, 0, sizeof(double) * N * N);
 	for (i = 0; i < N; i++)
 		for (j = 0; j < N; j++) {
 			A[i * N + j] = (double)((i * 7 + j * 3) % 10 - 4);

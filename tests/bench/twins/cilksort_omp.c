@@ -1,6 +1,7 @@
 /* cilksort with libgomp tasks, for tests/bench/threads.sh. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sort_common.h"
 
@@ -25,7 +26,7 @@ int
 main(int argc, char *argv[])
 {
 	long long n = argc == 2 ? atoll(argv[1]) : 0;
-	int32_t *a = malloc(sizeof(*a) * (size_t)n + 1);
+	int32_t *a = big_alloc(sizeof(*a) * (size_t)n);
 	int32_t *tmp = malloc(sizeof(*a) * (size_t)n + 1);
 	int64_t start[CS_RANGES_MAX + 1], i;
 	uint32_t r, nranges;

@@ -27,7 +27,7 @@ main(int argc, char *argv[])
 {
 	tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
 	long long n = argc == 2 ? std::atoll(argv[1]) : 0;
-	int32_t *a = (int32_t *)std::malloc(sizeof(*a) * (size_t)n + 1);
+	int32_t *a = (int32_t *)big_alloc(sizeof(*a) * (size_t)n);
 	int32_t *tmp = (int32_t *)std::malloc(sizeof(*a) * (size_t)n + 1);
 	int64_t start[CS_RANGES_MAX + 1];
 	uint32_t nranges = layout(a, n, start);

@@ -1,6 +1,7 @@
 /* matmul with libgomp tasks (one a block of C), for tests/bench/threads.sh. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mm_common.h"
 
@@ -10,9 +11,10 @@ main(int argc, char *argv[])
 	int64_t i0, j0;
 
 	N = argc == 2 ? atoll(argv[1]) : 1;
-	A = malloc(sizeof(double) * N * N);
-	B = malloc(sizeof(double) * N * N);
-	C = calloc((size_t)(N * N), sizeof(double));
+	A = big_alloc(sizeof(double) * N * N);
+	B = big_alloc(sizeof(double) * N * N);
+	C = big_alloc(sizeof(double) * N * N);
+	memset(C, 0, sizeof(double) * N * N);
 	mm_init();
 #pragma omp parallel
 #pragma omp single

@@ -1,5 +1,8 @@
 /* matmul's matrices, one block of C, the checksum (matmul_serial's). */
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "../../../examples/bigmem.h"
 
 #define MM_B	64
 

@@ -1,6 +1,9 @@
 /* cilksort's input and its layout, serial merge sort (cilksort_serial's). */
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
+
+#include "../../../examples/bigmem.h"
 
 #define CS_LEAF	2048
 
