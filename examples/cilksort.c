@@ -7,14 +7,14 @@
  * merge is left to one process.  main counts each range in every
  * process (cilknow(3): main runs everywhere); a process puts a range's
  * ints in place when it first needs them, so a worker makes the part
- * of the input it sorts, not all of it, and joins at once.  The ranges are split by
- * halves, and each range's ints sorted by halves, each half a child
- * whose sorted run comes back as its value (at most CS_RUN ints, one
- * value of at most 1 MiB), a successor merging two runs; the range's
- * last successor sums its part of the checksum, and only those 8 bytes
- * go back, added two by two.
- * Its serial twin is cilksort_serial: the same layout, the same merge
- * sort, one range after the other.
+ * of the input it sorts, not all of it, and joins at once.  The ranges
+ * are split by halves, and each range's ints sorted by halves, each
+ * half a child whose sorted run comes back as its value (at most CS_RUN
+ * ints, one value of at most 1 MiB), a successor merging two runs; the
+ * range's last successor sums its part of the checksum, and only those
+ * 8 bytes go back, added two by two.  Its serial twin is
+ * cilksort_serial: the same layout, the same merge sort, one range
+ * after the other.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +31,8 @@
 
 static int32_t	*in;		/* the input, laid out by value */
 static int64_t	 N;
-static int64_t	 start[CS_RANGES_MAX + 1]; /* range r: in[start[r], start[r+1]) */
+/* Range r is in[start[r], start[r + 1]). */
+static int64_t	 start[CS_RANGES_MAX + 1];
 static uint32_t	 nranges, bits;
 static uint8_t	 made[CS_RANGES_MAX];	/* range r's ints are in place here */
 

@@ -1,10 +1,10 @@
 /*
  * bigvalues COUNT — a program of threads whose COUNT children each work
- * a while (fib in threads), then send a value of CN_VALUE_MAX bytes (a pattern of their
- * index); a successor checks every byte of every value and answers how
- * many came whole.  On a cluster the children a thief stole send their
- * values back over the network in chunks: the answer is COUNT only if
- * every chunk arrived, in its place, once.
+ * a while (fib in threads), then send a value of CN_VALUE_MAX bytes (a
+ * pattern of their index); a successor checks every byte of every value
+ * and answers how many came whole.  On a cluster the children a thief
+ * stole send their values back over the network in chunks: the answer
+ * is COUNT only if every chunk arrived, in its place, once.
  */
 #include <stdio.h>
 #include <stdlib.h>
