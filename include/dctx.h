@@ -33,6 +33,12 @@ struct dctx_parent {
 	/* A message of the daemon's own type; -1 ends the child. */
 	int	(*dp_msg)(struct dctx *, uint16_t type, const uint8_t *,
 		    size_t);
+	/*
+	 * What the child sent just before it ended (priv.h, pp_last):
+	 * its stops are done; NULL: nothing is.
+	 */
+	int	(*dp_last)(struct dctx *, uint16_t type, const uint8_t *,
+		    size_t);
 	/* SIGCHLD: the daemon's own children (priv.h, pp_children). */
 	void	(*dp_children)(struct dctx *);
 	/* Just before the parent exits, with the child's status. */

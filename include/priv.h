@@ -218,6 +218,14 @@ struct priv_parent {
 	 * reap; the child of the split is never theirs (pc_peer).
 	 */
 	void		(*pp_children)(void *);
+	/*
+	 * A message the child sent just before it ended, read once it
+	 * has: what it decided to stop is done, what would start
+	 * something is ignored.  NULL: such messages are dropped.  -1
+	 * if it is malformed (the rest are dropped).
+	 */
+	int		(*pp_last)(struct priv_chan *, uint16_t type,
+			    const uint8_t *, size_t, void *);
 	/* Just before the parent exits: remove the pid file. */
 	void		(*pp_exit)(void *);
 	void		*pp_arg;

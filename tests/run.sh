@@ -59,9 +59,13 @@ tally() {
 	secs=$(( $(date +%s) - start ))
 	if [ $((f + extra)) -ne 0 ]; then
 		echo "FAIL $name ($p passed, $((f + extra)) failed, exit $rc, ${secs}s, ended +${ended}s)"
-		# the failures first: a long test's comments could hide them
-		{ grep -E '^not ok' "$out"; grep -E '^(not ok|#)' "$out" |
-		    head -60; } | sed 's/^/    /'
+		# the failures first, then each with the comments that follow
+		# it (its diagnosis): a long test's earlier comments could
+		# hide them
+		{ grep -E '^not ok' "$out"; awk '
+		    /^not ok/ { n = 0; show = 1; print; next }
+		    show && /^#/ && n < 40 { n++; print; next }
+		    { show = 0 }' "$out" | head -120; } | sed 's/^/    /'
 		if [ "$extra" -ne 0 ]; then
 			tail -20 "$out" | sed 's/^/    | /'
 		fi

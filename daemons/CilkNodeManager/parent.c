@@ -81,17 +81,20 @@ struct pad {
 	int		 p_start_fd;	/* its report, in the loop; -1 */
 	char		 p_skipped[64];	/* limits not enforced */
 	double		 p_reap_by;	/* never started: its cgroup's end */
+	int		 p_adopting;	/* its first answer after our restart */
 	struct vacate	 p_vac;		/* VACATE: freeze, kill (freeze.c) */
 };
 
 static TAILQ_HEAD(, pad) pads = TAILQ_HEAD_INITIALIZER(pads);
 static struct node	*pn;		/* the node's configuration */
 static int		 orphans_due;	/* end_orphans() waits for a start */
+static int		 hello_due;	/* HELLO waits for late adoptions */
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
 
 static void	pad_read(struct evloop *, int, short, void *);
 static int	pad_attach_sync(struct pad *);
 static void	pad_arm(void);
+static void	hello(void);
 static int	pad_starting(struct pad *);
 static void	end_orphans(void);
 
@@ -153,7 +156,7 @@ pad_find(const char *worker)
 
 	TAILQ_FOREACH(p, &pads, p_entry)
 		if (p->p_start == NULL && p->p_reap_by == 0 &&
-		    strcmp(p->p_worker, worker) == 0)
+		    !p->p_adopting && strcmp(p->p_worker, worker) == 0)
 			return p;
 	return NULL;
 }
@@ -218,6 +221,25 @@ static void
 pad_lost(struct pad *p, const char *why)
 {
 	pad_close(p);
+	if (p->p_adopting) {
+		/*
+		 * Never told to the engine: its processes, its launch pad
+		 * and its folder go, and its cgroup once empty (pad_reaped).
+		 * Its job runs the task again.
+		 */
+		pad_kill(p, why);
+		if (p->p_lpad > 1 && kill(p->p_lpad, SIGKILL) == 0)
+			log_info("worker %s: launch pad %d killed",
+			    p->p_worker, (int)p->p_lpad);
+		if (lpad_remove_folder(pn->n_state_dir, p->p_worker) == -1 &&
+		    errno != ENOENT)
+			log_warn("worker %s: its folder", p->p_worker);
+		p->p_adopting = 0;
+		p->p_answer_by = 0;
+		p->p_reap_by = now_mono() + PAD_REAP;
+		hello();
+		return;
+	}
 	if (p->p_state != NMPRIV_W_EXITED) {
 		pad_kill(p, why);
 		if (p->p_lpad > 1 && kill(p->p_lpad, SIGKILL) == 0)
@@ -230,9 +252,21 @@ pad_lost(struct pad *p, const char *why)
 		(void)contain_remove(p->p_cg);
 }
 
+static void	pad_take(struct pad *, const struct lpad_status *);
+
 static void
 pad_status(struct pad *p, const struct lpad_status *st)
 {
+	if (p->p_adopting) {
+		p->p_adopting = 0;
+		pad_take(p, st);
+		log_info("adopted worker %s of job %u (%s) at its second asking",
+		    p->p_worker, p->p_job, p->p_state == NMPRIV_W_EXITED ?
+		    "exited" : "running");
+		tell_worker(p);
+		hello();
+		return;
+	}
 	p->p_pgid = (pid_t)st->st_pgid;
 	p->p_cpu_ms = st->st_cpu_ms;
 	p->p_maxrss_kb = st->st_maxrss_kb;
@@ -268,6 +302,22 @@ pad_read(struct evloop *loop, int fd, short revents, void *arg)
 		pad_status(p, &m.lm_status);
 }
 
+/*
+ * An adopted launch pad's pid before it says it: the kernel's word
+ * (SO_PEERCRED of its socket, set when it listened), so that one that
+ * never answers can still be ended.
+ */
+static void
+pad_peer(struct pad *p)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (p->p_lpad <= 1 && getsockopt(p->p_fd, SOL_SOCKET, SO_PEERCRED,
+	    &cred, &len) == 0 && len == sizeof(cred) && cred.pid > 1)
+		p->p_lpad = cred.pid;
+}
+
 /* Holds the launch pad by a connection, and asks how the worker is. */
 static int
 pad_attach(struct pad *p)
@@ -276,6 +326,7 @@ pad_attach(struct pad *p)
 
 	if ((p->p_fd = lpad_connect(pn->n_run_dir, p->p_worker)) == -1)
 		return -1;
+	pad_peer(p);
 	if (fcntl(p->p_fd, F_SETFL, O_NONBLOCK) == -1 ||
 	    evloop_add_fd(pn->n_dc.dc_loop, p->p_fd, POLLIN, pad_read,
 	    p) == -1) {
@@ -914,6 +965,58 @@ on_engine(struct dctx *dc, uint16_t type, const uint8_t *body, size_t len)
 	return 0;
 }
 
+/*
+ * What the engine asked just before it ended (a restart's SIGTERM came
+ * as it decided): its stops, freezes and forgets are done, so that a
+ * worker it began to stop is not left running for the next node
+ * manager to find; a start is not (nobody would take its output).
+ */
+static int
+on_engine_last(struct dctx *dc, uint16_t type, const uint8_t *body,
+    size_t len)
+{
+	struct nmpriv_msg m;
+	struct pad *p;
+
+	(void)dc;
+	if (!from_engine(type) || nmpriv_decode_body(&m, type, body,
+	    len) == -1)
+		return -1;
+	if (!about_worker(m.nm_type) || (p = pad_find(m.nm_worker)) == NULL ||
+	    (m.nm_type == NMPRIV_FREEZE && !m.nm_flag)) {
+		log_info("after the engine's end: %s%s%s not done",
+		    nmpriv_type_name(m.nm_type), about_worker(m.nm_type) ?
+		    " of worker " : "", about_worker(m.nm_type) ?
+		    m.nm_worker : "");
+		return 0;
+	}
+	log_info("after the engine's end: %s of worker %s",
+	    nmpriv_type_name(m.nm_type), p->p_worker);
+	return on_engine(dc, type, body, len);
+}
+
+/* What an adopted worker's launch pad says of it, ours now. */
+static void
+pad_take(struct pad *p, const struct lpad_status *st)
+{
+	p->p_kind = p->p_worker[0] == 'r' ? NMPRIV_KIND_ROOT :
+	    NMPRIV_KIND_WORKER;
+	p->p_job = st->st_job;
+	p->p_task = st->st_task;
+	strlcpy(p->p_user, st->st_user, sizeof(p->p_user));
+	p->p_lpad = (pid_t)st->st_lpad_pid;
+	p->p_pgid = (pid_t)st->st_pgid;
+	p->p_state = NMPRIV_W_RUNNING;
+	if (st->st_state == LPAD_STATE_EXITED) {
+		p->p_state = NMPRIV_W_EXITED;
+		p->p_how = st->st_how;
+		p->p_code = st->st_code;
+		p->p_cpu_ms = st->st_cpu_ms;
+		p->p_maxrss_kb = st->st_maxrss_kb;
+	} else if (contain_frozen(p->p_cg) == 1)
+		p->p_state = NMPRIV_W_FROZEN;
+}
+
 /* At start: the launch pad's word on its worker, before the loop runs. */
 static int
 pad_attach_sync(struct pad *p)
@@ -923,22 +1026,7 @@ pad_attach_sync(struct pad *p)
 	if ((p->p_fd = lpad_connect(pn->n_run_dir, p->p_worker)) == -1 ||
 	    lpad_status(p->p_fd, &st) == -1)
 		return -1;
-	p->p_kind = p->p_worker[0] == 'r' ? NMPRIV_KIND_ROOT :
-	    NMPRIV_KIND_WORKER;
-	p->p_job = st.st_job;
-	p->p_task = st.st_task;
-	strlcpy(p->p_user, st.st_user, sizeof(p->p_user));
-	p->p_lpad = (pid_t)st.st_lpad_pid;
-	p->p_pgid = (pid_t)st.st_pgid;
-	p->p_state = NMPRIV_W_RUNNING;
-	if (st.st_state == LPAD_STATE_EXITED) {
-		p->p_state = NMPRIV_W_EXITED;
-		p->p_how = st.st_how;
-		p->p_code = st.st_code;
-		p->p_cpu_ms = st.st_cpu_ms;
-		p->p_maxrss_kb = st.st_maxrss_kb;
-	} else if (contain_frozen(p->p_cg) == 1)
-		p->p_state = NMPRIV_W_FROZEN;
+	pad_take(p, &st);
 	if (fcntl(p->p_fd, F_SETFL, O_NONBLOCK) == -1 ||
 	    evloop_add_fd(pn->n_dc.dc_loop, p->p_fd, POLLIN, pad_read,
 	    p) == -1)
@@ -958,10 +1046,24 @@ adopt_one(const char *worker, void *arg)
 	p->p_fd = -1;
 	strlcpy(p->p_worker, worker, sizeof(p->p_worker));
 	if (contain_worker_path(&pn->n_cb, worker, p->p_cg,
-	    sizeof(p->p_cg)) == -1 || pad_attach_sync(p) == -1) {
-		log_warnx("adopt %s: its launch pad did not answer", worker);
-		pad_close(p);
+	    sizeof(p->p_cg)) == -1) {
+		log_warn("adopt %s: its cgroup", worker);
 		free(p);
+		return 0;
+	}
+	if (pad_attach_sync(p) == -1) {
+		/*
+		 * Slow (a loaded machine) or stopped: asked again, in the
+		 * loop, with a new launch pad's time.  A worker nobody
+		 * polices must not run on: one that stays silent is ended.
+		 */
+		log_warnx("adopt %s: its launch pad did not answer (%s); "
+		    "asking again", worker, strerror(errno));
+		pad_close(p);
+		p->p_adopting = 1;
+		TAILQ_INSERT_TAIL(&pads, p, p_entry);
+		if (pad_attach(p) == -1)
+			pad_lost(p, "its launch pad cannot be reached");
 		return 0;
 	}
 	log_info("adopted worker %s of job %u (%s)", worker, p->p_job,
@@ -1056,7 +1158,6 @@ static void
 parent_start(struct dctx *dc)
 {
 	struct node *n = dc->dc_arg;
-	struct nmpriv_msg m;
 	struct pad *p;
 
 	pn = n;
@@ -1075,18 +1176,35 @@ parent_start(struct dctx *dc)
 	node_reap_start(n);	/* reap.c: folders of launch pads gone */
 	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
-		tell_worker(p);
-	/*
-	 * After the adopted workers: the engine registers only then, so the
-	 * broker cannot give a processor a job before the engine knows the
-	 * worker already running there (it would start a second one and
-	 * retire the first).
-	 */
+		if (!p->p_adopting && p->p_reap_by == 0)
+			tell_worker(p);
+	hello_due = 1;
+	hello();
+	pad_arm();
+}
+
+/*
+ * After the adopted workers, those asked again included: the engine
+ * registers only then, so the broker cannot give a processor a job
+ * before the engine knows the worker already running there (it would
+ * start a second one and retire the first).
+ */
+static void
+hello(void)
+{
+	struct nmpriv_msg m;
+	struct pad *p;
+
+	if (!hello_due)
+		return;
+	TAILQ_FOREACH(p, &pads, p_entry)
+		if (p->p_adopting)
+			return;
+	hello_due = 0;
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_HELLO;
-	strlcpy(m.nm_path, n->n_cb.cb_cgpath, sizeof(m.nm_path));
+	strlcpy(m.nm_path, pn->n_cb.cb_cgpath, sizeof(m.nm_path));
 	tell(&m);
-	pad_arm();
 }
 
 /*
@@ -1123,6 +1241,7 @@ const struct dctx_parent node_parent = {
 	.dp_keep_keys = 1,	/* it checks what users signed */
 	.dp_start = parent_start,
 	.dp_msg = on_engine,
+	.dp_last = on_engine_last,
 	.dp_children = on_children,
 	.dp_exit = parent_exit,
 };

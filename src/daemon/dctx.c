@@ -371,6 +371,16 @@ parent_msg(struct priv_chan *pc, uint16_t type, const uint8_t *payload,
 	return dp->dp_msg(dc, type, payload, len);
 }
 
+static int
+parent_last(struct priv_chan *pc, uint16_t type, const uint8_t *payload,
+    size_t len, void *arg)
+{
+	struct dctx *dc = arg;
+
+	(void)pc;
+	return dc->dc_spec->ds_parent->dp_last(dc, type, payload, len);
+}
+
 static void
 parent_children(void *arg)
 {
@@ -471,6 +481,8 @@ privsep(struct dctx *dc)
 	pp.pp_reload = parent_reload;
 	pp.pp_msg = parent_msg;
 	pp.pp_children = parent_children;
+	if (sp->ds_parent != NULL && sp->ds_parent->dp_last != NULL)
+		pp.pp_last = parent_last;
 	pp.pp_exit = parent_exit;
 	pp.pp_arg = dc;
 	if (priv_fork(&dc->dc_chan, pu, &pp, err, sizeof(err)) == -1)

@@ -29,11 +29,14 @@ struct priv_parent_state {
 	struct priv_chan	*ps_chan;
 	const struct priv_parent *ps_pp;
 	int			 ps_stopping;	/* SIGTERM sent to the child */
+	int			 ps_bad;	/* it spoke nonsense: not heard */
 	struct evtimer		*ps_kill;	/* SIGKILL if it lingers */
 	uint8_t			*ps_buf;	/* PRIV_MSG_MAX */
 };
 
 static struct priv_parent_state	ps;
+
+#define PRIV_DRAIN_MAX	4096	/* the child's last messages read */
 
 
 static void __attribute__((noreturn))
@@ -72,6 +75,44 @@ stop_child(struct evloop *loop, int sig)
 		log_warn("stop timer");
 }
 
+/*
+ * What the child sent before it ended is done before we go: its SIGCHLD
+ * is read in the same poll as its last messages, and first (the signal
+ * descriptor is older than the channel's), so a stop it decided just
+ * before a restart's SIGTERM would be lost with us, and the restarted
+ * daemon would not know it was decided.  Not from a child ended for
+ * speaking nonsense.  Bounded: the channel holds what it holds.
+ */
+static void
+drain(void)
+{
+	const struct priv_parent *pp = ps.ps_pp;
+	const uint8_t *payload;
+	uint16_t type;
+	size_t len;
+	int i, n = 0;
+
+	if (ps.ps_bad || ps.ps_buf == NULL || pp->pp_last == NULL)
+		return;
+	for (i = 0; i < PRIV_DRAIN_MAX; i++) {
+		if (priv_recv(ps.ps_chan, &type, ps.ps_buf, PRIV_MSG_MAX,
+		    &payload, &len) != 1)
+			break;
+		if (type < PRIV_M_MAX)
+			continue;	/* READY, WATCHDOG: moot now */
+		if (pp->pp_last(ps.ps_chan, type, payload, len,
+		    pp->pp_arg) == -1) {
+			log_warnx("the unprivileged process's last words "
+			    "were malformed; not heeded");
+			break;
+		}
+		n++;
+	}
+	if (n > 0)
+		log_debug("%d message%s of the unprivileged process done "
+		    "after its end", n, n == 1 ? "" : "s");
+}
+
 /* Reaps the child if it is gone; the parent goes with it. */
 static void
 reap(void)
@@ -104,6 +145,7 @@ reap(void)
 		    "status %d; exiting", (long)pid, code);
 	if (!ps.ps_stopping)
 		sdnotify_printf("STOPPING=1");
+	drain();
 	parent_exit(code);
 }
 
@@ -148,6 +190,7 @@ bad_child(struct evloop *loop, const char *why)
 {
 	log_warnx("the unprivileged process (pid %ld) %s; ending it",
 	    (long)ps.ps_chan->pc_peer, why);
+	ps.ps_bad = 1;
 	stop_child(loop, SIGKILL);
 }
 

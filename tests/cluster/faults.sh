@@ -310,9 +310,23 @@ left_none() {
 	no_workers || return 1
 	for n in $nodes; do workers_folder_empty "$n" || return 1; done
 }
-wait_for 40 left_none
+# left_what : what is left on each node, one line each, for a failure
+left_what() {
+	local n
+	for n in $nodes; do
+		echo "# $n: worker [$(worker "$n" | tr '\n' ' ')]" \
+		    "launch pads [$(on "$n" "pgrep -x CilkLaunchPad" | tr '\n' ' ')]" \
+		    "folders [$(on "$n" "ls -A /var/lib/cilknow/workers" | tr '\n' ' ')]"
+	done
+}
+# The bound covers the slowest legitimate path: a restart (its -n check
+# first), a launch pad slow to answer asked again (5 + 10 s), a job
+# manager gone (3 register intervals, 15 s, before its worker is
+# dropped), a stop's grace twice over (6 s): 45 s on a quiet machine.
+wait_for 75 left_none
 ok $? "6: no worker, no launch pad, no worker folder left on any node ($(secs "$t0") s)" ||
-    { diag hawk; on hawk "ls -la /var/lib/cilknow/workers" | show; }
+    { left_what; on hawk "journalctl -q -n 40 -u cilknow-nodemanager" | show
+      on hawk "journalctl -q -u cilknow-nodemanager" > "$work/6-hawk.journal"; }
 wait "$run" 2>/dev/null
 
 # ---- 7. systemctl reload under systemd ---------------------------------
