@@ -23,11 +23,11 @@
 
 #include "cilknow.h"
 #include "bigmem.h"
+/* mix, msort, CS_RANGE, CS_RANGES_MAX: shared with its twins */
+#include "serial/cilksort_input.h"
 
 #define CS_RUN	(CN_VALUE_MAX / sizeof(int32_t))  /* ints in one value */
 #define CS_LEAF	2048		/* sorted serially below this */
-#define CS_RANGE 65536		/* ints in a value range, about */
-#define CS_RANGES_MAX 1024	/* about CS_RUN ints each at the largest N */
 
 static int32_t	*in;		/* the input, laid out by value */
 static int64_t	 N;
@@ -46,42 +46,6 @@ static void	top(struct cn_ctx *, struct cn_cont, const void *, size_t);
 static cn_thread *const threads[] = {
 	top, sortrun, merge2, ranges, sumrun, add2
 };
-
-static uint64_t
-mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static void
-msort(int32_t *a, int32_t *tmp, int64_t n)
-{
-	int64_t i, j, k, m;
-
-	if (n < 2)
-		return;
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			int32_t v = a[i];
-
-			for (j = i; j > 0 && a[j - 1] > v; j--)
-				a[j] = a[j - 1];
-			a[j] = v;
-		}
-		return;
-	}
-	m = n / 2;
-	msort(a, tmp, m);
-	msort(a + m, tmp, n - m);
-	for (i = 0, j = m, k = 0; i < m && j < n;)
-		tmp[k++] = a[j] < a[i] ? a[j++] : a[i++];
-	while (i < m)
-		tmp[k++] = a[i++];
-	memcpy(a, tmp, sizeof(*a) * (size_t)k);
-}
 
 /* The input's int i: 31 bits, whose top bits pick its range. */
 static int32_t

@@ -232,11 +232,28 @@ for t in "$top"/tests/integration/[0-9]*.sh; do
 		echo "int $t"
 	fi >>"$queue"
 done
+# by_time : the queue's lines on stdin, longest first, as long as each
+# took in a make check on 2 cores (tests/durations: "SECONDS NAME"; one
+# not named there counts 20 s): the lanes end together, on short tests,
+# not on one long test started last (they ended 40 s apart in name
+# order).  Ties keep name order.
+by_time() {
+	if [ -f "$top/tests/durations" ]; then
+		awk 'NR == FNR { if ($1 !~ /^#/) d[$2] = $1; next }
+		    { n = $2; sub(".*/", "", n)
+		      k = ($1 == "unit" || $2 ~ /_test$/ ? "unit/" : "integration/") n
+		      print (k in d ? d[k] : 20), $0 }' \
+		    "$top/tests/durations" - | sort -s -k1,1nr | cut -d' ' -f2-
+	else
+		cat
+	fi
+}
 if [ "$lanes" -gt 1 ]; then
 	# last: by then valgrind, the fuzzers and the container cluster
 	# are done, and a test alone has the machine (0945's lintian and
 	# second build did not end within 300 s beside them).
-	{ grep '^cpu ' "$queue"; grep -v -e '^alone ' -e '^cpu ' "$queue"
+	{ grep '^cpu ' "$queue" | by_time
+	    grep -v -e '^alone ' -e '^cpu ' "$queue" | by_time
 	    grep '^alone ' "$queue"; } >"$queue.o"
 	mv "$queue.o" "$queue"
 fi

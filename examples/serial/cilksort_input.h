@@ -1,9 +1,8 @@
 /*
  * cilksort_input.h — cilksort's input, its layout by value range and
  * the serial merge sort, for its serial twin and the benchmark twins
- * (tests/bench/twins), so that they all sort the same thing the same
- * way.  examples/cilksort.c keeps its own copy: an example stands
- * alone.
+ * (tests/bench/twins) and for examples/cilksort.c itself, so that
+ * they all sort the same thing the same way.
  */
 #ifndef CILKNOW_CILKSORT_INPUT_H
 #define CILKNOW_CILKSORT_INPUT_H
@@ -48,14 +47,14 @@ msort(int32_t *a, int32_t *tmp, int64_t n)
 }
 
 #define CS_RANGE	65536	/* ints in a value range, about */
-#define CS_RANGES_MAX	1024	/* as cilksort.c */
+#define CS_RANGES_MAX	1024	/* ranges at most (cilksort.c sizes N by it) */
 
 /*
  * The input i = 0 .. n-1, (int32_t)(mix(i + 24) >> 33), laid out by
  * value as cilksort lays it out: range r (the top bits) in
  * a[start[r], start[r+1]), in range order.  Returns the ranges.
  */
-static uint32_t
+static inline uint32_t	/* inline: cilksort.c lays out lazily */
 layout(int32_t *a, int64_t n, int64_t start[CS_RANGES_MAX + 1])
 {
 	int64_t at[CS_RANGES_MAX], i;
