@@ -118,17 +118,20 @@ bg_wait() {
 # their own.  It skips itself where it cannot run (not root, no
 # systemd-nspawn, no image and no archive).  Valgrind's single-threaded
 # runs take a core the waiting integration tests leave.
-# The short fuzzing runs follow valgrind, one at a time.
+# The short fuzzing runs follow the container cluster (valgrind's
+# end, 200 s later, opens the late lane: fuzzers after it ran beside
+# the last tests), one at a time.
 prev=-
 if [ -n "$plainbuild" ]; then
-	[ "${CILKNOW_CLUSTER:-1}" = 0 ] ||
-	    bg "cluster/run.sh" 900 - bash "$top/tests/cluster/run.sh" \
-	    "$plainbuild"
+	if [ "${CILKNOW_CLUSTER:-1}" != 0 ]; then
+		bg "cluster/run.sh" 900 - bash "$top/tests/cluster/run.sh" \
+		    "$plainbuild"
+		prev=cluster/run.sh
+	fi
 	# Niced: it has time to spare (it ended 200 s before the lanes),
 	# the lanes' daemons do not.
 	bg "valgrind" 900 - nice -n 10 sh "$top/tests/valgrind.sh" \
 	    "$plainbuild"
-	prev=valgrind
 fi
 if [ -n "$fuzzbuild" ]; then
 	for f in "$fuzzbuild"/fuzz_*; do

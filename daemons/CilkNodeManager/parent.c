@@ -237,6 +237,7 @@ pad_lost(struct pad *p, const char *why)
 		p->p_adopting = 0;
 		p->p_answer_by = 0;
 		p->p_reap_by = now_mono() + PAD_REAP;
+		pad_arm();
 		hello();
 		return;
 	}
@@ -297,7 +298,9 @@ pad_read(struct evloop *loop, int fd, short revents, void *arg)
 		pad_lost(p, "its launch pad sent a malformed message");
 		return;
 	}
-	p->p_answer_by = 0;
+	/* Adopting, only its status is the answer awaited. */
+	if (m.lm_type == LPAD_MSG_STATUS_REPLY || !p->p_adopting)
+		p->p_answer_by = 0;
 	if (m.lm_type == LPAD_MSG_STATUS_REPLY)
 		pad_status(p, &m.lm_status);
 }

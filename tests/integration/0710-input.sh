@@ -119,8 +119,10 @@ start nm2 "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
     -o listen=127.0.0.2:$((PORT + 1)) -o state_dir="$D/nodes/127.0.0.2/state" \
     -o run_dir="$D/nodes/127.0.0.2/run" \
     -o sensors=file:"$D/nodes/127.0.0.2/sensors"
-wait_for 10 grep -q "adopted worker .* (running)" "$T/nm2.out"
-ok $? "the restarted node manager adopts the running worker"
+# A launch pad slow to answer is asked again: 5 + 10 s at most.
+wait_for 20 grep -q "adopted worker .* (running)" "$T/nm2.out"
+ok $? "the restarted node manager adopts the running worker" ||
+    tail -n 8 "$T/nm2.out" | sed 's/^/#   | /'
 ! wait_for 4 grep -q "the owner is here\|the owner is back" "$T/nm2.out"
 ok $? "and does not take the reopened devices for the owner"
 [ "$(shells "^sh -c .*$MARK")" = "$WPID" ]

@@ -24,8 +24,11 @@ D=$T/cluster
 D2=$T/nosuspend
 PORT=17900
 PORT2=17920
+# Guests at nice 0 (BUSY_MACHINE_WORKERS): 60 ticks of an idle-class
+# worker took more than the 30 s allowed beside make check's busiest
+# minutes; freezing and stopping are the same at any priority.
 "$BIN/CilkLocal" start -n 2 -d "$D" -p $PORT -o register_interval=1 \
-    -o stop_grace=1 -o timeout=2 >"$T/start.out" 2>&1
+    -o stop_grace=1 -o timeout=2 $BUSY_MACHINE_WORKERS >"$T/start.out" 2>&1
 exit_is $? 0 "CilkLocal start -n 2"
 trap '"$BIN/CilkLocal" stop -d "$D" >/dev/null 2>&1;
     "$BIN/CilkLocal" stop -d "$D2" >/dev/null 2>&1; cleanup' EXIT
@@ -140,7 +143,7 @@ as_alice sus --owner-return=suspend=30 -- sh -c "'$HOSTILE' spin \
 SUS=$LAST_PID
 wait_for 20 ticked_past 5
 ok $? "a job with --owner-return=suspend=30 runs and ticks"
-# SCHED_IDLE: on a busy machine the spinner waits for an idle moment.
+# On a busy machine the spinner may wait for its share.
 spun() { [ "$(cpu_usec)" -ge 20000 ]; }
 wait_for 3 spun
 owner_back
