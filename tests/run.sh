@@ -133,23 +133,9 @@ if [ -n "$plainbuild" ]; then
 	bg "valgrind" 900 - nice -n 10 sh "$top/tests/valgrind.sh" \
 	    "$plainbuild"
 fi
-# The fuzzers are built here, beside the tests (clang, 40 s of CPU:
-# 20 s of make check's build phase before any test could start), then
-# run one at a time; a fuzzer that did not build fails its run.
 if [ -n "$fuzzbuild" ]; then
-	mkdir -p "$fuzzbuild" && fuzzbuild=$(cd "$fuzzbuild" && pwd)
-	bg "fuzz/build" 600 "$prev" nice -n 10 sh -c '
-	    if env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$1" \
-		BUILD="$2" fuzz-build >"$2/build.log" 2>&1; then
-		echo "ok 1 - the fuzzers build (clang, $2)"
-	    else
-		echo "not ok 1 - the fuzzers build (clang, $2)"
-		tail -n 20 "$2/build.log" | sed "s/^/#   | /"
-	    fi' _ "$top" "$fuzzbuild"
-	prev=fuzz/build
-	for src in "$top"/tests/fuzz/fuzz_*.c; do
-		[ -f "$src" ] || continue
-		f=$fuzzbuild/$(basename "$src" .c)
+	for f in "$fuzzbuild"/fuzz_*; do
+		[ -x "$f" ] || continue
 		bg "fuzz/$(basename "$f")" 120 "$prev" \
 		    nice -n 10 sh "$top/tests/fuzz/short.sh" "$f" 6
 		prev="fuzz/$(basename "$f")"
