@@ -114,7 +114,7 @@ wait_for 20 workers_are 1
 ok $? "lent again, the node runs the job"
 WPID=$(shells "^sh -c .*$MARK")
 NM=$(awk '$1 == "node" && index($3, "127.0.0.2") == 1 { print $2 }' "$D/pids")
-kill -KILL "$NM"
+kill_nm "$NM"
 start nm2 "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
     -o listen=127.0.0.2:$((PORT + 1)) -o state_dir="$D/nodes/127.0.0.2/state" \
     -o run_dir="$D/nodes/127.0.0.2/run" \

@@ -169,7 +169,7 @@ ok $? "a second job checkpoints"
 wait_for 10 logged "root of .* \(pid $M\) backed up: it recovers from $T/m.ckpt"
 ok $? "and is backed up on its home node"
 NM=$(awk '$1 == "node" && $3 == "'"$HOME_NODE"'" { print $2 }' "$D/pids")
-kill -KILL "$NM"
+kill_nm "$NM"
 crash $M
 ok $? "the home node manager, the root, its clearinghouse and its job manager die"
 CILKNOW_SBIN=$SBIN "$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \

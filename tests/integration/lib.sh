@@ -231,6 +231,21 @@ worker_pids() {
 	    "$1" | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done
 }
 
+# kill_nm PID : SIGKILLs a node manager (PID, its parent) and waits, 15 s
+# at most, until its engine, which the parent's death sends SIGTERM, has
+# ended too: a node manager started again before that cannot bind the
+# engine's address ("Address already in use", seen on a busy machine).
+kill_nm() {
+	_engine=$(ps -o pid=,args= --ppid "$1" | awk '/engine/ { print $1 }')
+	kill -KILL "$1"
+	for _p in "$1" $_engine; do
+		wait_for 15 pid_ended "$_p" || return 1
+	done
+}
+pid_ended() {	# pid_ended PID : no such process, or a zombie
+	! kill -0 "$1" 2>/dev/null || grep -q ') Z ' "/proc/$1/stat" 2>/dev/null
+}
+
 # skip_all REASON : the whole test cannot run here; counted as a skip.
 skip_all() {
 	echo "ok 1 # SKIP $1"
