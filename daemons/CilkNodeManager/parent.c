@@ -253,7 +253,27 @@ pad_lost(struct pad *p, const char *why)
 		(void)contain_remove(p->p_cg);
 }
 
-static void	pad_take(struct pad *, const struct lpad_status *);
+/* What an adopted worker's launch pad says of it, ours now. */
+static void
+pad_take(struct pad *p, const struct lpad_status *st)
+{
+	p->p_kind = p->p_worker[0] == 'r' ? NMPRIV_KIND_ROOT :
+	    NMPRIV_KIND_WORKER;
+	p->p_job = st->st_job;
+	p->p_task = st->st_task;
+	strlcpy(p->p_user, st->st_user, sizeof(p->p_user));
+	p->p_lpad = (pid_t)st->st_lpad_pid;
+	p->p_pgid = (pid_t)st->st_pgid;
+	p->p_state = NMPRIV_W_RUNNING;
+	if (st->st_state == LPAD_STATE_EXITED) {
+		p->p_state = NMPRIV_W_EXITED;
+		p->p_how = st->st_how;
+		p->p_code = st->st_code;
+		p->p_cpu_ms = st->st_cpu_ms;
+		p->p_maxrss_kb = st->st_maxrss_kb;
+	} else if (contain_frozen(p->p_cg) == 1)
+		p->p_state = NMPRIV_W_FROZEN;
+}
 
 static void
 pad_status(struct pad *p, const struct lpad_status *st)
@@ -926,36 +946,38 @@ about_worker(uint16_t type)
 	    type == NMPRIV_FORGET || type == NMPRIV_VACATE;
 }
 
-/*
- * The engine's requests (dctx_parent's dp_msg); a malformed one is the
- * engine's end (priv_fork ends it).
- */
+/* An engine's request, decoded once; -1: not one it may make. */
 static int
-on_engine(struct dctx *dc, uint16_t type, const uint8_t *body, size_t len)
+engine_decode(struct nmpriv_msg *m, uint16_t type, const uint8_t *body,
+    size_t len)
 {
-	struct nmpriv_msg m;
-	struct pad *p = NULL;
-
-	(void)dc;
-	if (!from_engine(type) || nmpriv_decode_body(&m, type, body,
+	if (!from_engine(type) || nmpriv_decode_body(m, type, body,
 	    len) == -1)
 		return -1;
-	if (about_worker(m.nm_type) && (p = pad_find(m.nm_worker)) == NULL) {
-		unknown_worker(&m);
-		return 0;
+	return 0;
+}
+
+static void
+engine_act(const struct nmpriv_msg *m)
+{
+	struct pad *p = NULL;
+
+	if (about_worker(m->nm_type) && (p = pad_find(m->nm_worker)) == NULL) {
+		unknown_worker(m);
+		return;
 	}
-	switch (m.nm_type) {
+	switch (m->nm_type) {
 	case NMPRIV_SPAWN:
-		do_spawn(&m);
+		do_spawn(m);
 		break;
 	case NMPRIV_STOP:
-		do_stop(p, m.nm_grace_ms);
+		do_stop(p, m->nm_grace_ms);
 		break;
 	case NMPRIV_FREEZE:
-		do_freeze(p, m.nm_flag);
+		do_freeze(p, m->nm_flag);
 		break;
 	case NMPRIV_VACATE:
-		do_vacate(p, m.nm_grace_ms, m.nm_fast_ms);
+		do_vacate(p, m->nm_grace_ms, m->nm_fast_ms);
 		break;
 	case NMPRIV_FORGET:
 		do_forget(p);
@@ -965,6 +987,21 @@ on_engine(struct dctx *dc, uint16_t type, const uint8_t *body, size_t len)
 		node_input_tell(pn);
 		break;
 	}
+}
+
+/*
+ * The engine's requests (dctx_parent's dp_msg); a malformed one is the
+ * engine's end (priv_fork ends it).
+ */
+static int
+on_engine(struct dctx *dc, uint16_t type, const uint8_t *body, size_t len)
+{
+	struct nmpriv_msg m;
+
+	(void)dc;
+	if (engine_decode(&m, type, body, len) == -1)
+		return -1;
+	engine_act(&m);
 	return 0;
 }
 
@@ -982,8 +1019,7 @@ on_engine_last(struct dctx *dc, uint16_t type, const uint8_t *body,
 	struct pad *p;
 
 	(void)dc;
-	if (!from_engine(type) || nmpriv_decode_body(&m, type, body,
-	    len) == -1)
+	if (engine_decode(&m, type, body, len) == -1)
 		return -1;
 	if (!about_worker(m.nm_type) || (p = pad_find(m.nm_worker)) == NULL ||
 	    (m.nm_type == NMPRIV_FREEZE && !m.nm_flag)) {
@@ -995,29 +1031,8 @@ on_engine_last(struct dctx *dc, uint16_t type, const uint8_t *body,
 	}
 	log_info("after the engine's end: %s of worker %s",
 	    nmpriv_type_name(m.nm_type), p->p_worker);
-	return on_engine(dc, type, body, len);
-}
-
-/* What an adopted worker's launch pad says of it, ours now. */
-static void
-pad_take(struct pad *p, const struct lpad_status *st)
-{
-	p->p_kind = p->p_worker[0] == 'r' ? NMPRIV_KIND_ROOT :
-	    NMPRIV_KIND_WORKER;
-	p->p_job = st->st_job;
-	p->p_task = st->st_task;
-	strlcpy(p->p_user, st->st_user, sizeof(p->p_user));
-	p->p_lpad = (pid_t)st->st_lpad_pid;
-	p->p_pgid = (pid_t)st->st_pgid;
-	p->p_state = NMPRIV_W_RUNNING;
-	if (st->st_state == LPAD_STATE_EXITED) {
-		p->p_state = NMPRIV_W_EXITED;
-		p->p_how = st->st_how;
-		p->p_code = st->st_code;
-		p->p_cpu_ms = st->st_cpu_ms;
-		p->p_maxrss_kb = st->st_maxrss_kb;
-	} else if (contain_frozen(p->p_cg) == 1)
-		p->p_state = NMPRIV_W_FROZEN;
+	engine_act(&m);
+	return 0;
 }
 
 /* At start: the launch pad's word on its worker, before the loop runs. */

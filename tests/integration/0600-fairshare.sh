@@ -6,7 +6,13 @@
 # the others; with the broker stopped, a newly idle node still finds work
 # through its peers and the split stays within 2 of fair.
 # ports: 17520-17539
-# alone: 24 node managers switch every 0.3 s: counts drift under load
+# cpu: 24 node managers switch every 0.3 s
+# The plain build where make check has one: sanitized, the 24 node
+# managers took 65 s of CPU to the plain build's 25 and the counts
+# drifted unless the test had the machine to itself; plain, it passed
+# beside four busy loops.  The node manager's memory is checked under
+# the sanitizers by the other tests.
+CILKNOW_BUILD=${CILKNOW_PLAIN_BUILD:-$CILKNOW_BUILD}
 . "$(dirname "$0")/lib.sh"
 D=$T/cluster
 export CILKNOW_SBIN=$SBIN

@@ -41,7 +41,6 @@ zombie() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 # The node manager's parent: the pid CilkLocal recorded, or ours.
 NM=$(awk '$1 == "node" && $3 == "127.0.0.2:'$((PORT + 1))'" { print $2 }' \
     "$D/pids")
-engine_of() { ps -o pid=,args= --ppid "$1" | awk '/engine/ { print $1 }'; }
 restart_nm() {
 	"$SBIN/CilkNodeManager" -f -c "$D/cilknow.conf" \
 	    -o listen=127.0.0.2:$((PORT + 1)) -o state_dir="$NSTATE" \

@@ -236,12 +236,14 @@ worker_pids() {
 # ended too: a node manager started again before that cannot bind the
 # engine's address ("Address already in use", seen on a busy machine).
 kill_nm() {
-	_engine=$(ps -o pid=,args= --ppid "$1" | awk '/engine/ { print $1 }')
+	_engine=$(engine_of "$1")
 	kill -KILL "$1"
 	for _p in "$1" $_engine; do
 		wait_for 15 pid_ended "$_p" || return 1
 	done
 }
+# engine_of PID : the pid of node manager PID's engine (its child)
+engine_of() { ps -o pid=,args= --ppid "$1" | awk '/engine/ { print $1 }'; }
 pid_ended() {	# pid_ended PID : no such process, or a zombie
 	! kill -0 "$1" 2>/dev/null || grep -q ') Z ' "/proc/$1/stat" 2>/dev/null
 }

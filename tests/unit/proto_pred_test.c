@@ -190,21 +190,40 @@ test_set_text(void)
 	pred_set_free(t);
 }
 
-/* change: WORDS (blank-separated command) on *set, stored under dir. */
+/* words_cmd: WORDS (a blank-separated command) as a command. */
 static int
-change(struct pred_set **set, const char *path, const char *words,
-    char *why, size_t whysz)
+words_cmd(const char *words, struct pred_cmd *cmd, char *why, size_t whysz)
 {
 	char buf[1024], *argv[16], *w;
-	struct pred_cmd cmd;
 	int argc = 0;
 
 	strlcpy(buf, words, sizeof(buf));
 	for (w = strtok(buf, " "); w != NULL && argc < 16; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	if (pred_cmd_parse(argc, argv, &cmd, why, whysz) == -1)
+	return pred_cmd_parse(argc, argv, cmd, why, whysz);
+}
+
+/* change: WORDS on *set, stored under dir. */
+static int
+change(struct pred_set **set, const char *path, const char *words,
+    char *why, size_t whysz)
+{
+	struct pred_cmd cmd;
+
+	if (words_cmd(words, &cmd, why, whysz) == -1)
 		return -2;
 	return proto_pred_set_change(set, path, &cmd, why, whysz);
+}
+
+/* The length of set's text, as pushed. */
+static size_t
+text_len(struct pred_set *set)
+{
+	char *text = proto_pred_set_text(set, NULL);
+	size_t n = text != NULL ? strlen(text) : 0;
+
+	free(text);
+	return n;
 }
 
 /* No user fills the store, and what is stored can always be pushed. */
@@ -241,7 +260,25 @@ test_quota(void)
 	/* Many users with long node names: the text would outgrow a push. */
 	memset(node, 'n', sizeof(node) - 1);
 	node[sizeof(node) - 1] = '\0';
-	for (u = 0, rc = 0; u < 100 && rc == 0; u++)
+	/*
+	 * Most of them straight into the set, a user at a time while the
+	 * text has room for more than one user's: each change re-reads
+	 * the whole set, and one at a time they took 30 s under valgrind.
+	 */
+	for (u = 0, rc = 0; u < 100 && rc == 0 &&
+	    text_len(set) + 2 * PROTO_PRED_USER_MAX * sizeof(node) <
+	    PROTO_PRED_TEXT_MAX; u++)
+		for (i = 0; i < PROTO_PRED_USER_MAX && rc == 0; i++) {
+			struct pred_cmd cmd;
+
+			snprintf(words, sizeof(words), "user=u%d node=%s%d add "
+			    "idletime=60", u, node, i);
+			rc = words_cmd(words, &cmd, why, sizeof(why)) == 0 &&
+			    pred_set_apply(set, &cmd, why, sizeof(why)) == 0 ?
+			    0 : -2;
+		}
+	is_int(rc, 0, "%d users' predicates put straight into the set", u);
+	for (; u < 100 && rc == 0; u++)
 		for (i = 0; i < PROTO_PRED_USER_MAX && rc == 0; i++) {
 			snprintf(words, sizeof(words), "user=u%d node=%s%d add "
 			    "idletime=60", u, node, i);
