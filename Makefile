@@ -175,7 +175,7 @@ testprogs: $(UNIT) $(TOOLS)
 # beside them; ends with the line "N passed, N failed, N skipped".
 check: check-deps
 	$(MAKE) -j$(JOBS) check-builds
-	sh tests/run.sh build/check build/fuzz build
+	bash tests/run.sh build/check build/fuzz build
 # The three builds of make check side by side, sharing $(JOBS) jobs (one
 # jobserver): one build's links and package overlap another's compiles.
 # (Built beside the tests instead, the fuzzers saved 6 s here and cost
