@@ -8,6 +8,8 @@
 # nodes' workers join it when they are recruited (no
 # CILKNOW_MIN_WORKERS), so recruitment counts.  On a 2-core machine the
 # root and two workers share 2 cores: 2.0 is the ceiling.
+# BENCH_NODES (2): the cluster's nodes; 1 puts the root and one worker
+# on the 2 cores, so that neither waits for the other's core.
 # Targets of issue 24: fib, queens, matmul >= 1.7; cilksort 10^7 >= 1.2.
 #   tests/bench/speedup.sh BUILD
 set -u
@@ -16,11 +18,12 @@ build=$(cd "$1" && pwd)
 B=$build/bin
 export CILKNOW_SBIN=$build/sbin
 RUNS=${BENCH_RUNS:-3}
+N=${BENCH_NODES:-2}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-bench.XXXXXX")
 chmod 755 "$T"	# the daemons' service user reads what is in here
 trap '"$B/CilkLocal" stop -d "$T/c" >/dev/null 2>&1; rm -rf "$T"' EXIT
 P=${BENCH_PORT:-17400}	# tests/bench/run.sh: P+400 .. P+402
-"$B/CilkLocal" start -n 2 -d "$T/c" -p $((P + 400)) -o register_interval=1 \
+"$B/CilkLocal" start -n "$N" -d "$T/c" -p $((P + 400)) -o register_interval=1 \
     -o timeout=2 >"$T/start.out" 2>&1 || { cat "$T/start.out"; exit 1; }
 export CILKNOW_CONF=$T/c/cilknow.conf CILKNOW_STATS=1
 cd "$T" || exit 1
@@ -36,7 +39,7 @@ bench() {
 	for i in $(seq "$RUNS"); do
 		a=$(secs "$B/$name" -Alone "$size") || exit 1
 		want=$(answer)
-		nodes_idle 2 20 || exit 1
+		nodes_idle "$N" 20 || exit 1
 		c=$(secs "$B/$name" "$size") || exit 1
 		[ "$(answer)" = "$want" ] || { echo "bench: $name $size answers differ on the cluster" >&2; exit 1; }
 		echo "$a" >>"$T/a"
@@ -50,8 +53,8 @@ bench() {
 	    sed 's/^/    last run: /'
 }
 
-nodes_idle 2 20 || exit 1
-echo "speedup on a 2-node CilkLocal cluster (1 processor each) against -Alone:"
+nodes_idle "$N" 20 || exit 1
+echo "speedup on a $N-node CilkLocal cluster (1 processor each) against -Alone:"
 echo "seconds, median of $RUNS pairs, and the median of the pairs' ratios"
 printf "%-20s %9s %9s %8s  %s\n" "" alone cluster speedup "last cluster run"
 bench cilkfib "${BENCH_SFIB:-39}"

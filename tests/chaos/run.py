@@ -55,6 +55,7 @@ NODES = 4
 IDLE = "idletime=1000000\nusers=0\nload=0,0,0\n"
 BUSY = "idletime=0\nusers=0\nload=0,0,0\n"
 LEFTOVER_WAIT = 45      # s a worker may outlive its job (30 s of silence)
+LEFTOVER_QUIET = 3      # s with no worker of the job that count as none left
 JOINED = re.compile(r"worker (\d+) joined from (\S+) \(pid (\d+)\)")
 LISTENING = re.compile(r"CilkChouse: listening on \S+:(\d+)")
 
@@ -461,10 +462,22 @@ class Session:
         _, port = tl.workers()
         if port is None:
             return
+        # None for LEFTOVER_QUIET in a row: a task given out before the
+        # job ended may start after it (seen at 1.7 s on a busy machine)
+        # and must end in its turn, so one empty look is not enough.
         end = time.monotonic() + LEFTOVER_WAIT
-        while workers_of(port) and time.monotonic() < end:
-            time.sleep(0.2)
+        quiet_since = None
         left = workers_of(port)
+        while time.monotonic() < end:
+            now = time.monotonic()
+            if left:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = now
+            elif now - quiet_since >= LEFTOVER_QUIET:
+                break
+            time.sleep(0.2)
+            left = workers_of(port)
         if left:
             tl.say(f"chaos: workers left behind: {left}")
             for p in left:
