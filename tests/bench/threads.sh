@@ -6,11 +6,15 @@
 # them the same programs with libgomp tasks (gcc -fopenmp,
 # OMP_NUM_THREADS=1) and with TBB's task_group on one thread.  Times are
 # CPU seconds (user + system) of the process: this machine is shared.
+# Every run is pinned to one processor (cpus.bash's CPU_FIRST): a
+# virtual machine's processors need not be equally fast.
 # Targets of issue 24: fib <= 2.0, cilksort <= 1.2, matmul <= 1.1.
 #   tests/bench/threads.sh BUILD
 set -u
 build=$(cd "$1" && pwd)
 dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/cpus.bash"
+pin=(taskset -c "$CPU_FIRST")
 FIB=${BENCH_TFIB:-38}
 SORT=${BENCH_TSORT:-10000000}
 MM=${BENCH_TMM:-800}
@@ -52,19 +56,19 @@ bench() {
 	local name=$1 size=$2 i s a o t want
 	: >"$T/r.alone"; : >"$T/r.omp"; : >"$T/r.tbb"; : >"$T/s"
 	for i in $(seq "$RUNS"); do
-		s=$(cpu "$build/tests/${name}_serial" "$size") || exit 1
+		s=$(cpu "${pin[@]}" "$build/tests/${name}_serial" "$size") || exit 1
 		want=$(answer)
 		echo "$s" >>"$T/s"
-		a=$(cpu "$build/bin/$name" -Alone "$size") || exit 1
+		a=$(cpu "${pin[@]}" "$build/bin/$name" -Alone "$size") || exit 1
 		[ "$(answer)" = "$want" ] || { echo "bench: $name answers differ" >&2; exit 1; }
 		div "$a" "$s" >>"$T/r.alone"
 		if [ "$have_omp" = 1 ]; then
-			o=$(OMP_NUM_THREADS=1 cpu "$T/${name}_omp" "$size") || exit 1
+			o=$(OMP_NUM_THREADS=1 cpu "${pin[@]}" "$T/${name}_omp" "$size") || exit 1
 			[ "$(answer)" = "$want" ] || { echo "bench: ${name}_omp answers differ" >&2; exit 1; }
 			div "$o" "$s" >>"$T/r.omp"
 		fi
 		if [ "$have_tbb" = 1 ]; then
-			t=$(cpu "$T/${name}_tbb" "$size") || exit 1
+			t=$(cpu "${pin[@]}" "$T/${name}_tbb" "$size") || exit 1
 			[ "$(answer)" = "$want" ] || { echo "bench: ${name}_tbb answers differ" >&2; exit 1; }
 			div "$t" "$s" >>"$T/r.tbb"
 		fi
@@ -76,7 +80,8 @@ bench() {
 }
 
 echo "serial slowdown of programs of threads, one processor: CPU seconds of"
-echo "the serial twin, and each version's / the twin's, median of $RUNS pairs"
+echo "the serial twin, and each version's / the twin's, median of $RUNS pairs,"
+echo "every run on CPU $CPU_FIRST"
 printf "%-18s %9s %9s %9s %9s\n" "" serial cilknow libgomp tbb
 bench cilkfib "$FIB"
 bench cilksort "$SORT"
