@@ -14,17 +14,9 @@ passed=0
 failed=0
 skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/cilknow-check.XXXXXX")
-# nap SECONDS : a pause that starts no process (as lib.sh's): the loops
-# below looked thousands of times, and sleep(1) is a fork and an exec.
-nap=$log/nap
-mkfifo -m 600 "$nap" || nap=
-nap() {
-	if [ -n "$nap" ]; then
-		read -r -t "$1" _ <>"$nap"
-		[ $? -gt 128 ] && return 0
-	fi
-	sleep "$1"
-}
+# the loops below look thousands of times: nap, not sleep(1)
+. "$top/tests/nap.bash"
+nap_init "$log"
 run_start=$(date +%s)
 export CILKNOW_BUILD="$build" CILKNOW_TOP="$top"
 # The package test (0945) packs the plain build, as users get it.
@@ -159,8 +151,7 @@ fi
 # sanitized build's samples for the PREFIX each asks): with lanes, they
 # start at once beside valgrind, one after another (after valgrind and
 # the fuzzers, 0945 ended last of all; run alone at the end, the install
-# tests were 20 s of a machine with one core idle), and the tests that
-# run alone wait for them.
+# tests were 20 s of a machine with one core idle).
 chained=
 if [ "${CILKNOW_LANES:-3}" != 1 ]; then
 	cprev=-
@@ -191,13 +182,10 @@ done
 # parallel program, hundreds of jobs) and runs with no other such test
 # beside it (CILKNOW_CPU_LANES, default 1): three CPU-bound runtime
 # tests beside valgrind ran out of their time on a busy machine.  The
-# CPU-bound ones start first, in name order, the rest fill the other
-# lanes.  An integration test with a line "# alone: WHY" touches what
-# the whole machine shares (installed files, system users' processes,
-# the machine's load), or a unit test with " * alone: WHY" in its
-# source (it times itself): it runs with no other test beside it, after
-# the rest.  Lines are printed as the tests end, each with the time it
-# ran.  CILKNOW_LANES=1: one at a time, in name order.
+# CPU-bound ones start first, the rest fill the other lanes (a unit
+# test says it is CPU-bound with " * cpu: WHY" in its source).  Lines
+# are printed as the tests end, each with the time it ran.
+# CILKNOW_LANES=1: one at a time, in name order.
 lanes=${CILKNOW_LANES:-3}
 cpu_lanes=${CILKNOW_CPU_LANES:-1}
 # Once everything CPU-bound beside the lanes (valgrind, the fuzzers,
@@ -224,11 +212,8 @@ queue=$log/queue
 : >"$queue"
 for t in "$build"/tests/*_test; do
 	[ -x "$t" ] || continue
-	# a unit test that times itself says so in its source: " * alone: "
 	src="$top/tests/unit/$(basename "$t").c"
-	if grep -q '^ \* alone: ' "$src" 2>/dev/null; then
-		echo "alone $t"
-	elif grep -q '^ \* cpu: ' "$src" 2>/dev/null; then
+	if grep -q '^ \* cpu: ' "$src" 2>/dev/null; then
 		echo "cpu $t"
 	else
 		echo "unit $t"
@@ -238,9 +223,7 @@ for t in "$top"/tests/integration/[0-9]*.sh; do
 	[ -f "$t" ] || continue
 	case $t in *-beside.sh) continue ;; esac
 	case " $chained " in *" integration/$(basename "$t") "*) continue ;; esac
-	if grep -q '^# alone: ' "$t"; then
-		echo "alone $t"
-	elif grep -q '^# cpu: ' "$t"; then
+	if grep -q '^# cpu: ' "$t"; then
 		echo "cpu $t"
 	else
 		echo "int $t"
@@ -263,12 +246,8 @@ by_time() {
 	fi
 }
 if [ "$lanes" -gt 1 ]; then
-	# last: by then valgrind, the fuzzers and the container cluster
-	# are done, and a test alone has the machine (0945's lintian and
-	# second build did not end within 300 s beside them).
 	{ grep '^cpu ' "$queue" | by_time
-	    grep -v -e '^alone ' -e '^cpu ' "$queue" | by_time
-	    grep '^alone ' "$queue"; } >"$queue.o"
+	    grep -v '^cpu ' "$queue" | by_time; } >"$queue.o"
 	mv "$queue.o" "$queue"
 fi
 # lane_start K PATH : starts the queue's Kth test in the background;
@@ -296,17 +275,6 @@ lane_start() {
 		mv "$log/lane.$l_k.tmp" "$log/lane.$l_k.rc"
 	) &
 }
-# chain_wait : until the chained tests have ended (bounded: each has
-# a time limit, and so has the chain before them)
-chain_wait() {
-	for c in $chained; do
-		for _ in $(seq 3600); do
-			[ -e "$(bg_file "$c").rc" ] && break
-			nap 0.5
-		done
-	done
-	chained=
-}
 # The queue's Kth entry is q_kind_K and q_path_K; q_state_K is "" (not
 # started), "run" or "done".
 njobs=0
@@ -318,7 +286,7 @@ first=1	# every entry before it has been started
 low=1	# every entry before it has ended
 tallied=0
 while [ "$tallied" -lt "$njobs" ]; do
-	busy=0; busy_cpu=0; busy_alone=0; moved=0
+	busy=0; busy_cpu=0; moved=0
 	if [ "$lanes" -ne "$late_lanes" ]; then
 		late_left=
 		for f in $late_files; do
@@ -342,7 +310,6 @@ while [ "$tallied" -lt "$njobs" ]; do
 			else
 				busy=$((busy + 1))
 				[ "$kind" = cpu ] && busy_cpu=$((busy_cpu + 1))
-				[ "$kind" = alone ] && busy_alone=1
 			fi
 		fi
 		k=$((k + 1))
@@ -350,16 +317,10 @@ while [ "$tallied" -lt "$njobs" ]; do
 	# start what fits, in queue order; a CPU-bound test waits for its
 	# lane and the ones behind it go ahead
 	k=$first
-	while [ "$k" -le "$njobs" ] && [ "$busy" -lt "$lanes" ] &&
-	    [ "$busy_alone" -eq 0 ]; do
+	while [ "$k" -le "$njobs" ] && [ "$busy" -lt "$lanes" ]; do
 		eval "st=\$q_state_$k kind=\$q_kind_$k t=\$q_path_$k"
 		if [ -z "$st" ]; then
-			if [ "$kind" = alone ]; then
-				# everything before it has ended
-				[ "$busy" -eq 0 ] && [ "$k" -eq "$first" ] || break
-				chain_wait
-				busy_alone=1
-			elif [ "$kind" = cpu ] && [ "$lanes" -gt 1 ] &&
+			if [ "$kind" = cpu ] && [ "$lanes" -gt 1 ] &&
 			    [ "$busy_cpu" -ge "$cpu_lanes" ]; then
 				k=$((k + 1))
 				continue

@@ -37,7 +37,6 @@ node_is() {
 	test "$("$BIN/CilkNodes" | awk '$2 == "127.0.0.2" { print $3 }')" = "$1"
 }
 gone() { ! kill -0 "$1" 2>/dev/null; }
-zombie() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 # The node manager's parent: the pid CilkLocal recorded, or ours.
 NM=$(awk '$1 == "node" && $3 == "127.0.0.2:'$((PORT + 1))'" { print $2 }' \
     "$D/pids")
@@ -76,7 +75,7 @@ echo idletime=0 >"$SENSORS"
 wait_for 15 grep -q "stopping worker $W: " "$NLOG"
 ok $? "the owner is back: the engine decides to stop $W (its parent held)"
 kill -TERM "$ENGINE"
-wait_for 15 zombie "$ENGINE"
+wait_for 15 pid_ended "$ENGINE"	# a zombie: its parent is held
 ok $? "the engine ends (SIGTERM) before its parent has read the stop"
 kill -CONT "$NM" && HELD=
 wait_for 15 gone "$NM"

@@ -29,19 +29,8 @@ if ! grep -q '^# leaks: every program' "$0" 2>/dev/null; then
 	done
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:include_if_exists=$T/lsan/%b"
 fi
-# nap SECONDS : a pause that starts no process (bash's read times out
-# on a FIFO that nobody writes).  sleep(1) is a fork and an exec, 3 to
-# 12 ms of CPU on a paravirtualized machine, and make check paused
-# 9,500 times; most of its machine time went to the kernel.
-NAP=$T/.nap
-mkfifo -m 600 "$NAP" 2>/dev/null || NAP=
-nap() {
-	if [ -n "$NAP" ]; then
-		read -r -t "$1" _ <>"$NAP"
-		[ $? -gt 128 ] && return 0
-	fi
-	sleep "$1"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../nap.bash"
+nap_init "$T"
 PIDS=
 TAP_N=0
 TAP_FAILED=0
