@@ -6,7 +6,8 @@
  * than s_lazy ready closures wait (then it becomes a closure, kept for
  * thieves), and only every s_budget spawns does it look at anything
  * but its budget: lazy closure creation, the work-first rule.  Calls
- * s_poll (the network) on its slow path.  No I/O of its own.
+ * s_poll (the network) on its slow path, which comes sooner while the
+ * looks find one due (spawns far apart).  No I/O of its own.
  */
 #ifndef CILKNOW_CN_SCHED_H
 #define CILKNOW_CN_SCHED_H
@@ -28,9 +29,11 @@ struct cn_sched {
 	cn_thread		*s_known[2];	/* last threads found registered */
 	int32_t			 s_budget;	/* spawns between slow paths */
 	uint32_t		 s_lazy;	/* closures kept for thieves */
-	void			(*s_poll)(void *);
+	uint32_t		 s_refill;	/* of them, still kept at once */
+	/* a look at the network: 1 if one was due (cn_sched_poll) */
+	int			(*s_poll)(void *);
 	void			*s_poll_arg;
-	unsigned		 s_slow;
+	int32_t			 s_pace;	/* spawns to the next look */
 	uint8_t			*s_answer;
 	size_t			 s_answer_len;
 	int			 s_answered;

@@ -663,6 +663,19 @@ poll_net(struct cn_ctx *c)
 }
 
 int
+cn_sched_poll(void *arg)
+{
+	struct cn_ctx *c = arg;
+	double due;
+
+	if (c->c_poll == NULL)
+		return 0;
+	due = c->c_next_poll;
+	c->c_poll(c);
+	return c->c_next_poll != due;
+}
+
+int
 cn_link_open(struct cn_ctx *c, const char *conf, char *why, size_t whylen)
 {
 	struct cli_common cc;

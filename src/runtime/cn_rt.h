@@ -183,6 +183,8 @@ msg_handler_fn	cn_net_on_members, cn_net_on_tsteal, cn_net_on_tnone,
 		cn_net_on_xfer, cn_net_on_xfer_ack, cn_net_on_tstats;
 /* One turn of the event loop, waiting up to wait seconds. */
 int	cn_link_look(struct cn_ctx *, double wait);
+/* A scheduler's look (cn_sched.h s_poll; arg the ctx): 1 if one was due. */
+int	cn_sched_poll(void *);
 
 /* The link: set up, run until finished (root) or exit (worker). */
 int	cn_link_open(struct cn_ctx *, const char *conf, char *why, size_t);

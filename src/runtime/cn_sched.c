@@ -21,11 +21,13 @@ cn_sched_init(struct cn_sched *s, struct cn_ctx *c,
 	s->s_pub = (struct cn_ctx_pub *)(void *)c;
 	s->s_prog = p;
 	s->s_budget = budget > 0 ? budget : 1;
+	s->s_pace = s->s_budget;
 	s->s_lazy = lazy;
 	cn_cstore_init(&s->s_store, 0);
 	s->s_root = 1;
 	s->s_pub->cp_sched = s;
 	/* Kept for thieves: the first spawns, the largest pieces. */
+	s->s_refill = lazy;
 	s->s_pub->cp_budget = lazy > 0 ? 0 : s->s_budget;
 }
 
@@ -132,6 +134,23 @@ run_inline(struct cn_sched *s, cn_thread *fn, struct cn_cont k,
 		drain(s, mark);
 }
 
+/*
+ * A look at the network on every slow path (the look keeps its own
+ * gap).  One that was due says the spawns are far apart, so the next
+ * slow path comes sooner: a coarse program (matmul's blocks, some ms
+ * each) answers thieves between its pieces, a fine one looks every
+ * s_budget spawns.
+ */
+static void
+pace(struct cn_sched *s)
+{
+	if (s->s_poll(s->s_poll_arg))
+		s->s_pace = s->s_pace > 4 ? s->s_pace / 4 : 1;
+	else if (s->s_pace < s->s_budget)
+		s->s_pace = s->s_pace > s->s_budget / 2 ? s->s_budget :
+		    s->s_pace * 2;
+}
+
 int
 cn_spawn_thread(struct cn_ctx *c, cn_thread *fn, struct cn_cont k,
     const void *arg, size_t len)
@@ -151,17 +170,23 @@ cn_spawn_thread(struct cn_ctx *c, cn_thread *fn, struct cn_cont k,
 		run_inline(s, fn, k, arg, len);
 		return 0;
 	}
-	s->s_pub->cp_budget = s->s_budget;
-	if (s->s_poll != NULL && (++s->s_slow & 15) == 0)
-		s->s_poll(s->s_poll_arg);
+	if (s->s_poll != NULL)
+		pace(s);
+	s->s_pub->cp_budget = s->s_pace;
 	if (s->s_nready < s->s_lazy) {
 		/* Kept for a thief: it runs here, LIFO, if none comes. */
 		if (ready_room(s) == -1 || (cl = cn_closure_new(&s->s_store,
 		    fn, k, arg, len, 0)) == NULL)
 			return -1;
 		s->s_ready[s->s_nready++] = cl;
-		if (s->s_nready < s->s_lazy)
-			s->s_pub->cp_budget = 0;	/* more, at once */
+		/*
+		 * More at once only for a new piece of work's first spawns:
+		 * kept whenever fewer than s_lazy waited, half of fib's
+		 * spawns became closures, most of them run here at once.
+		 */
+		if (s->s_refill > 0 && --s->s_refill > 0 &&
+		    s->s_nready < s->s_lazy)
+			s->s_pub->cp_budget = 0;
 		return 0;
 	}
 	run_inline(s, fn, k, arg, len);
@@ -344,6 +369,19 @@ successor_out(struct cn_sched *s, struct cn_closure *cl, uint16_t *fn)
 	return t;
 }
 
+/*
+ * The next spawns are kept for thieves, up to s_lazy of them: those of
+ * a piece of work from elsewhere (its largest), and after a thief came.
+ */
+static void
+new_piece(struct cn_sched *s)
+{
+	if (s->s_lazy == 0)
+		return;
+	s->s_refill = s->s_lazy;
+	s->s_pub->cp_budget = 0;
+}
+
 struct cn_closure *
 cn_sched_take_oldest(struct cn_sched *s, uint16_t *fn)
 {
@@ -362,9 +400,10 @@ cn_sched_take_oldest(struct cn_sched *s, uint16_t *fn)
 		memmove(s->s_ready + i, s->s_ready + i + 1,
 		    (s->s_nready - i - 1) * sizeof(*s->s_ready));
 		s->s_nready--;
-		s->s_pub->cp_budget = 0;	/* another for thieves, soon */
+		new_piece(s);	/* more for thieves, soon */
 		return cl;
 	}
+	new_piece(s);	/* a thief found none: some, soon */
 	return NULL;
 }
 
@@ -380,6 +419,7 @@ cn_sched_push(struct cn_sched *s, uint16_t fn, struct cn_cont k,
 		    s->s_prog, k, arg, len)) == NULL)
 			return -1;
 		s->s_ready[s->s_nready++] = cl;
+		new_piece(s);
 		return 0;
 	}
 	if (fn == CN_FN_FOR)
@@ -399,5 +439,6 @@ cn_sched_push(struct cn_sched *s, uint16_t fn, struct cn_cont k,
 		return -1;
 	}
 	s->s_ready[s->s_nready++] = cl;
+	new_piece(s);
 	return 0;
 }

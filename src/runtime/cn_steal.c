@@ -885,15 +885,6 @@ cn_net_detach(struct cn_ctx *c)
 	n->n_s = NULL;
 }
 
-static void
-poll_link(void *arg)
-{
-	struct cn_ctx *c = arg;
-
-	if (c->c_poll != NULL)
-		c->c_poll(c);
-}
-
 /* A worker's scheduler, made when it is welcomed. */
 static void
 worker_sched(struct cn_ctx *c)
@@ -906,7 +897,7 @@ worker_sched(struct cn_ctx *c)
 	if ((s = malloc(sizeof(*s))) == NULL)
 		return;
 	cn_sched_init(s, c, c->c_tprog, CN_BUDGET, CN_LAZY);
-	s->s_poll = poll_link;
+	s->s_poll = cn_sched_poll;
 	s->s_poll_arg = c;
 	n->n_own_sched = 1;
 	cn_net_attach(c, s, c->c_id);

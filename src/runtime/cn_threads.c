@@ -47,15 +47,6 @@ wait_workers(struct cn_ctx *c)
 		    cn_net_thieves(c), n);
 }
 
-static void
-poll_link(void *arg)
-{
-	struct cn_ctx *c = arg;
-
-	if (c->c_poll != NULL)
-		c->c_poll(c);
-}
-
 int
 cn_threads_run(struct cn_ctx *c)
 {
@@ -80,7 +71,7 @@ cn_threads_run(struct cn_ctx *c)
 		cn_sched_init(s, c, c->c_tprog, INT32_MAX, 0);
 	else {
 		cn_sched_init(s, c, c->c_tprog, CN_BUDGET, CN_LAZY);
-		s->s_poll = poll_link;
+		s->s_poll = cn_sched_poll;
 		s->s_poll_arg = c;
 		cn_net_attach(c, s, 0);
 		wait_workers(c);

@@ -136,18 +136,44 @@ test_fib(void)
 	uint64_t v, fromcl;
 	size_t len;
 	unsigned m;
+	int rc;
 
 	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
 		for (n = 0; n <= 20; n += 5) {
 			len = sizeof(v);
 			v = fromcl = 0;
-			ok(run(modes[m].what, modes[m].b, modes[m].l, T_FIB, &n,
-			    sizeof(n), &v, &len, &fromcl) == 0 &&
-			    len == 8 && v == fib_serial(n), "fib(%u) = %llu, "
+			rc = run(modes[m].what, modes[m].b, modes[m].l, T_FIB,
+			    &n, sizeof(n), &v, &len, &fromcl);
+			ok(rc == 0 && len == 8 && v == fib_serial(n),
+			    "fib(%u) = %llu, "
 			    "%s (%llu run from closures)", n,
 			    (unsigned long long)v, modes[m].what,
 			    (unsigned long long)fromcl);
 		}
+}
+
+/*
+ * A root's or a worker's scheduler (budget 64, 8 kept for thieves):
+ * its first spawns become closures, then one at most every 64 spawns.
+ * Kept whenever fewer than 8 waited, half of fib's spawns had become
+ * closures, and a root ran fib 21 % slower than alone.
+ */
+static void
+test_fib_kept(void)
+{
+	uint32_t n = 20, succ = 10945, spawns = 21890;	/* fib(21) - 1 */
+	uint64_t v = 0, fromcl = 0, kept;
+	size_t len = sizeof(v);
+	int rc;
+
+	rc = run("budget 64, 8 kept", 64, 8, T_FIB, &n, sizeof(n), &v, &len,
+	    &fromcl);
+	ok(rc == 0 && v == fib_serial(n), "fib(20) = %llu with 8 closures "
+	    "kept for thieves", (unsigned long long)v);
+	kept = fromcl > succ ? fromcl - succ : 0;
+	ok(fromcl >= succ && kept >= 8 && kept <= spawns / 64 + 8,
+	    "fib(20): %llu of %u spawns became closures (at most %u)",
+	    (unsigned long long)kept, spawns, spawns / 64 + 8);
 }
 
 /* A 1 MiB value into each of two slots and on to the answer. */
@@ -582,6 +608,7 @@ int
 main(void)
 {
 	test_fib();
+	test_fib_kept();
 	test_big();
 	test_errors();
 	test_for();
