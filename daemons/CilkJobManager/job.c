@@ -104,6 +104,8 @@ on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 			evloop_break(j->j_dc.dc_loop);
 		return;
 	}
+	if (a.ak_id == 0)	/* only a withdrawal's answer */
+		return;
 	if (j->j_job == 0) {
 		log_info("job %u registered", a.ak_id);
 		if (j->j_time_limit > 0)
@@ -567,7 +569,13 @@ on_unregister_tick(struct evloop *loop, void *arg)
 	 * Datagrams get lost: say it a few times, then go anyway.  Job 0
 	 * withdraws whatever the broker registered from our address.
 	 */
-	if (j->j_unreg_tries++ >= 5 || (j->j_job == 0 && !j->j_reg_sent)) {
+	if (j->j_job == 0 && !j->j_reg_sent) {
+		evloop_break(loop);
+		return;
+	}
+	if (j->j_unreg_tries++ >= 5) {
+		log_info("the broker did not answer the job's unregistration "
+		    "(%d tries); ending all the same", j->j_unreg_tries - 1);
 		evloop_break(loop);
 		return;
 	}

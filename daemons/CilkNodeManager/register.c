@@ -214,7 +214,7 @@ node_on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 
 	(void)ep;
 	if (!msg_addr_eq(&in->mi_from, &n->n_broker) ||
-	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1)
+	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1 || a.ak_id == 0)
 		return;
 	if (n->n_id != a.ak_id)
 		log_info("registered with the broker as node %u", a.ak_id);

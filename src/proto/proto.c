@@ -163,7 +163,7 @@ proto_ack_dec(struct proto_ack *m, const uint8_t *buf, size_t len)
 	wire_r_init(&r, buf, len);
 	if (wire_get_u32(&r, &m->ak_id) == -1 ||
 	    wire_get_u32(&r, &m->ak_interval_ms) == -1 ||
-	    wire_get_end(&r) == -1 || m->ak_id == 0)
+	    wire_get_end(&r) == -1)
 		return -1;
 	return 0;
 }

@@ -39,7 +39,8 @@ on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	struct proto_ack a;
 
 	(void)ep;
-	if (proto_ack_dec(&a, in->mi_data, in->mi_len) == 0 && f->f_job == 0) {
+	if (proto_ack_dec(&a, in->mi_data, in->mi_len) == 0 && a.ak_id != 0 &&
+	    f->f_job == 0) {
 		f->f_job = a.ak_id;
 		printf("registered job %u\n", a.ak_id);
 		fflush(stdout);

@@ -110,7 +110,7 @@ on_ack(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	(void)ep;
 	if (!msg_addr_eq(&in->mi_from, &f->f_broker) ||
 	    in->mi_hdr->mh_handler != f->f_ack ||
-	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1)
+	    proto_ack_dec(&a, in->mi_data, in->mi_len) == -1 || a.ak_id == 0)
 		return;
 	f->f_id = a.ak_id;
 	f->f_rc = 0;
