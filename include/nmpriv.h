@@ -22,7 +22,8 @@
  *		grace): a STOP because the owner is back; still there
  *		after fast, the worker is frozen until grace, then
  *		killed (vacate.h)
- *	SCAN	(empty): look for input devices again, and tell me
+ *	SENSE	u32 req: look for input devices again, measure, and
+ *		answer with MEAS
  * Parent to engine (answers and news):
  *	HELLO	str cgroup base of the workers ("" for the process-tree
  *		fallback), so the engine can tell a worker's process
@@ -35,7 +36,13 @@
  *		always unless exited): what the parent knows of one
  *		worker, sent for every launch pad found at start and
  *		whenever a worker's state changes
- *	INPUT	u32 devices read, u64 ms since the owner's last input
+ *	INPUT	u32 devices read, u64 ms since the owner's last input:
+ *		sent when input comes after a quiet moment
+ *	MEAS	u32 req (SENSE's; 0: sent unasked, at the parent's start),
+ *		u8 ok, then if ok the measurement (proto_pred_meas_put:
+ *		the system's sensors or the sensor file, and the input
+ *		devices; loads still with the node's own workers in),
+ *		else str why
  */
 #ifndef CILKNOW_NMPRIV_H
 #define CILKNOW_NMPRIV_H
@@ -44,6 +51,7 @@
 #include <stdint.h>
 
 #include "lpad.h"
+#include "pred.h"
 #include "priv.h"
 
 #define NMPRIV_DESC_MAX		65536	/* a signed description */
@@ -64,9 +72,10 @@ enum nmpriv_type {
 	NMPRIV_HELLO,
 	NMPRIV_SPAWNED,
 	NMPRIV_WORKER,
-	NMPRIV_SCAN,		/* engine: look for input devices, tell me */
+	NMPRIV_SENSE,		/* engine: look for devices, measure */
 	NMPRIV_INPUT,		/* parent: the devices read, time since input */
 	NMPRIV_VACATE,		/* engine to parent, like STOP */
+	NMPRIV_MEAS,		/* parent: what the sensors measured */
 	NMPRIV_TYPE_MAX
 };
 
@@ -90,7 +99,7 @@ enum nmpriv_wstate {
 
 struct nmpriv_msg {
 	uint16_t	 nm_type;		/* enum nmpriv_type */
-	uint32_t	 nm_req;		/* SPAWN, SPAWNED */
+	uint32_t	 nm_req;		/* SPAWN, SPAWNED, SENSE, MEAS */
 	uint8_t		 nm_kind;		/* SPAWN, WORKER */
 	char		 nm_tag[NMPRIV_TAG_MAX + 1];	/* SPAWN */
 	const uint8_t	*nm_desc;		/* SPAWN: points into the
@@ -100,8 +109,9 @@ struct nmpriv_msg {
 	uint32_t	 nm_grace_ms;		/* STOP, VACATE */
 	uint32_t	 nm_fast_ms;		/* VACATE */
 	uint8_t		 nm_flag;		/* FREEZE: 1/0; SPAWNED: ok,
-						   or NMPRIV_SPAWN_NODE */
-	char		 nm_why[NMPRIV_WHY_MAX];	/* SPAWNED */
+						   or NMPRIV_SPAWN_NODE;
+						   MEAS: ok */
+	char		 nm_why[NMPRIV_WHY_MAX];	/* SPAWNED, MEAS */
 	char		 nm_path[NMPRIV_PATH_MAX];	/* HELLO */
 	uint32_t	 nm_job, nm_task;	/* WORKER */
 	char		 nm_user[LPAD_USER_MAX + 1];
@@ -113,6 +123,7 @@ struct nmpriv_msg {
 	uint64_t	 nm_maxrss_kb;
 	uint32_t	 nm_devices;		/* INPUT: devices read */
 	uint64_t	 nm_idle_ms;		/* INPUT: since the last input */
+	struct pred_meas nm_meas;		/* MEAS, if ok */
 };
 
 /*

@@ -86,6 +86,16 @@ struct proto_pred_users {
  * Decoders return 0 or -1; text members are allocated by the decoder
  * and released with the _free functions (also after a failed decode).
  */
+/*
+ * A measurement in a message being written or read (wire.h): also the
+ * node manager's parent's answer to its engine (nmpriv.h).  get: -1 if
+ * malformed or out of range.
+ */
+struct wire_w;
+struct wire_r;
+void	proto_pred_meas_put(struct wire_w *, const struct pred_meas *);
+int	proto_pred_meas_get(struct wire_r *, struct pred_meas *);
+
 size_t	proto_pred_req_enc(const struct proto_pred_req *, uint8_t *, size_t);
 int	proto_pred_req_dec(struct proto_pred_req *, const uint8_t *, size_t);
 size_t	proto_pred_ans_enc(const struct proto_pred_ans *, uint8_t *, size_t);

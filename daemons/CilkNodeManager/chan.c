@@ -94,12 +94,18 @@ node_chan_forget(struct node *n, const char *worker)
 	chan_send(n, &m);
 }
 
-void
-node_chan_scan(struct node *n)
+/* A measurement, answered by MEAS with the request's number. */
+uint32_t
+node_chan_sense(struct node *n)
 {
+	static uint32_t req;
 	struct nmpriv_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.nm_type = NMPRIV_SCAN;
+	m.nm_type = NMPRIV_SENSE;
+	if (++req == 0)
+		req = 1;
+	m.nm_req = req;
 	chan_send(n, &m);
+	return req;
 }

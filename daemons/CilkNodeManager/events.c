@@ -2,7 +2,7 @@
  * CilkNodeManager's engine: what the privileged parent tells it, read
  * by dctx from its end of the channel (chan.c sends the requests) and
  * handed to the files that act on it: answers to SPAWN and news about
- * workers to roots.c and wevents.c, input to idle.c.  The parent's end
+ * workers to roots.c and wevents.c, input and measurements to idle.c.  The parent's end
  * closing means the parent is gone: dctx ends the engine.
  */
 #include <string.h>
@@ -34,6 +34,9 @@ node_chan_msg(struct dctx *dc, uint16_t type, const uint8_t *body,
 		break;
 	case NMPRIV_INPUT:
 		node_idle_on_input(n, &m);
+		break;
+	case NMPRIV_MEAS:
+		node_idle_on_meas(n, &m);
 		break;
 	case NMPRIV_WORKER:
 		if (m.nm_kind == NMPRIV_KIND_ROOT)

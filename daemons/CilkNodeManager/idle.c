@@ -1,32 +1,24 @@
 /*
- * CilkNodeManager: the owner's coming and going.  The node looks
- * (sense.c) every few seconds, within a second while it works, and on
- * input after a quiet moment: the owner's return takes the node back
- * (its workers frozen or stopped), the owner's leaving lends it, and
- * the owner's load, between, keeps as many processors as it needs
- * (lend.c).
+ * CilkNodeManager: the owner's coming and going.  The node looks (the
+ * parent measures, sense.c judges) every few seconds, within a second
+ * while it works, and on input after a quiet moment: the owner's return
+ * takes the node back (its workers frozen or stopped), the owner's
+ * leaving lends it, and the owner's load, between, keeps as many
+ * processors as it needs (lend.c).
  */
 #include "log.h"
 #include "mono.h"
 #include "node.h"
-#include "sensors.h"
 
+/* Input came after a quiet moment: only a lent node acts on it, now. */
 void
 node_idle_on_input(struct node *n, const struct nmpriv_msg *m)
 {
-	double last = now_mono() - (double)m->nm_idle_ms / 1000;
-	int first = !n->n_input_told, newer = last > n->n_input_last + 0.001;
-
-	n->n_input_told = 1;
-	n->n_input_devices = m->nm_devices;
-	if (m->nm_devices > 0)
-		n->n_input_last = last;
-	/* Only a lent node can change its mind on input: act now. */
-	if (first || (m->nm_devices > 0 && newer && n->n_owner_away)) {
-		log_debug("%s: input %.1f s ago on %u devices", __func__,
-		    (double)m->nm_idle_ms / 1000, m->nm_devices);
-		node_idle_update(n);
-	}
+	if (!n->n_owner_away || m->nm_devices == 0)
+		return;
+	log_debug("%s: input %.1f s ago on %u devices", __func__,
+	    (double)m->nm_idle_ms / 1000, m->nm_devices);
+	node_idle_update(n);
 }
 
 /*
@@ -63,19 +55,34 @@ owner_leaves(struct node *n)
 }
 
 /*
- * Measures now and acts: the owner's coming or going lends the node or
- * takes it back; the owner's load, between, as many processors as it
- * keeps busy.
+ * Asks the parent to measure now (SENSE); the answer is acted on when
+ * it comes (node_idle_on_meas).  One question at a time: one asked
+ * meanwhile is asked again after the answer, which may be older.
  */
 void
 node_idle_update(struct node *n)
 {
+	if (n->n_sense_asked != 0) {
+		n->n_sense_again = 1;
+		return;
+	}
+	n->n_sense_asked = node_chan_sense(n);
+}
+
+/*
+ * The parent's measurement (its answer, or its first, unasked, at its
+ * start): the owner's coming or going lends the node or takes it back;
+ * the owner's load, between, as many processors as it keeps busy.
+ */
+void
+node_idle_on_meas(struct node *n, const struct nmpriv_msg *m)
+{
 	int away;
 
-	if (n->n_leaving)	/* leave.c: the node lends nothing now */
-		return;
-	away = node_sense(n);
-	if (away != n->n_owner_away) {
+	if (m->nm_req != 0 && m->nm_req == n->n_sense_asked)
+		n->n_sense_asked = 0;
+	away = node_sense(n, m);
+	if (!n->n_leaving && away != n->n_owner_away) {	/* leave.c */
 		if (!away) {
 			log_info("the owner is back");
 			owner_returns(n);
@@ -85,7 +92,14 @@ node_idle_update(struct node *n)
 			owner_leaves(n);
 		}
 	}
-	node_slots_lend(n);
+	if (!n->n_leaving)
+		node_slots_lend(n);
+	if (n->n_sense_asked == 0 && n->n_sense_again) {
+		n->n_sense_again = 0;
+		node_idle_update(n);
+	}
+	if (n->n_sense_asked == 0)
+		node_pred_checks_answer(n);
 }
 
 static void
@@ -94,7 +108,6 @@ on_sense(struct evloop *loop, void *arg)
 	struct node *n = arg;
 
 	n->n_sense_timer = NULL;	/* fired: node_sense_soon keeps off */
-	node_chan_scan(n);	/* a keyboard plugged in since */
 	node_idle_update(n);
 	n->n_sense_due = now_mono() + (node_slots_running(n) > 0 ?
 	    NODE_POLL_WORKING :
@@ -103,31 +116,11 @@ on_sense(struct evloop *loop, void *arg)
 	    on_sense, n);
 }
 
-/*
- * Where logind knows no session, idle time counts from the last one:
- * the newest login or logout wtmp records, else our own start; never
- * from boot, which would lend a node at once after its owner logs out
- * (logind forgets a session when it ends).
- */
-static void
-logind_since(struct node *n)
-{
-	double now = now_mono(), when, ago;
-
-	n->n_logind.sl_session = now;
-	if (sensors_read_last_session("/var/log/wtmp", &when) == -1)
-		return;
-	ago = (double)now_real_ns() / 1e9 - when;
-	if (ago > 0)
-		n->n_logind.sl_session = now - ago;
-}
-
 void
 node_idle_start(struct node *n)
 {
 	loadmodel_init(&n->n_loadmodel);
-	logind_since(n);
-	n->n_owner_away = node_sense(n);
+	n->n_owner_away = 0;	/* until the parent's first measurement */
 	n->n_state = PROTO_NS_BUSY;
 	node_slots_lend(n);
 	n->n_sense_due = now_mono() + NODE_POLL_WORKING;

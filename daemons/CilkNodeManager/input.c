@@ -8,8 +8,9 @@
  * devices are read and how long ago the last input was (INPUT): at
  * once when input comes after a quiet moment, so that a worker retreats
  * within the time it takes to signal it, and at most every
- * INPUT_EVERY seconds while it goes on.  The engine asks for a look at
- * new devices (SCAN) at each of its polls.  Any file that yields
+ * INPUT_EVERY seconds while it goes on.  Each measurement the engine
+ * asks for (SENSE) looks for new devices first, and the time since
+ * input is part of it (measure.c).  Any file that yields
  * struct input_event records works, so tests feed a FIFO.
  */
 #include <errno.h>
@@ -29,7 +30,6 @@
 #define INPUT_EVERY	0.25	/* s between INPUTs while input goes on */
 
 static void	on_input(struct evloop *, int, short, void *);
-static int	input_idle(const struct node *, double *);
 
 static double		 told_at = -1;	/* last INPUT sent */
 static struct evtimer	*tell_timer;	/* a deferred INPUT */
@@ -95,7 +95,7 @@ node_input_tell(struct node *n)
 	for (i = 0; i < n->n_ninput; i++)
 		if (n->n_input[i].ni_dev.inp_fd != -1)
 			m.nm_devices++;
-	if (input_idle(n, &idle))
+	if (node_input_idle(n, &idle))
 		m.nm_idle_ms = (uint64_t)(idle * 1000);
 	told_at = now_mono();
 	if (teller != NULL)
@@ -275,8 +275,9 @@ node_input_scan(struct node *n)
 	globfree(&g);
 }
 
-static int
-input_idle(const struct node *n, double *idle)
+/* The seconds since input on the devices read: 0 if none is read. */
+int
+node_input_idle(const struct node *n, double *idle)
 {
 	double now = now_mono(), d;
 	size_t i;

@@ -373,7 +373,6 @@ main(int argc, char *argv[])
 	/* Workers go on without us; a restarted node manager adopts them. */
 	proto_push_free(&n.n_push);
 	node_pred_fini(&n);
-	sensors_logind_close(&n.n_logind);
 	node_roots_stop();
 	while (!TAILQ_EMPTY(&n.n_workers)) {
 		struct worker *w = TAILQ_FIRST(&n.n_workers);

@@ -150,11 +150,10 @@ struct node {
 	struct node_input n_input[NODE_INPUT_MAX];	/* the parent's */
 	int		 n_input_scanned;	/* node_input_scan() ran */
 	double		 n_input_saved_at;	/* last_input written */
-	int		 n_input_told;		/* the engine: an INPUT came */
-	uint32_t	 n_input_devices;	/* the devices the parent reads */
-	double		 n_input_last;		/* now_mono() of the last input */
-	struct sensors_logind n_logind;	/* idle hint, without devices */
+	struct sensors_logind n_logind;	/* the parent's: idle hint */
 	double		 n_logind_retry;	/* next try to connect */
+	uint32_t	 n_sense_asked;	/* the engine's SENSE unanswered */
+	int		 n_sense_again;	/* asked again meanwhile */
 	size_t		 n_ninput;
 	struct evtimer	*n_sense_timer;
 	double		 n_sense_due;	/* when it fires (mono) */
@@ -251,7 +250,7 @@ void	node_chan_freeze(struct node *, const char *worker, int freeze);
 void	node_chan_forget(struct node *, const char *worker);
 void	node_chan_vacate(struct node *, const char *worker, double grace,
 	    double fast);
-void	node_chan_scan(struct node *);
+uint32_t node_chan_sense(struct node *);	/* its req */
 /* register.c: the broker hears of us; down by itself: why (ndown.c). */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
@@ -264,9 +263,10 @@ void	node_on_job_gone(struct msg_ep *, const struct msg_in *, void *);
 void	node_leave_start(struct node *);
 /* idle.c: the owner's coming and going, acted on. */
 void	node_idle_start(struct node *);
-void	node_idle_update(struct node *);
-/* sense.c: 1 if the owner is away, measured and judged now. */
-int	node_sense(struct node *);
+void	node_idle_update(struct node *);	/* asks for a measurement */
+void	node_idle_on_meas(struct node *, const struct nmpriv_msg *);
+/* sense.c: 1 if the owner is away, by the parent's measurement (MEAS). */
+int	node_sense(struct node *, const struct nmpriv_msg *);
 /* The next look within NODE_POLL_WORKING (a processor switches). */
 void	node_sense_soon(struct node *);
 /* The parent's INPUT: devices read, time since the last input. */
@@ -276,6 +276,12 @@ void	node_input_teller(void (*tell)(const struct nmpriv_msg *));
 void	node_input_scan(struct node *);
 void	node_input_tell(struct node *);
 void	node_input_stop(struct node *);
+int	node_input_idle(const struct node *, double *idle);
+/* measure.c: the parent's sensors; 0, or -1 with err. */
+int	node_measure(struct node *, struct pred_meas *, char *err,
+	    size_t errlen);
+void	node_measure_start(struct node *);
+void	node_measure_stop(struct node *);
 /* npred.c */
 int	node_pred_init(struct node *, char *err, size_t errlen);
 void	node_pred_fini(struct node *);
@@ -288,6 +294,8 @@ int	node_pred_rebuild(struct node *);
 size_t	node_pred_cluster_now(const struct node *, struct pred_user *);
 /* predmsg.c: PRED_PUSH from the broker, PRED_REQ from CilkPred. */
 void	node_on_pred_req(struct msg_ep *, const struct msg_in *, void *);
+/* The checks that waited for a measurement, answered by it. */
+void	node_pred_checks_answer(struct node *);
 void	node_on_pred_push(struct msg_ep *, const struct msg_in *, void *);
 /* wevents.c: what happens to workers, as it comes. */
 void	node_on_desc(struct msg_ep *, const struct msg_in *, void *);

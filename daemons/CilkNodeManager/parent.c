@@ -930,13 +930,27 @@ unknown_worker(const struct nmpriv_msg *req)
 	tell(&m);
 }
 
+/* What the sensors measure now, to the engine (req 0: unasked). */
+static void
+tell_meas(uint32_t req)
+{
+	static struct nmpriv_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_MEAS;
+	m.nm_req = req;
+	m.nm_flag = node_measure(pn, &m.nm_meas, m.nm_why,
+	    sizeof(m.nm_why)) == 0;
+	tell(&m);
+}
+
 /* What the engine may ask. */
 static int
 from_engine(uint16_t type)
 {
 	return type == NMPRIV_SPAWN || type == NMPRIV_STOP ||
 	    type == NMPRIV_FREEZE || type == NMPRIV_FORGET ||
-	    type == NMPRIV_SCAN || type == NMPRIV_VACATE;
+	    type == NMPRIV_SENSE || type == NMPRIV_VACATE;
 }
 
 static int
@@ -982,9 +996,9 @@ engine_act(const struct nmpriv_msg *m)
 	case NMPRIV_FORGET:
 		do_forget(p);
 		break;
-	case NMPRIV_SCAN:
-		node_input_scan(pn);
-		node_input_tell(pn);
+	case NMPRIV_SENSE:
+		node_input_scan(pn);	/* a keyboard plugged in since */
+		tell_meas(m->nm_req);
 		break;
 	}
 }
@@ -1185,12 +1199,13 @@ parent_start(struct dctx *dc)
 	if (evloop_signal(n->n_dc.dc_loop, SIGUSR1, on_leave, NULL) == -1)
 		fatal("%s: event loop", __func__);
 	/*
-	 * The owner's input first: the engine keeps an adopted worker only
-	 * if the owner is away, and takes nobody's input for presence.
+	 * The owner's presence first, measured before the adopted workers
+	 * are told: the engine keeps one only if the owner is away.
 	 */
 	node_input_teller(tell);
 	node_input_scan(n);
-	node_input_tell(n);
+	node_measure_start(n);
+	tell_meas(0);
 	node_reap_start(n);	/* reap.c: folders of launch pads gone */
 	adopt(n);
 	TAILQ_FOREACH(p, &pads, p_entry)
@@ -1249,6 +1264,7 @@ parent_exit(struct dctx *dc)
 		free(p);
 	}
 	node_input_stop(n);
+	node_measure_stop(n);
 	/* Ours, if nothing is left in it: a surviving worker keeps it. */
 	if (n->n_cb.cb_mech == CONTAIN_CGROUP && rmdir(n->n_cb.cb_path) == -1 &&
 	    errno != EBUSY && errno != ENOENT)

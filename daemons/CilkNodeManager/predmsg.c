@@ -2,7 +2,8 @@
  * CilkNodeManager: its predicates in messages.  The broker's come in
  * PRED_PUSH with the cluster's users; CilkPred asks (PRED_REQ) to
  * check, list, add or delete the node's own (node=H scope).  A change
- * is judged by at once (idle.c); npred.c keeps the sets.
+ * is judged by at once (idle.c); npred.c keeps the sets.  A check is
+ * answered as of now: it waits for the parent's next measurement.
  */
 #include <string.h>
 
@@ -79,6 +80,51 @@ answer(struct node *n, const struct proto_pred_asked *k, uint8_t action,
 	proto_pred_answer(k, &a, set, filter, n->n_buf, sizeof(n->n_buf));
 }
 
+/*
+ * Checks waiting for a measurement: what answering needs of the request
+ * is kept (its sender, scheme and key, its length), not its bytes.
+ */
+#define CHECKS_WAITING_MAX	8
+
+struct check_wait {
+	struct proto_pred_asked	cw_k;
+	struct msg_in		cw_in;
+	struct msg_hdr		cw_hdr;
+	char			cw_name[MSG_NAME_MAX + 1];
+};
+
+static struct check_wait	waiting[CHECKS_WAITING_MAX];
+static size_t			nwaiting;
+
+static int
+check_wait(const struct proto_pred_asked *k)
+{
+	struct check_wait *cw;
+
+	if (nwaiting == CHECKS_WAITING_MAX)
+		return -1;
+	cw = &waiting[nwaiting++];
+	cw->cw_k = *k;
+	cw->cw_hdr = *k->pk_in->mi_hdr;
+	strlcpy(cw->cw_name, k->pk_in->mi_name, sizeof(cw->cw_name));
+	cw->cw_in = *k->pk_in;
+	cw->cw_in.mi_hdr = &cw->cw_hdr;
+	cw->cw_in.mi_name = cw->cw_name;
+	cw->cw_in.mi_data = NULL;	/* taken already */
+	cw->cw_k.pk_in = &cw->cw_in;
+	return 0;
+}
+
+void
+node_pred_checks_answer(struct node *n)
+{
+	size_t i;
+
+	for (i = 0; i < nwaiting; i++)
+		answer(n, &waiting[i].cw_k, PRED_A_CHECK, n->n_pred_all, NULL);
+	nwaiting = 0;
+}
+
 /* Applies an add or del to the node's own set, then judges by it. */
 static int
 change(void *arg, const struct pred_cmd *cmd, char *why, size_t whylen)
@@ -111,8 +157,11 @@ node_on_pred_req(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	}
 	switch (cmd->cm_action) {
 	case PRED_A_CHECK:
-		(void)node_sense(n);	/* as of now, not the last poll */
-		answer(n, &k, PRED_A_CHECK, n->n_pred_all, NULL);
+		/* As of now, not the last poll; too many: the last poll. */
+		if (check_wait(&k) == 0)
+			node_idle_update(n);
+		else
+			answer(n, &k, PRED_A_CHECK, n->n_pred_all, NULL);
 		return;
 	case PRED_A_LIST:
 		answer(n, &k, PRED_A_LIST, n->n_pred_node,

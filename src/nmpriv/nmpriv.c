@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "proto_pred.h"
 #include "wire.h"
 
 _Static_assert(NMPRIV_BASE >= PRIV_M_MAX, "nmpriv's types overlap priv's");
@@ -18,9 +19,10 @@ static const char *const names[NMPRIV_TYPE_MAX - NMPRIV_BASE] = {
 	[NMPRIV_HELLO - NMPRIV_BASE] = "HELLO",
 	[NMPRIV_SPAWNED - NMPRIV_BASE] = "SPAWNED",
 	[NMPRIV_WORKER - NMPRIV_BASE] = "WORKER",
-	[NMPRIV_SCAN - NMPRIV_BASE] = "SCAN",
+	[NMPRIV_SENSE - NMPRIV_BASE] = "SENSE",
 	[NMPRIV_INPUT - NMPRIV_BASE] = "INPUT",
 	[NMPRIV_VACATE - NMPRIV_BASE] = "VACATE",
+	[NMPRIV_MEAS - NMPRIV_BASE] = "MEAS",
 };
 
 const char *
@@ -52,8 +54,11 @@ valid(const struct nmpriv_msg *m)
 		return lpad_worker_ok(m->nm_worker) && m->nm_flag <= 1;
 	case NMPRIV_FORGET:
 		return lpad_worker_ok(m->nm_worker);
-	case NMPRIV_SCAN:
-		return 1;
+	case NMPRIV_SENSE:
+		return m->nm_req != 0;
+	case NMPRIV_MEAS:
+		return m->nm_flag <= 1 && (m->nm_flag == 1 ||
+		    m->nm_why[0] != '\0');
 	case NMPRIV_INPUT:
 		return m->nm_devices > 0 || m->nm_idle_ms == 0;
 	case NMPRIV_HELLO:
@@ -145,6 +150,17 @@ encode_body(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 	case NMPRIV_INPUT:
 		wire_put_u32(&w, m->nm_devices);
 		wire_put_u64(&w, m->nm_idle_ms);
+		break;
+	case NMPRIV_SENSE:
+		wire_put_u32(&w, m->nm_req);
+		break;
+	case NMPRIV_MEAS:
+		wire_put_u32(&w, m->nm_req);
+		wire_put_u8(&w, m->nm_flag);
+		if (m->nm_flag)
+			proto_pred_meas_put(&w, &m->nm_meas);
+		else
+			wire_put_str(&w, m->nm_why);
 		break;
 	default:
 		break;
@@ -243,7 +259,14 @@ nmpriv_decode_body(struct nmpriv_msg *m, uint16_t type, const uint8_t *buf,
 		bad = wire_get_str(&r, m->nm_worker,
 		    sizeof(m->nm_worker)) == -1;
 		break;
-	case NMPRIV_SCAN:
+	case NMPRIV_SENSE:
+		bad = wire_get_u32(&r, &m->nm_req) == -1;
+		break;
+	case NMPRIV_MEAS:
+		bad = wire_get_u32(&r, &m->nm_req) == -1 ||
+		    wire_get_u8(&r, &m->nm_flag) == -1 || m->nm_flag > 1 ||
+		    (m->nm_flag ? proto_pred_meas_get(&r, &m->nm_meas) :
+		    wire_get_str(&r, m->nm_why, sizeof(m->nm_why))) == -1;
 		break;
 	case NMPRIV_INPUT:
 		bad = wire_get_u32(&r, &m->nm_devices) == -1 ||

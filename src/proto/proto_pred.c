@@ -107,8 +107,8 @@ get_users(struct wire_r *r, struct pred_user *u, uint16_t *np)
 	return 0;
 }
 
-static void
-put_meas(struct wire_w *w, const struct pred_meas *m)
+void
+proto_pred_meas_put(struct wire_w *w, const struct pred_meas *m)
 {
 	int i;
 
@@ -123,8 +123,8 @@ put_meas(struct wire_w *w, const struct pred_meas *m)
 	put_users(w, m->pm_user, m->pm_nuser);
 }
 
-static int
-get_meas(struct wire_r *r, struct pred_meas *m)
+int
+proto_pred_meas_get(struct wire_r *r, struct pred_meas *m)
 {
 	uint32_t nusers;
 	uint16_t tod, n;
@@ -192,7 +192,7 @@ proto_pred_ans_enc(const struct proto_pred_ans *m, uint8_t *buf, size_t cap)
 	wire_put_u8(&w, m->pa_has_meas != 0);
 	if (m->pa_has_meas) {
 		wire_put_u8(&w, m->pa_idle != 0);
-		put_meas(&w, &m->pa_meas);
+		proto_pred_meas_put(&w, &m->pa_meas);
 		put_users(&w, m->pa_cluster, m->pa_ncluster);
 	}
 	return finish(&w);
@@ -213,7 +213,7 @@ proto_pred_ans_dec(struct proto_pred_ans *m, const uint8_t *buf, size_t len)
 		return -1;
 	if (m->pa_has_meas &&
 	    (wire_get_u8(&r, &m->pa_idle) == -1 || m->pa_idle > 1 ||
-	    get_meas(&r, &m->pa_meas) == -1 ||
+	    proto_pred_meas_get(&r, &m->pa_meas) == -1 ||
 	    get_users(&r, m->pa_cluster, &m->pa_ncluster) == -1))
 		return -1;
 	return wire_get_end(&r);

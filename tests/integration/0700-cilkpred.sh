@@ -189,4 +189,27 @@ contains "$T/q17.out" "ann keeps 16 predicates already, the most one user may" \
 exit_is $? 0 "the administrator's always add is stored"
 wait_for 10 sh -c "'$P' node=127.0.0.3 check 2>&1 | grep -q 'users=9'"
 ok $? "and reaches the node"
+
+# The sensors are the privileged parent's (DESIGN.md §9): the engine
+# asks for each measurement.  A check answers from one made after it
+# was asked, not from the last poll; a sensor file only root may read
+# counts, though the engine of a node manager started as root is the
+# service user.
+S=$D/nodes/127.0.0.3/sensors
+echo idletime=4242 >"$S"
+"$P" node=127.0.0.3 check >"$T/check6.out" 2>&1
+contains "$T/check6.out" '^  idletime \(input\): 4242 >= 900: pass$' \
+    "check measures when it is asked (the file written just before)" ||
+    sed 's/^/#   | /' "$T/check6.out"
+echo idletime=0 >"$S"
+wait_for 10 state_is 127.0.0.3 busy
+ok $? "the owner is back: the node is busy"
+if [ "$(id -u)" = 0 ]; then
+	printf 'idletime=1000000\nusers=0\nload=0,0,0\n' >"$S.new" &&
+	    chmod 600 "$S.new" && mv "$S.new" "$S"
+	wait_for 15 state_is 127.0.0.3 idle
+	ok $? "a sensor file only root may read lends the node (the parent reads it)"
+else
+	ok 0 "# SKIP not root: the engine is this user and reads what it may"
+fi
 finish

@@ -1,6 +1,7 @@
 /* nmpriv_test — the node manager's parent/engine messages. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tap.h"
@@ -37,6 +38,72 @@ roundtrip(const char *what, const struct nmpriv_msg *in,
 	ok(nmpriv_decode(out, buf, len) == 0 &&
 	    out->nm_type == in->nm_type, "%s: decodes to its type", what);
 	return len;
+}
+
+/* MEAS: a measurement, or why there is none. */
+static void
+test_meas(void)
+{
+	static struct nmpriv_msg m, o;
+	size_t len, i;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_MEAS;
+	m.nm_req = 9;
+	m.nm_flag = 1;
+	m.nm_meas.pm_idle = 61.5;
+	m.nm_meas.pm_nusers = 2;
+	m.nm_meas.pm_load[0] = 1.25;
+	m.nm_meas.pm_load[2] = 0.5;
+	m.nm_meas.pm_mem = 2048;
+	m.nm_meas.pm_tod = 1439;
+	m.nm_meas.pm_nuser = PRED_MEAS_USERS_MAX;
+	for (i = 0; i < PRED_MEAS_USERS_MAX; i++) {
+		snprintf(m.nm_meas.pm_user[i].pu_name,
+		    sizeof(m.nm_meas.pm_user[i].pu_name), "user%zu", i);
+		m.nm_meas.pm_user[i].pu_idle = (double)i;
+	}
+	len = roundtrip("MEAS (every user)", &m, &o);
+	ok(len > PRIV_HDR_LEN && o.nm_req == 9 && o.nm_flag == 1 &&
+	    o.nm_meas.pm_idle == 61.5 && o.nm_meas.pm_nusers == 2 &&
+	    o.nm_meas.pm_load[0] == 1.25 && o.nm_meas.pm_load[2] == 0.5 &&
+	    o.nm_meas.pm_mem == 2048 && o.nm_meas.pm_tod == 1439 &&
+	    o.nm_meas.pm_nuser == PRED_MEAS_USERS_MAX &&
+	    strcmp(o.nm_meas.pm_user[127].pu_name, "user127") == 0 &&
+	    o.nm_meas.pm_user[127].pu_idle == 127,
+	    "MEAS: the measurement survives, its users too");
+	m.nm_meas.pm_tod = -1;
+	m.nm_meas.pm_mem = -1;
+	m.nm_meas.pm_nuser = 0;
+	m.nm_req = 0;
+	roundtrip("MEAS (unasked, no time or memory)", &m, &o);
+	ok(o.nm_req == 0 && o.nm_meas.pm_tod == -1 && o.nm_meas.pm_mem < 0,
+	    "MEAS: unknown time and memory stay unknown");
+	m.nm_meas.pm_tod = 1440;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    nmpriv_decode(&o, buf, len) == 0 && o.nm_meas.pm_tod == -1,
+	    "MEAS: a minute of day beyond 1439 goes as unknown");
+	m.nm_meas.pm_tod = 0;
+	m.nm_meas.pm_nuser = 1;
+	m.nm_meas.pm_user[0].pu_name[0] = '\0';
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    nmpriv_decode(&o, buf, len) == -1,
+	    "MEAS: a user without a name is refused");
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_MEAS;
+	m.nm_req = 3;
+	strlcpy(m.nm_why, "/run/sensor: no such file", sizeof(m.nm_why));
+	roundtrip("MEAS (none)", &m, &o);
+	ok(o.nm_flag == 0 && strcmp(o.nm_why, m.nm_why) == 0 &&
+	    o.nm_meas.pm_nuser == 0, "MEAS: why there is none survives");
+	m.nm_why[0] = '\0';
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "MEAS: none without saying why is not encoded");
+	m.nm_flag = 2;
+	strlcpy(m.nm_why, "x", sizeof(m.nm_why));
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "MEAS: a flag other than 0 or 1 is not encoded");
 }
 
 static void
@@ -121,8 +188,16 @@ test_each(void)
 	    "WORKER: running without a user is not encoded");
 
 	memset(&m, 0, sizeof(m));
-	m.nm_type = NMPRIV_SCAN;
-	roundtrip("SCAN", &m, &o);
+	m.nm_type = NMPRIV_SENSE;
+	m.nm_req = 42;
+	roundtrip("SENSE", &m, &o);
+	ok(o.nm_req == 42, "SENSE: its request's number survives");
+	m.nm_req = 0;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "SENSE: request 0 (MEAS's unasked) is not encoded");
+	test_meas();
+
+	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_INPUT;
 	m.nm_devices = 3;
 	m.nm_idle_ms = 123456789012ULL;
@@ -239,7 +314,9 @@ test_forged(void)
 	static const uint8_t huge_desc[] = { 0, 0, 0, 1, 1, 0, 0, 0xff, 0xff,
 	    0xff, 0xff };
 	static const uint8_t nul_in_name[] = { 0, 3, 'w', 0, 'x' };
-	static const uint8_t lying_length[] = { 0, NMPRIV_SCAN, 0, 0, 0, 1 };
+	static const uint8_t lying_length[] = { 0, NMPRIV_SENSE, 0, 0, 0, 1 };
+	static const uint8_t sense_7[] = { 0, 0, 0, 7 };
+	static const uint8_t meas_bad_flag[] = { 0, 0, 0, 7, 2, 0, 1, 'x' };
 	struct nmpriv_msg m;
 	unsigned i, refused = 0;
 	uint32_t x = 12345;
@@ -251,10 +328,17 @@ test_forged(void)
 	    "nor is RELOAD");
 	ok(dec_body(NMPRIV_TYPE_MAX, NULL, 0) == -1,
 	    "an unknown type refused");
-	ok(dec_body(NMPRIV_SCAN, NULL, 0) == 0, "an empty SCAN accepted");
+	ok(dec_body(NMPRIV_SENSE, NULL, 0) == -1,
+	    "a SENSE without its request's number refused");
+	ok(dec_body(NMPRIV_SENSE, sense_7, sizeof(sense_7)) == 0,
+	    "a SENSE of request 7 accepted");
+	ok(dec_body(NMPRIV_MEAS, meas_bad_flag, sizeof(meas_bad_flag)) == -1,
+	    "a MEAS whose flag is 2 refused");
+	ok(dec_body(NMPRIV_MEAS, sense_7, sizeof(sense_7)) == -1,
+	    "a MEAS without its flag refused");
 	ok(dec(lying_length, sizeof(lying_length)) == -1,
 	    "a header whose length is not the rest refused");
-	n = frame(NMPRIV_SCAN, NULL, 0);
+	n = frame(NMPRIV_SENSE, NULL, 0);
 	ok(n == PRIV_HDR_LEN && dec(buf, n - 1) == -1,
 	    "a truncated header refused");
 	ok(dec_body(NMPRIV_STOP, bad_worker, sizeof(bad_worker)) == -1,
