@@ -65,6 +65,8 @@ struct dctx {
 	/* ds_privsep: */
 	struct priv_user	 dc_user;	/* service_user, when root */
 	int			 dc_drop;	/* root: become dc_user */
+	/* ds_prepare may set it: what the child sees, when it drops. */
+	const struct priv_view	*dc_view;
 	int			 dc_privsep;	/* we are the child */
 	/*
 	 * An engine of our own forking logs reloads and shutdowns (we

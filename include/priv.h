@@ -27,6 +27,7 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +90,38 @@ int	priv_have_any(void);
  */
 int	priv_reach(const struct priv_user *, const char *path, char *err,
 	    size_t errlen);
+
+/* ---- the child's view of the file system ---- */
+
+#define PRIV_VIEW_MAX		16
+#define PRIV_VIEW_RW		0x01	/* else read-only */
+#define PRIV_VIEW_OPTIONAL	0x02	/* not there: not bound, no error */
+
+struct priv_view_path {
+	char		 vp_path[PATH_MAX];
+	unsigned	 vp_flags;
+};
+
+struct priv_view {
+	char			pv_root[PATH_MAX];	/* mounted on */
+	size_t			pv_n;
+	struct priv_view_path	pv_path[PRIV_VIEW_MAX];
+};
+
+/*
+ * Adds an absolute path (a folder or a file: a socket, say) to the
+ * view, bound at the same path; nosuid, nodev and noexec always.  -1
+ * with errno (EINVAL: not absolute or with "..", ENOSPC: full).
+ */
+int	priv_view_add(struct priv_view *, const char *path, unsigned flags);
+/*
+ * As root: a mount namespace of our own, where pv_root (made if
+ * missing; a folder of root's) gets an empty tmpfs, the view's paths
+ * are bound into it (a folder before what is inside it), it is made
+ * read-only, and becomes our root (chroot, chdir /).  The host's
+ * mounts are not changed.  -1 with err: the caller must exit.
+ */
+int	priv_view_enter(const struct priv_view *, char *err, size_t errlen);
 
 /* ---- the channel between the privileged parent and its child ---- */
 
@@ -229,10 +262,16 @@ struct priv_parent {
 	/* Just before the parent exits: remove the pid file. */
 	void		(*pp_exit)(void *);
 	void		*pp_arg;
+	/*
+	 * The child's view of the file system, entered before its drop
+	 * (priv_view_enter); NULL: it sees the host's.
+	 */
+	const struct priv_view *pp_view;
 };
 
 /*
- * Splits this process in two over a socketpair.  The child drops to pu
+ * Splits this process in two over a socketpair.  The child enters
+ * pp_view if there is one, drops to pu
  * (none when pu is NULL: not root, nothing to drop), forgets the notify
  * socket (the parent speaks for both) and returns 0 with pc its end of
  * the channel; it gets SIGTERM should the parent die.  The parent never

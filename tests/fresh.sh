@@ -51,7 +51,7 @@ cleanup() {
 		kill -TERM "$child" 2>/dev/null
 		wait "$child" 2>/dev/null
 	fi
-	for m in var/cache/cilknow-cluster dev/pts dev sys proc; do
+	for m in var/cache/cilknow-cluster dev/pts dev sys proc ""; do
 		mountpoint -q "$R/$m" && { umount -R "$R/$m" 2>/dev/null ||
 		    umount -R -l "$R/$m"; }
 	done
@@ -66,7 +66,11 @@ trap 'exit 1' INT TERM
 echo "check-fresh: unpacking the fresh root in $R"
 tar -C "$R" -xf "$tarball" || die "cannot unpack $tarball"
 cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
-mount --bind /proc "$R/proc" && mount --rbind /sys "$R/sys" &&
+# The root a mount of its own, as on a machine: a node manager started
+# as root makes its engine's view in a mount namespace whose root must
+# be a mount (CilkNodeManager(8), PRIVILEGES).
+mount --bind "$R" "$R" &&
+    mount --bind /proc "$R/proc" && mount --rbind /sys "$R/sys" &&
     mount --make-rslave "$R/sys" && mount --bind /dev "$R/dev" &&
     mount --bind /dev/pts "$R/dev/pts" || die "cannot mount into $R"
 # make check's container cluster builds its image once per machine: the

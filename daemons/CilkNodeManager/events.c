@@ -37,6 +37,9 @@ node_chan_msg(struct dctx *dc, uint16_t type, const uint8_t *body,
 		break;
 	case NMPRIV_MEAS:
 		node_idle_on_meas(n, &m);
+		/* None asked again: measured after every check came. */
+		if (n->n_sense_asked == 0)
+			node_pred_checks_answer(n);
 		break;
 	case NMPRIV_WORKER:
 		if (m.nm_kind == NMPRIV_KIND_ROOT)

@@ -98,8 +98,6 @@ node_idle_on_meas(struct node *n, const struct nmpriv_msg *m)
 		n->n_sense_again = 0;
 		node_idle_update(n);
 	}
-	if (n->n_sense_asked == 0)
-		node_pred_checks_answer(n);
 }
 
 static void

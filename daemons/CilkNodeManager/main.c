@@ -73,6 +73,7 @@ static const char *const restart_keys[] = {
 	"cgroup",		/* node_privileged_setup */
 	"input_devices",	/* what is open stays open */
 	"logind",		/* a bus once connected stays */
+	"munge_socket", "user_keys",	/* the engine's view (view.c) */
 	"quantum", "register_interval", "stop_grace", "stop_grace_fast",
 	"timeout",		/* main */
 	"sensors",		/* check */
@@ -304,6 +305,8 @@ prepare(struct dctx *dc, const struct priv_user *pu, char *err,
 	if (check(dc, err, errlen) == -1)
 		return -1;
 	node_privileged_setup(n, pu);
+	if (pu != NULL && node_view(n, err, errlen) == -1)
+		return -1;
 	n->n_prepared = 1;
 	return 0;
 }

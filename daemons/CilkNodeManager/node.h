@@ -142,6 +142,8 @@ struct node {
 	struct proto_push n_push;
 	int		 n_have_push;
 
+	struct priv_view n_view;	/* the engine's files (view.c) */
+
 	/* Idleness. */
 	char		 n_sensor_path[PATH_MAX];	/* "" = system */
 	struct pred_meas n_meas;
@@ -277,6 +279,8 @@ void	node_input_scan(struct node *);
 void	node_input_tell(struct node *);
 void	node_input_stop(struct node *);
 int	node_input_idle(const struct node *, double *idle);
+/* view.c: what the engine sees, started as root; 0, or -1 with err. */
+int	node_view(struct node *, char *err, size_t errlen);
 /* measure.c: the parent's sensors; 0, or -1 with err. */
 int	node_measure(struct node *, struct pred_meas *, char *err,
 	    size_t errlen);

@@ -485,6 +485,7 @@ privsep(struct dctx *dc)
 		pp.pp_last = parent_last;
 	pp.pp_exit = parent_exit;
 	pp.pp_arg = dc;
+	pp.pp_view = dc->dc_drop ? dc->dc_view : NULL;
 	if (priv_fork(&dc->dc_chan, pu, &pp, err, sizeof(err)) == -1)
 		startup_fail(dc, "%s", err);
 	/* priv_drop verified it; this is the belt to those braces. */

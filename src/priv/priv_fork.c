@@ -312,6 +312,9 @@ priv_fork(struct priv_chan *pc, const struct priv_user *pu,
 	pc->pc_peer = parent;
 	/* The parent is MAINPID: only it may speak to systemd. */
 	sdnotify_reset();
+	if (pp->pp_view != NULL && priv_view_enter(pp->pp_view, err,
+	    errlen) == -1)
+		return -1;
 	if (pu != NULL && priv_drop(pu, err, errlen) == -1)
 		return -1;
 	/* Set after the drop, which clears it. */

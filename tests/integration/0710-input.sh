@@ -58,9 +58,28 @@ if [ "$(id -u)" = 0 ]; then
 	    grep -Eq '^CapEff:\s+0+$' /proc/"$ENGINE"/status &&
 	    grep -Eq '^CapPrm:\s+0+$' /proc/"$ENGINE"/status
 	ok $? "the engine has no capability, its bounding set empty"
+	# Its own view of the files (CilkNodeManager(8), PRIVILEGES): a
+	# read-only tmpfs root in a mount namespace of its own, with only
+	# its folders, the users' keys, /etc and /proc bound into it.
+	[ "$(readlink /proc/"$ENGINE"/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] &&
+	    grep -Eq '^[0-9]+ [0-9]+ [0-9:]+ / / ro,.* - tmpfs ' \
+	    /proc/"$ENGINE"/mountinfo
+	ok $? "the engine's root is a read-only tmpfs of its own mount namespace"
+	! grep -q 'engine\.view' /proc/self/mountinfo
+	ok $? "none of its mounts is in ours"
+	R=/proc/$ENGINE/root
+	[ -d "$R$D/nodes/127.0.0.2/state/engine" ] && [ -d "$R/etc" ] &&
+	    [ ! -e "$R$KBD" ] && [ ! -e "$R/usr" ] && [ ! -e "$R/home" ] &&
+	    [ ! -e "$R/dev/input" ] && [ ! -e "$R$D/cilknow.conf" ] &&
+	    [ ! -e "$R$D/nodes/127.0.0.2/sensors" ]
+	ok $? "it sees its folder, not the devices, the sensors, /usr or the homes" ||
+	    ls -la "$R" "$R$D" 2>&1 | sed 's/^/#   | /'
 else
 	ok 0 "# SKIP not root: the engine is this user, groups and all"
 	ok 0 "# SKIP not root: no capability to drop"
+	ok 0 "# SKIP not root: no mount namespace to make"
+	ok 0 "# SKIP not root: no mounts to keep from ours"
+	ok 0 "# SKIP not root: no view to make"
 fi
 # Input counts from the device's opening: 15 minutes would be too long.
 "$BIN/CilkPred" always add idletime=2 >/dev/null 2>&1

@@ -1,11 +1,12 @@
 #!/bin/bash
 # A node manager restarted in the middle of what it was doing to a
 # worker (CilkNodeManager(8), PRIVILEGES and FILES):
-#  1. its engine decided a stop (the owner came back) and ended before
-#     the parent acted on it: the parent, its engine gone, still stops
-#     the worker, so the owner gets the machine back with no node
-#     manager running (the stop came in the same poll as the engine's
-#     SIGCHLD, which is read first);
+#  1. its engine decided a stop (the job was ended: CilkKill) and ended
+#     before the parent acted on it: the parent, its engine gone, still
+#     stops the worker, so nothing runs on with no node manager to
+#     police it (the stop came in the same poll as the engine's SIGCHLD,
+#     which is read first).  Not the owner's return: the parent is the
+#     one that measures it, and it is held;
 #  2. a launch pad that does not answer the restarted node manager (it
 #     is stopped) is asked again; one that answers then is adopted;
 #  3. one that stays silent is ended with its worker, and its folder
@@ -71,9 +72,11 @@ ENGINE=$(engine_of "$NM")
 [ -n "$ENGINE" ]
 ok $? "the node manager: parent $NM, engine $ENGINE"
 kill -STOP "$NM" && HELD=$NM
-echo idletime=0 >"$SENSORS"
+JOB=$(sed -n "s/.*job \([0-9]*\) task [0-9]*: worker $W started.*/\1/p" \
+    "$NLOG" | tail -1)
+"$BIN/CilkKill" "$JOB" >"$T/kill.out" 2>&1
 wait_for 15 grep -q "stopping worker $W: " "$NLOG"
-ok $? "the owner is back: the engine decides to stop $W (its parent held)"
+ok $? "job ${JOB:-?} ended: the engine decides to stop $W (its parent held)"
 kill -TERM "$ENGINE"
 wait_for 15 pid_ended "$ENGINE"	# a zombie: its parent is held
 ok $? "the engine ends (SIGTERM) before its parent has read the stop"
