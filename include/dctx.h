@@ -170,6 +170,18 @@ void	dctx_stop(struct dctx *);
  */
 int	dctx_reload_from(struct dctx *, const uint8_t *payload, size_t len);
 
+/*
+ * dview.c: a ds_prepare that makes its engine's view (priv.h) starts
+ * with what every engine needs (dview.c says what), adds its own
+ * folders, and sets dc_view.  0; 1 when no view can be made because
+ * the service manager took the capabilities it needs (logged: its own
+ * sandbox confines us); -1 with err.
+ */
+int	dctx_view_init(struct dctx *, struct priv_view *, char *err,
+	    size_t errlen);
+int	dctx_view_add(struct priv_view *, const char *path, unsigned flags,
+	    char *err, size_t errlen);
+
 /* Duration key in seconds, or def if unset or bad. */
 double	dctx_seconds(const struct dctx *, const char *key, double def);
 

@@ -12,6 +12,7 @@
 #include "bpersist.h"
 #include "blist.h"
 #include "bpred.h"
+#include "bview.h"
 #include "bpush.h"
 #include "breg.h"
 #include "broker.h"
@@ -433,6 +434,7 @@ static const char *const restart_keys[] = {
 	"jobs_max",		/* broker_init */
 	"nodes_max",		/* broker_init */
 	"register_interval",	/* broker_init */
+	"munge_socket", "user_keys",	/* the engine's view (view.c) */
 	"service_user",		/* the drop */
 	"state_dir",		/* bpred_init */
 	NULL
@@ -453,7 +455,7 @@ main(int argc, char *argv[])
 		.ds_restart = restart_keys,
 		/* Root only reads the keys; see CilkJobBroker(8). */
 		.ds_privsep = 1,
-		.ds_prepare = bpred_prepare,	/* our folder, before the drop */
+		.ds_prepare = bview_prepare,	/* our folder, the engine's view */
 	};
 
 	/* The unprivileged half calls itself "CilkJobBroker: engine". */

@@ -134,8 +134,10 @@ bpersist_init(struct bpersist *bs, struct dctx *dc, struct broker *br,
 		bs->bs_db = NULL;
 		return -1;
 	}
+	/* Temporary tables in memory: the broker's engine sees no /tmp. */
 	if (exec(bs, "PRAGMA journal_mode = WAL") == -1 ||
-	    exec(bs, "PRAGMA synchronous = NORMAL") == -1)
+	    exec(bs, "PRAGMA synchronous = NORMAL") == -1 ||
+	    exec(bs, "PRAGMA temp_store = MEMORY") == -1)
 		goto bad;
 	/*
 	 * Made, or brought to this schema, in one transaction; not by -n

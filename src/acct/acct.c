@@ -143,8 +143,10 @@ acct_open(const char *path, char *err, size_t errlen)
 		    "file away", path, v, ACCT_SCHEMA);
 		goto bad;
 	}
+	/* Temporary tables in memory: the broker's engine sees no /tmp. */
 	if (exec(ac, "PRAGMA journal_mode = WAL") == -1 ||
-	    exec(ac, "PRAGMA synchronous = NORMAL") == -1)
+	    exec(ac, "PRAGMA synchronous = NORMAL") == -1 ||
+	    exec(ac, "PRAGMA temp_store = MEMORY") == -1)
 		goto bad_ac;
 	if (v == 0 && (exec(ac, "BEGIN IMMEDIATE") == -1 ||
 	    exec(ac, schema_v1) == -1 || exec(ac, "COMMIT") == -1)) {

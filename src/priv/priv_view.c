@@ -20,15 +20,38 @@
 
 #define VIEW_SECURE	(MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
+/* 1 if path is at or below top. */
+static int
+inside(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return strncmp(path, top, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/' || (n == 1 && top[0] == '/'));
+}
+
 int
 priv_view_add(struct priv_view *v, const char *path, unsigned flags)
 {
 	struct priv_view_path *p;
+	size_t i;
 
-	if (path[0] != '/' || strstr(path, "/../") != NULL) {
+	if (path[0] != '/' || strstr(path, "/../") != NULL ||
+	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3,
+	    "/..") == 0)) {
 		errno = EINVAL;
 		return -1;
 	}
+	/*
+	 * Seen through a folder bound already, alike: a bind of its own
+	 * would pin what is there now (a socket's folder made again when
+	 * its daemon restarts would be the old one here).
+	 */
+	for (i = 0; i < v->pv_n; i++)
+		if (inside(path, v->pv_path[i].vp_path) &&
+		    (v->pv_path[i].vp_flags & PRIV_VIEW_RW) ==
+		    (flags & PRIV_VIEW_RW))
+			return 0;
 	if (v->pv_n == PRIV_VIEW_MAX) {
 		errno = ENOSPC;
 		return -1;
@@ -107,7 +130,8 @@ bind_one(const char *root, const struct priv_view_path *p, char *err,
 		    strerror(errno));
 		return -1;
 	}
-	if (mount(p->vp_path, at, "none", MS_BIND | MS_REC, NULL) == -1) {
+	/* Not what is mounted below it: only what the view names. */
+	if (mount(p->vp_path, at, "none", MS_BIND, NULL) == -1) {
 		snprintf(err, errlen, "bind %s: %s", p->vp_path,
 		    strerror(errno));
 		return -1;

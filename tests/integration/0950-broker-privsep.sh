@@ -164,6 +164,17 @@ ok $? "the pid file names the parent"
 [ "$(stat -c '%U %a' "$T/state/broker")" = "$SU 750" ] &&
     [ "$(stat -c '%U' "$T/state")" = root ]
 ok $? "state_dir/broker is $SU's, mode 0750; state_dir stays root's"
+# The child's view of the files (CilkJobBroker(8), Privileges): a
+# read-only tmpfs root in a mount namespace of its own, with its folder.
+[ "$(readlink /proc/"$CHILD"/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] &&
+    grep -Eq '^[0-9]+ [0-9]+ [0-9:]+ / / ro,.* - tmpfs ' /proc/"$CHILD"/mountinfo &&
+    ! grep -q 'engine\.view' /proc/self/mountinfo
+ok $? "the child's root is a read-only tmpfs of its own mount namespace, not in ours"
+R=/proc/$CHILD/root
+[ -d "$R$T/state/broker" ] && [ ! -e "$R$C" ] && [ ! -e "$R$T/cluster.key" ] &&
+    [ ! -e "$R/usr" ] && [ ! -e "$R/home" ] && [ -d "$R/etc" ]
+ok $? "it sees its folder, not the configuration, the key files, /usr or the homes" ||
+    ls -la "$R" "$R$T" 2>&1 | sed 's/^/#   | /'
 
 "$BIN/CilkPs" -c "$C" -b "$B" >"$T/ps.out" 2>&1
 exit_is $? 0 "CilkPs against it"

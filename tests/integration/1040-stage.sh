@@ -153,11 +153,15 @@ wait_for 30 no_task_dirs
 ok $? "no task folder is left on the nodes"
 # (once, in a fresh Debian root's make check, one was still there after
 # 15 s: what is left, and what its node said of it)
+# (twice since, on a busy machine: its worker exited 0, and nothing
+# after; now its job's lines too, and what is in its folder)
 for _d in $(ls -d "$D"/nodes/*/state/workers/*/task 2>/dev/null); do
 	_w=$(basename "$(dirname "$_d")")
+	_j=${_w%%-*}; _j=${_j#j}
 	echo "#   left: ${_d#"$D"/}"
-	grep -h "$_w" "$D"/nodes/*/log | tail -n 8 | cut -c 12-200 |
-	    sed 's/^/#     /'
+	grep -hE "$_w|job $_j[: ]" "$D"/nodes/*/log "$D"/broker.log 2>/dev/null |
+	    tail -n 20 | cut -c 12-200 | sed 's/^/#     /'
+	ls -la "$(dirname "$_d")" 2>&1 | sed 's/^/#     | /'
 done
 
 finish

@@ -35,11 +35,22 @@ test_add(void)
 	ok(priv_view_add(&v, longpath, 0) == -1 && errno == ENAMETOOLONG,
 	    "a path longer than PATH_MAX is refused");
 	ok(v.pv_n == 0, "nothing refused was added");
-	for (i = 0; i < PRIV_VIEW_MAX + 1; i++)
-		if (priv_view_add(&v, "/etc", 0) == -1 && errno == ENOSPC)
+	ok(priv_view_add(&v, "/etc/..", 0) == -1 && errno == EINVAL,
+	    "a path ending in .. is refused");
+	ok(priv_view_add(&v, "/etc", 0) == 0 && v.pv_n == 1, "/etc added");
+	ok(priv_view_add(&v, "/etc/cilknow/users", 0) == 0 && v.pv_n == 1,
+	    "a folder inside it, read-only too, is seen through it: not added");
+	ok(priv_view_add(&v, "/etc/cilknow/users", PRIV_VIEW_RW) == 0 &&
+	    v.pv_n == 2, "one to be written is added");
+	ok(priv_view_add(&v, "/etcetera", 0) == 0 && v.pv_n == 3,
+	    "/etcetera is not inside /etc");
+	for (i = 0; i < PRIV_VIEW_MAX + 1; i++) {
+		snprintf(longpath, sizeof(longpath), "/x%d", i);
+		if (priv_view_add(&v, longpath, 0) == -1 && errno == ENOSPC)
 			full++;
-	ok(v.pv_n == PRIV_VIEW_MAX && full == 1,
-	    "%d paths at most: the next is refused (ENOSPC)", PRIV_VIEW_MAX);
+	}
+	ok(v.pv_n == PRIV_VIEW_MAX && full == 4,
+	    "%d paths at most: the next are refused (ENOSPC)", PRIV_VIEW_MAX);
 }
 
 /* What the child finds, one bit a check; 0xff if it could not enter. */

@@ -1,0 +1,90 @@
+/*
+ * dview — what every privilege-separated daemon's engine sees of the
+ * file system when it starts as root (priv_view_enter, before the
+ * drop): a tmpfs mounted on RUN_DIR/engine.view, into which only these
+ * are bound, read-only, beside what the daemon adds itself: the users'
+ * public keys (read again on SIGHUP), munge's socket folder, /etc (the
+ * users' names and ids, for munge's credentials and the C library's
+ * name services), /proc (the drop's own check, and what the node
+ * manager's roots look at), /run (the sockets of munge, the log and
+ * the name services), /dev/log and sssd's sockets.
+ */
+#include <sys/prctl.h>
+
+#include <errno.h>
+#include <libgen.h>
+#include <linux/capability.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dctx.h"
+#include "log.h"
+
+/*
+ * /run whole, not the sockets' folders: munged's, nscd's, nslcd's,
+ * journald's are made again when their daemon restarts.  Its mounts
+ * are not bound (users' runtime folders); the launch pads' sockets in
+ * it are root's alone.
+ */
+static const char *const services[] = {
+	"/run",				/* munge, nscd, nslcd, journal */
+	"/dev/log",			/* syslog(3), without -f */
+	"/var/lib/sss/pipes",		/* sssd */
+};
+
+int
+dctx_view_add(struct priv_view *v, const char *path, unsigned flags,
+    char *err, size_t errlen)
+{
+	if (priv_view_add(v, path, flags) == 0)
+		return 0;
+	snprintf(err, errlen, "the engine's view: %s: %s", path,
+	    strerror(errno));
+	return -1;
+}
+
+int
+dctx_view_init(struct dctx *dc, struct priv_view *v, char *err,
+    size_t errlen)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	/*
+	 * A service manager that took these from us (the broker's systemd
+	 * unit) confines the engine with a sandbox of its own.
+	 */
+	if (prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 1 ||
+	    prctl(PR_CAPBSET_READ, CAP_SYS_CHROOT, 0, 0, 0) != 1) {
+		log_info("the engine's own view of the files is not made: "
+		    "CAP_SYS_ADMIN and CAP_SYS_CHROOT are not ours (the "
+		    "service manager's sandbox confines it)");
+		return 1;
+	}
+	if (conf_get_path(dc->dc_conf, "run_dir", path, sizeof(path)) == -1 ||
+	    (size_t)snprintf(v->pv_root, sizeof(v->pv_root), "%s/engine.view",
+	    path) >= sizeof(v->pv_root)) {
+		snprintf(err, errlen, "run_dir: bad path");
+		return -1;
+	}
+	if (dctx_view_add(v, "/etc", 0, err, errlen) == -1 ||
+	    dctx_view_add(v, "/proc", 0, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < sizeof(services) / sizeof(services[0]); i++)
+		if (dctx_view_add(v, services[i], PRIV_VIEW_OPTIONAL, err,
+		    errlen) == -1)
+			return -1;
+	if (conf_get_path(dc->dc_conf, "user_keys", path, sizeof(path)) == -1 ||
+	    dctx_view_add(v, path, PRIV_VIEW_OPTIONAL, err, errlen) == -1)
+		return -1;
+	if (conf_get_path(dc->dc_conf, "munge_socket", path,
+	    sizeof(path)) == -1 ||
+	    dctx_view_add(v, dirname(path), PRIV_VIEW_OPTIONAL, err,
+	    errlen) == -1)
+		return -1;
+	/* The name services' modules, loaded before /usr is out of sight. */
+	(void)getpwnam("root");
+	return 0;
+}
