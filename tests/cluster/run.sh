@@ -306,6 +306,20 @@ on vulture "mkdir -p /dev/input && mkfifo -m 660 /dev/input/event0 &&
 ok $? "vulture: a keyboard at /dev/input/event0 (a FIFO)"
 wait_for 10 on vulture "journalctl -u cilknow-nodemanager | grep -q 'reading input device /dev/input/event0'"
 ok $? "vulture's node manager reads it"
+# The node manager's engine sees a file system of its own: its unit
+# leaves the parent the capabilities to make it (CilkNodeManager(8),
+# PRIVILEGES); the broker's unit does not, and its sandbox stands in.
+on vulture 'p=$(systemctl show -p MainPID --value cilknow-nodemanager)
+    for c in $(ps -o pid= --ppid "$p"); do
+        tr "\0" " " </proc/$c/cmdline | grep -q "engine" && e=$c; done
+    [ -n "$e" ] &&
+    grep -Eq "^[0-9]+ [0-9]+ [0-9:]+ / / ro,.* - tmpfs " /proc/$e/mountinfo &&
+    [ -d /proc/$e/root/var/lib/cilknow/engine ] &&
+    [ ! -e /proc/$e/root/usr ] && [ ! -e /proc/$e/root/dev/input ] &&
+    [ -e /proc/$e/root/run/munge ]'
+ok $? "vulture: the engine's root is a read-only tmpfs: its folder, munge's, no /usr or /dev/input"
+on falcon "journalctl -u cilknow-broker | grep -q \"the engine's own view of the files is not made: CAP_SYS_ADMIN\""
+ok $? "falcon: the broker's engine has none, and says its sandbox stands in"
 
 # 6. The default predicate (900 s without input, load below 0.35) keeps
 # containers on a loaded machine busy: as the guide says, root, with a
