@@ -105,6 +105,19 @@ int		 msg_ep_reply(struct msg_ep *, const struct msg_in *,
 		    uint16_t handler, const void *payload, size_t len);
 
 /*
+ * A message to answer later, after its handler returned: what
+ * msg_ep_reply needs (its sender, scheme and key, its length) and its
+ * name for the logs, not its bytes (mk_in.mi_data is NULL).  mk_in
+ * points into the struct itself: keep it where msg_keep put it.
+ */
+struct msg_kept {
+	struct msg_in	 mk_in;
+	struct msg_hdr	 mk_hdr;
+	char		 mk_name[MSG_NAME_MAX + 1];
+};
+void		 msg_keep(struct msg_kept *, const struct msg_in *);
+
+/*
  * The receive path for one datagram that arrived from `from` addressed
  * to `to` (NULL: the bound address).  The socket callback calls it; so
  * do tests and the fuzzer.

@@ -24,6 +24,8 @@
  *		killed (vacate.h)
  *	SENSE	u32 req: look for input devices again, measure, and
  *		answer with MEAS
+ *	PIDQ	u32 req, u32 pid, u64 start (ticks since boot; 0: any),
+ *		str user: what is process pid?  Answered with PIDA
  * Parent to engine (answers and news):
  *	HELLO	str cgroup base of the workers ("" for the process-tree
  *		fallback), so the engine can tell a worker's process
@@ -43,6 +45,10 @@
  *		the system's sensors or the sensor file, and the input
  *		devices; loads still with the node's own workers in),
  *		else str why
+ *	PIDA	u32 req (PIDQ's), u8 state (proto_proc.h: of user's
+ *		processes), u8 flags: NMPRIV_PID_STARTED (pid runs and
+ *		started at start), NMPRIV_PID_WORKER (it is a guest
+ *		worker's, not a root the node restarted)
  */
 #ifndef CILKNOW_NMPRIV_H
 #define CILKNOW_NMPRIV_H
@@ -76,8 +82,14 @@ enum nmpriv_type {
 	NMPRIV_INPUT,		/* parent: the devices read, time since input */
 	NMPRIV_VACATE,		/* engine to parent, like STOP */
 	NMPRIV_MEAS,		/* parent: what the sensors measured */
+	NMPRIV_PIDQ,		/* engine: what is this process? */
+	NMPRIV_PIDA,		/* parent: PIDQ's answer */
 	NMPRIV_TYPE_MAX
 };
+
+/* PIDA's nm_flag. */
+#define NMPRIV_PID_STARTED	0x01
+#define NMPRIV_PID_WORKER	0x02
 
 /* SPAWNED's nm_flag: refused for the node's own reason (nodefault.h). */
 #define NMPRIV_SPAWN_NODE	2
@@ -99,7 +111,8 @@ enum nmpriv_wstate {
 
 struct nmpriv_msg {
 	uint16_t	 nm_type;		/* enum nmpriv_type */
-	uint32_t	 nm_req;		/* SPAWN, SPAWNED, SENSE, MEAS */
+	uint32_t	 nm_req;		/* SPAWN, SPAWNED, SENSE, MEAS,
+						   PIDQ, PIDA */
 	uint8_t		 nm_kind;		/* SPAWN, WORKER */
 	char		 nm_tag[NMPRIV_TAG_MAX + 1];	/* SPAWN */
 	const uint8_t	*nm_desc;		/* SPAWN: points into the
@@ -110,13 +123,14 @@ struct nmpriv_msg {
 	uint32_t	 nm_fast_ms;		/* VACATE */
 	uint8_t		 nm_flag;		/* FREEZE: 1/0; SPAWNED: ok,
 						   or NMPRIV_SPAWN_NODE;
-						   MEAS: ok */
+						   MEAS: ok; PIDA: flags */
 	char		 nm_why[NMPRIV_WHY_MAX];	/* SPAWNED, MEAS */
 	char		 nm_path[NMPRIV_PATH_MAX];	/* HELLO */
 	uint32_t	 nm_job, nm_task;	/* WORKER */
-	char		 nm_user[LPAD_USER_MAX + 1];
+	char		 nm_user[LPAD_USER_MAX + 1];	/* WORKER, PIDQ */
 	uint32_t	 nm_lpad;		/* SPAWNED, WORKER */
-	uint8_t		 nm_state;		/* WORKER: enum nmpriv_wstate */
+	uint8_t		 nm_state;		/* WORKER: enum nmpriv_wstate;
+						   PIDA: enum proto_proc_state */
 	uint8_t		 nm_how;		/* WORKER: enum lpad_how */
 	uint32_t	 nm_code;
 	uint64_t	 nm_cpu_ms;		/* WORKER, exited: its usage */
@@ -124,6 +138,8 @@ struct nmpriv_msg {
 	uint32_t	 nm_devices;		/* INPUT: devices read */
 	uint64_t	 nm_idle_ms;		/* INPUT: since the last input */
 	struct pred_meas nm_meas;		/* MEAS, if ok */
+	uint32_t	 nm_pid;		/* PIDQ */
+	uint64_t	 nm_start;		/* PIDQ */
 };
 
 /*

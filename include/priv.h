@@ -68,7 +68,7 @@ int	priv_lookup(struct priv_user *, const char *user, char *err,
  * program), then verifies it: real, effective and saved ids are pu's,
  * no supplementary group is left, setuid(0) and setgid(0) fail, and no
  * permitted, effective, ambient or bounding capability is left
- * (/proc/self/status).  -1 with err on any failure:
+ * (capget, prctl).  -1 with err on any failure:
  * the caller must exit.  Not root (no uid 0 among real, effective and
  * saved): does nothing and returns 0; the caller decides what to say.
  */

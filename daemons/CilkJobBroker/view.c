@@ -35,6 +35,11 @@ bview_prepare(struct dctx *dc, const struct priv_user *pu, char *err,
 		return rc == 1 ? 0 : -1;
 	if (dctx_view_add(&view, bdir, PRIV_VIEW_RW, err, errlen) == -1)
 		return -1;
+	/* An older version's state_dir/predicates, taken over (pred.c). */
+	if ((size_t)snprintf(bdir, sizeof(bdir), "%s/%s", sdir, BPRED_FILE) >=
+	    sizeof(bdir) || dctx_view_add(&view, bdir, PRIV_VIEW_OPTIONAL,
+	    err, errlen) == -1)
+		return -1;
 	dc->dc_view = &view;
 	return 0;
 }

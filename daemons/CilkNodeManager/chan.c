@@ -94,6 +94,26 @@ node_chan_forget(struct node *n, const char *worker)
 	chan_send(n, &m);
 }
 
+/* What process pid is (start 0: any), answered by PIDA: its req. */
+uint32_t
+node_chan_pidq(struct node *n, uint32_t pid, uint64_t start,
+    const char *user)
+{
+	static uint32_t req;
+	struct nmpriv_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_PIDQ;
+	if (++req == 0)
+		req = 1;
+	m.nm_req = req;
+	m.nm_pid = pid;
+	m.nm_start = start;
+	strlcpy(m.nm_user, user, sizeof(m.nm_user));
+	chan_send(n, &m);
+	return req;
+}
+
 /* A measurement, answered by MEAS with the request's number. */
 uint32_t
 node_chan_sense(struct node *n)

@@ -35,6 +35,12 @@ node_chan_msg(struct dctx *dc, uint16_t type, const uint8_t *body,
 	case NMPRIV_INPUT:
 		node_idle_on_input(n, &m);
 		break;
+	case NMPRIV_PIDA:
+		if (node_roots_on_pida(n, &m) == 0 &&
+		    node_procq_on_pida(n, &m) == 0)
+			log_debug("%s: an answer to no question (%u)",
+			    __func__, m.nm_req);
+		break;
 	case NMPRIV_MEAS:
 		node_idle_on_meas(n, &m);
 		/* None asked again: measured after every check came. */

@@ -305,6 +305,8 @@ prepare(struct dctx *dc, const struct priv_user *pu, char *err,
 	if (check(dc, err, errlen) == -1)
 		return -1;
 	node_privileged_setup(n, pu);
+	node_roots_prepare();
+	n->n_cpu_quota = contain_cpu_quota();
 	if (pu != NULL && node_view(n, err, errlen) == -1)
 		return -1;
 	n->n_prepared = 1;

@@ -143,6 +143,8 @@ struct node {
 	int		 n_have_push;
 
 	struct priv_view n_view;	/* the engine's files (view.c) */
+	uint32_t	 n_cpu_quota;	/* processors by cgroup, before
+					   the split; 0: none */
 
 	/* Idleness. */
 	char		 n_sensor_path[PATH_MAX];	/* "" = system */
@@ -253,6 +255,15 @@ void	node_chan_forget(struct node *, const char *worker);
 void	node_chan_vacate(struct node *, const char *worker, double grace,
 	    double fast);
 uint32_t node_chan_sense(struct node *);	/* its req */
+uint32_t node_chan_pidq(struct node *, uint32_t pid, uint64_t start,
+	    const char *user);			/* its req */
+/* procq.c: the parent's PIDA for a clearinghouse's question; 0: not
+   one of ours. */
+int	node_procq_on_pida(struct node *, const struct nmpriv_msg *);
+/* roots.c: the same for a root's (checked before procq's). */
+int	node_roots_on_pida(struct node *, const struct nmpriv_msg *);
+/* roots.c: before the split, what the engine could not read after. */
+void	node_roots_prepare(void);
 /* register.c: the broker hears of us; down by itself: why (ndown.c). */
 void	node_register_now(struct node *);
 void	node_register_start(struct node *);
@@ -279,6 +290,9 @@ void	node_input_scan(struct node *);
 void	node_input_tell(struct node *);
 void	node_input_stop(struct node *);
 int	node_input_idle(const struct node *, double *idle);
+/* pproc.c: the parent's answer to PIDQ, the launch pads' pids given. */
+void	node_pid_answer(const struct node *, const struct nmpriv_msg *q,
+	    const pid_t *lpads, size_t nlpads, struct nmpriv_msg *a);
 /* view.c: what the engine sees, started as root; 0, or -1 with err. */
 int	node_view(struct node *, char *err, size_t errlen);
 /* measure.c: the parent's sensors; 0, or -1 with err. */

@@ -944,13 +944,32 @@ tell_meas(uint32_t req)
 	tell(&m);
 }
 
+/* What a process is, as the engine asked (PIDQ). */
+static void
+tell_pid(const struct nmpriv_msg *q)
+{
+	static struct nmpriv_msg a;
+	pid_t lpads[64];
+	struct pad *p;
+	size_t k = 0;
+
+	/* Guests' launch pads: a root we restarted is no guest. */
+	TAILQ_FOREACH(p, &pads, p_entry)
+		if (p->p_kind == NMPRIV_KIND_WORKER && p->p_lpad > 1 &&
+		    k < sizeof(lpads) / sizeof(lpads[0]))
+			lpads[k++] = p->p_lpad;
+	node_pid_answer(pn, q, lpads, k, &a);
+	tell(&a);
+}
+
 /* What the engine may ask. */
 static int
 from_engine(uint16_t type)
 {
 	return type == NMPRIV_SPAWN || type == NMPRIV_STOP ||
 	    type == NMPRIV_FREEZE || type == NMPRIV_FORGET ||
-	    type == NMPRIV_SENSE || type == NMPRIV_VACATE;
+	    type == NMPRIV_SENSE || type == NMPRIV_VACATE ||
+	    type == NMPRIV_PIDQ;
 }
 
 static int
@@ -999,6 +1018,9 @@ engine_act(const struct nmpriv_msg *m)
 	case NMPRIV_SENSE:
 		node_input_scan(pn);	/* a keyboard plugged in since */
 		tell_meas(m->nm_req);
+		break;
+	case NMPRIV_PIDQ:
+		tell_pid(m);
 		break;
 	}
 }

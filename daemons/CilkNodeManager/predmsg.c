@@ -80,17 +80,12 @@ answer(struct node *n, const struct proto_pred_asked *k, uint8_t action,
 	proto_pred_answer(k, &a, set, filter, n->n_buf, sizeof(n->n_buf));
 }
 
-/*
- * Checks waiting for a measurement: what answering needs of the request
- * is kept (its sender, scheme and key, its length), not its bytes.
- */
+/* Checks waiting for a measurement (msg_keep: not their bytes). */
 #define CHECKS_WAITING_MAX	8
 
 struct check_wait {
 	struct proto_pred_asked	cw_k;
-	struct msg_in		cw_in;
-	struct msg_hdr		cw_hdr;
-	char			cw_name[MSG_NAME_MAX + 1];
+	struct msg_kept		cw_in;
 };
 
 static struct check_wait	waiting[CHECKS_WAITING_MAX];
@@ -105,13 +100,8 @@ check_wait(const struct proto_pred_asked *k)
 		return -1;
 	cw = &waiting[nwaiting++];
 	cw->cw_k = *k;
-	cw->cw_hdr = *k->pk_in->mi_hdr;
-	strlcpy(cw->cw_name, k->pk_in->mi_name, sizeof(cw->cw_name));
-	cw->cw_in = *k->pk_in;
-	cw->cw_in.mi_hdr = &cw->cw_hdr;
-	cw->cw_in.mi_name = cw->cw_name;
-	cw->cw_in.mi_data = NULL;	/* taken already */
-	cw->cw_k.pk_in = &cw->cw_in;
+	msg_keep(&cw->cw_in, k->pk_in);
+	cw->cw_k.pk_in = &cw->cw_in.mk_in;
 	return 0;
 }
 

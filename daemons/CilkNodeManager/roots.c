@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "mono.h"
 #include "node.h"
 #include "pred_auth.h"
+#include "proto_proc.h"
 #include "proto_root.h"
 
 #define ROOTS_TICK	1.0	/* seconds between looks at the roots */
@@ -58,6 +58,7 @@ struct root {
 	uint8_t		*r_msg;		/* the ROOT_BACKUP payload */
 	size_t		 r_len;
 	uint32_t	 r_req;		/* our SPAWN, while unanswered */
+	uint32_t	 r_asked;	/* our PIDQ, while unanswered */
 	/*
 	 * Its restarted worker (nodeworker.h): NONE with rh_lpad set is
 	 * one recorded before our restart that the parent has not named
@@ -75,8 +76,9 @@ static struct evtimer *roots_timer;
 
 static void	roots_arm(struct node *);
 
-static void
-read_boot_id(void)
+/* Before the split: the engine's view has no /proc of its own to read. */
+void
+node_roots_prepare(void)
 {
 	int fd;
 	ssize_t n;
@@ -224,32 +226,6 @@ root_check(struct node *n, const char *sender, const uint8_t *p,
 	return -1;
 }
 
-/* 1 while the root's process is alive: same boot, pid, start time. */
-static int
-root_alive(const struct root *r)
-{
-	uint64_t start;
-
-	return strcmp(r->r_hdr.rh_boot, boot_id) == 0 &&
-	    proto_root_pid_start((long)r->r_pid, &start) == 0 &&
-	    start == r->r_start;
-}
-
-/* The pid is a process of user on this machine, started at start. */
-static int
-pid_is_users(uint32_t pid, uint64_t start, const char *user)
-{
-	struct passwd *pw;
-	struct stat sb;
-	char path[64];
-	uint64_t s;
-
-	snprintf(path, sizeof(path), "/proc/%u", pid);
-	return (pw = getpwnam(user)) != NULL && stat(path, &sb) == 0 &&
-	    sb.st_uid == pw->pw_uid &&
-	    proto_root_pid_start((long)pid, &s) == 0 && s == start;
-}
-
 static size_t
 roots_of(const char *user)
 {
@@ -260,53 +236,6 @@ roots_of(const char *user)
 		if (strcmp(r->r_user, user) == 0)
 			k++;
 	return k;
-}
-
-/* 1 if pid runs in the cgroup of a root we restarted (w-r...). */
-static int
-in_restarted_root(uint32_t pid)
-{
-	char path[64], line[PATH_MAX];
-	const char *leaf;
-	FILE *f;
-	int yes = 0;
-
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "0::", 3) == 0 &&
-		    (leaf = strstr(line, "/w-")) != NULL)
-			yes = leaf[3] == 'r';
-	fclose(f);
-	return yes;
-}
-
-/*
- * 1 if pid is (part of) a worker here: a guest job may not leave a
- * root of its own for us to restart.  The kernel's word: the worker
- * cgroups, or without them the launch pads' trees.
- */
-static int
-pid_is_worker(struct node *n, uint32_t pid)
-{
-	struct contain_base cb;
-	const struct worker *w;
-	pid_t lpads[64];
-	size_t k = 0;
-
-	memset(&cb, 0, sizeof(cb));
-	cb.cb_mech = n->n_cg_base[0] != '\0' ? CONTAIN_CGROUP : CONTAIN_TREE;
-	strlcpy(cb.cb_cgpath, n->n_cg_base, sizeof(cb.cb_cgpath));
-	TAILQ_FOREACH(w, &n->n_workers, w_entry)
-		if (w->w_lpad > 1 && k < sizeof(lpads) / sizeof(lpads[0]))
-			lpads[k++] = w->w_lpad;
-	/* Cannot tell: fail closed. */
-	if (contain_pid_is_worker(&cb, (pid_t)pid, lpads, k) == 0)
-		return 0;
-	/* A root we restarted (worker ids of roots, and only those, the
-	 * parent starts with 'r') is a root, not a guest. */
-	return !in_restarted_root(pid);
 }
 
 static int
@@ -335,69 +264,70 @@ root_renew(struct node *n, struct root *r, const uint8_t *msg, size_t len)
 	(void)root_save(n, r);
 }
 
-void
-node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
+static void
+refused(const char *sender, const char *why)
 {
-	static uint64_t refused;
-	struct node *n = arg;
-	struct proto_root_backup b;
-	struct proto_desc d;
+	static uint64_t n;
+
+	++n;
+	if (log_rate(&refused_log, now_mono(), "refused ROOT_BACKUPs"))
+		log_warnx("ROOT_BACKUP from %s refused: %s (%llu refused so "
+		    "far)", sender, why, (unsigned long long)n);
+}
+
+/*
+ * Backups whose pid the parent is asked about (PIDQ), a few at a time:
+ * more are dropped, and their roots send them again.
+ */
+#define ROOTS_ASKING_MAX	8
+
+struct root_asked {
+	uint32_t	 ra_req;	/* 0: a free slot */
+	char		 ra_sender[MSG_NAME_MAX + 1];
+	char		 ra_user[LPAD_USER_MAX + 1];
+	char		 ra_ckpt[PROTO_PATH_MAX];
+	uint32_t	 ra_pid;
+	uint64_t	 ra_start;
+	uint8_t		*ra_msg;	/* the ROOT_BACKUP payload */
+	size_t		 ra_len;
+};
+
+static struct root_asked asked[ROOTS_ASKING_MAX];
+
+/* Kept (or renewed) now that the parent vouched for its pid. */
+static void
+root_keep(struct node *n, const struct root_asked *a)
+{
 	struct root *r;
-	char ckpt[PROTO_PATH_MAX], key[20], why[256];
+	char key[20], why[256];
 	int fresh = 0;
 
-	(void)ep;
-	if (root_check(n, in->mi_name, in->mi_data, in->mi_len, &b, &d,
-	    ckpt, sizeof(ckpt), why, sizeof(why)) == -1)
-		goto refuse;
-	if (!pid_is_users(b.rb_pid, b.rb_start, d.de_user)) {
-		snprintf(why, sizeof(why), "pid %u is no process of %s on "
-		    "this machine", b.rb_pid, d.de_user);
-		proto_desc_free(&d);
-		goto refuse;
-	}
-	if (pid_is_worker(n, b.rb_pid)) {
-		snprintf(why, sizeof(why), "pid %u is a guest worker on this "
-		    "node, not a root of its own", b.rb_pid);
-		proto_desc_free(&d);
-		goto refuse;
-	}
-	root_key(d.de_user, ckpt, key, sizeof(key));
-	if ((r = root_find(key)) != NULL && r->r_pid == b.rb_pid &&
-	    r->r_start == b.rb_start) {
-		proto_desc_free(&d);
-		/* A repeat, or signed again (cn_home.c): keep the newest. */
-		if (r->r_len != in->mi_len ||
-		    memcmp(r->r_msg, in->mi_data, in->mi_len) != 0)
-			root_renew(n, r, in->mi_data, in->mi_len);
-		return;
-	}
+	root_key(a->ra_user, a->ra_ckpt, key, sizeof(key));
+	r = root_find(key);
 	if (r == NULL && nroots >= ROOTS_MAX) {
 		snprintf(why, sizeof(why), "%d roots kept already", ROOTS_MAX);
-		proto_desc_free(&d);
-		goto refuse;
+		refused(a->ra_sender, why);
+		return;
 	}
-	if (r == NULL && roots_of(d.de_user) >= ROOTS_PER_USER) {
+	if (r == NULL && roots_of(a->ra_user) >= ROOTS_PER_USER) {
 		snprintf(why, sizeof(why), "%s has %d roots kept here already",
-		    d.de_user, ROOTS_PER_USER);
-		proto_desc_free(&d);
-		goto refuse;
+		    a->ra_user, ROOTS_PER_USER);
+		refused(a->ra_sender, why);
+		return;
 	}
 	if (r == NULL) {
 		if ((r = calloc(1, sizeof(*r))) == NULL) {
-			proto_desc_free(&d);
 			log_warn("%s", __func__);
 			return;
 		}
 		fresh = 1;
 		memcpy(r->r_hdr.rh_magic, ROOTS_MAGIC, 4);
 		strlcpy(r->r_key, key, sizeof(r->r_key));
-		strlcpy(r->r_user, d.de_user, sizeof(r->r_user));
-		strlcpy(r->r_ckpt, ckpt, sizeof(r->r_ckpt));
+		strlcpy(r->r_user, a->ra_user, sizeof(r->r_user));
+		strlcpy(r->r_ckpt, a->ra_ckpt, sizeof(r->r_ckpt));
 	}
-	proto_desc_free(&d);
 	free(r->r_msg);
-	if ((r->r_msg = malloc(in->mi_len)) == NULL) {
+	if ((r->r_msg = malloc(a->ra_len)) == NULL) {
 		log_warn("%s", __func__);
 		if (!fresh) {
 			TAILQ_REMOVE(&roots, r, r_entry);
@@ -406,10 +336,11 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		root_free(r);
 		return;
 	}
-	memcpy(r->r_msg, in->mi_data, in->mi_len);
-	r->r_len = in->mi_len;
-	r->r_pid = b.rb_pid;
-	r->r_start = b.rb_start;
+	memcpy(r->r_msg, a->ra_msg, a->ra_len);
+	r->r_len = a->ra_len;
+	r->r_pid = a->ra_pid;
+	r->r_start = a->ra_start;
+	r->r_asked = 0;
 	strlcpy(r->r_hdr.rh_boot, boot_id, sizeof(r->r_hdr.rh_boot));
 	if (fresh) {
 		TAILQ_INSERT_TAIL(&roots, r, r_entry);
@@ -419,12 +350,70 @@ node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	(void)root_save(n, r);
 	log_info("root of %s (pid %u) backed up: it recovers from %s",
 	    r->r_user, r->r_pid, r->r_ckpt);
-	return;
- refuse:
-	++refused;
-	if (log_rate(&refused_log, now_mono(), "refused ROOT_BACKUPs"))
-		log_warnx("ROOT_BACKUP from %s refused: %s (%llu refused so "
-		    "far)", in->mi_name, why, (unsigned long long)refused);
+}
+
+/* Its pid to the parent, the backup kept until it answers. */
+static void
+root_ask(struct node *n, const struct msg_in *in, const char *user,
+    const char *ckpt, uint32_t pid, uint64_t start)
+{
+	struct root_asked *a = NULL;
+	char why[256];
+	size_t i;
+
+	if (pid <= 1 || pid > INT32_MAX || !lpad_user_ok(user)) {
+		snprintf(why, sizeof(why), "pid %u is no process of %s on "
+		    "this machine", pid, user);
+		refused(in->mi_name, why);
+		return;
+	}
+	for (i = 0; i < ROOTS_ASKING_MAX && a == NULL; i++)
+		if (asked[i].ra_req == 0)
+			a = &asked[i];
+	if (a == NULL || (a->ra_msg = malloc(in->mi_len)) == NULL) {
+		log_debug("%s: no room to ask about pid %u", __func__, pid);
+		return;		/* it comes again */
+	}
+	memcpy(a->ra_msg, in->mi_data, in->mi_len);
+	a->ra_len = in->mi_len;
+	strlcpy(a->ra_sender, in->mi_name, sizeof(a->ra_sender));
+	strlcpy(a->ra_user, user, sizeof(a->ra_user));
+	strlcpy(a->ra_ckpt, ckpt, sizeof(a->ra_ckpt));
+	a->ra_pid = pid;
+	a->ra_start = start;
+	a->ra_req = node_chan_pidq(n, pid, start, user);
+}
+
+void
+node_on_root_backup(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct node *n = arg;
+	struct proto_root_backup b;
+	struct proto_desc d;
+	struct root *r;
+	char ckpt[PROTO_PATH_MAX], key[20], why[256];
+
+	(void)ep;
+	if (root_check(n, in->mi_name, in->mi_data, in->mi_len, &b, &d,
+	    ckpt, sizeof(ckpt), why, sizeof(why)) == -1) {
+		refused(in->mi_name, why);
+		return;
+	}
+	root_key(d.de_user, ckpt, key, sizeof(key));
+	if ((r = root_find(key)) != NULL && r->r_pid == b.rb_pid &&
+	    r->r_start == b.rb_start) {
+		proto_desc_free(&d);
+		/*
+		 * A repeat (its pid vouched for when it came first), or
+		 * signed again (cn_home.c): keep the newest.
+		 */
+		if (r->r_len != in->mi_len ||
+		    memcmp(r->r_msg, in->mi_data, in->mi_len) != 0)
+			root_renew(n, r, in->mi_data, in->mi_len);
+		return;
+	}
+	root_ask(n, in, d.de_user, ckpt, b.rb_pid, b.rb_start);
+	proto_desc_free(&d);
 }
 
 void
@@ -563,6 +552,22 @@ node_roots_on_worker(struct node *n, const struct nmpriv_msg *m)
 	return 1;
 }
 
+/* Its process is gone: restarted, or forgotten after too many tries. */
+static void
+root_gone(struct node *n, struct root *r)
+{
+	if (r->r_hdr.rh_tries >= ROOTS_TRIES) {
+		root_forget(n, r, "restarted too often");
+		return;
+	}
+	if (root_restart(n, r) == -1) {
+		root_forget(n, r, "cannot restart it");
+		return;
+	}
+	r->r_hdr.rh_tries++;
+	(void)root_save(n, r);
+}
+
 static void
 on_roots_tick(struct evloop *loop, void *arg)
 {
@@ -591,20 +596,60 @@ on_roots_tick(struct evloop *loop, void *arg)
 				r->r_hdr.rh_lpad[0] = '\0';	/* gone */
 			continue;
 		}
-		if (root_alive(r) || (!n->n_owner_away && !owner))
+		if (!n->n_owner_away && !owner)
 			continue;
-		if (r->r_hdr.rh_tries >= ROOTS_TRIES) {
-			root_forget(n, r, "restarted too often");
-			continue;
-		}
-		if (root_restart(n, r) == -1) {
-			root_forget(n, r, "cannot restart it");
-			continue;
-		}
-		r->r_hdr.rh_tries++;
-		(void)root_save(n, r);
+		/* Another boot, or no pid to ask about: gone. */
+		if (strcmp(r->r_hdr.rh_boot, boot_id) != 0 || r->r_pid <= 1 ||
+		    r->r_pid > INT32_MAX || !lpad_user_ok(r->r_user))
+			root_gone(n, r);
+		else if (r->r_asked == 0)	/* is it alive? */
+			r->r_asked = node_chan_pidq(n, r->r_pid, r->r_start,
+			    r->r_user);
 	}
 	roots_arm(n);
+}
+
+int
+node_roots_on_pida(struct node *n, const struct nmpriv_msg *m)
+{
+	struct root_asked *a;
+	struct root *r;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < ROOTS_ASKING_MAX; i++) {
+		a = &asked[i];
+		if (a->ra_req == 0 || a->ra_req != m->nm_req)
+			continue;
+		if (m->nm_state == PROTO_PROC_NONE ||
+		    !(m->nm_flag & NMPRIV_PID_STARTED)) {
+			snprintf(why, sizeof(why), "pid %u is no process of "
+			    "%s on this machine", a->ra_pid, a->ra_user);
+			refused(a->ra_sender, why);
+		} else if (m->nm_flag & NMPRIV_PID_WORKER) {
+			snprintf(why, sizeof(why), "pid %u is a guest worker "
+			    "on this node, not a root of its own", a->ra_pid);
+			refused(a->ra_sender, why);
+		} else
+			root_keep(n, a);
+		free(a->ra_msg);
+		memset(a, 0, sizeof(*a));
+		return 1;
+	}
+	TAILQ_FOREACH(r, &roots, r_entry) {
+		if (r->r_asked == 0 || r->r_asked != m->nm_req)
+			continue;
+		r->r_asked = 0;
+		/* Alive (same pid, same start), or changed meanwhile. */
+		if ((m->nm_flag & NMPRIV_PID_STARTED) ||
+		    r->r_nw.nw_state == NW_STARTING ||
+		    r->r_hdr.rh_lpad[0] != '\0' ||
+		    (!n->n_owner_away && !is_owner(n, r->r_user)))
+			return 1;
+		root_gone(n, r);
+		return 1;
+	}
+	return 0;
 }
 
 static void
@@ -687,7 +732,6 @@ node_roots_start(struct node *n)
 	struct dirent *e;
 	DIR *dp;
 
-	read_boot_id();
 	roots_started = now_mono();
 	snprintf(dir, sizeof(dir), "%s/roots", n->n_engine_dir);
 	if ((dp = opendir(dir)) != NULL) {

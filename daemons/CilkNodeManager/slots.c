@@ -10,11 +10,14 @@
 #include "log.h"
 #include "node.h"
 
-/* The processors this process may use: its CPU affinity, its quota. */
+/*
+ * The processors this process may use: its CPU affinity, its quota
+ * (read before the split: the engine's view has no cgroup to read).
+ */
 static uint32_t
-cpus_auto(void)
+cpus_auto(const struct node *nd)
 {
-	uint32_t n = 1, q = contain_cpu_quota();
+	uint32_t n = 1, q = nd->n_cpu_quota;
 	cpu_set_t set;
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
@@ -30,7 +33,7 @@ node_slots_init(struct node *n)
 	uint32_t total;
 	uint16_t i;
 
-	total = strcmp(v, "auto") == 0 ? cpus_auto() :
+	total = strcmp(v, "auto") == 0 ? cpus_auto(n) :
 	    (uint32_t)strtoul(v, NULL, 10);
 	if (total < 1)
 		total = 1;

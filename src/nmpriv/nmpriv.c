@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "proto_pred.h"
+#include "proto_proc.h"
 #include "wire.h"
 
 _Static_assert(NMPRIV_BASE >= PRIV_M_MAX, "nmpriv's types overlap priv's");
@@ -23,6 +24,8 @@ static const char *const names[NMPRIV_TYPE_MAX - NMPRIV_BASE] = {
 	[NMPRIV_INPUT - NMPRIV_BASE] = "INPUT",
 	[NMPRIV_VACATE - NMPRIV_BASE] = "VACATE",
 	[NMPRIV_MEAS - NMPRIV_BASE] = "MEAS",
+	[NMPRIV_PIDQ - NMPRIV_BASE] = "PIDQ",
+	[NMPRIV_PIDA - NMPRIV_BASE] = "PIDA",
 };
 
 const char *
@@ -61,6 +64,13 @@ valid(const struct nmpriv_msg *m)
 		    m->nm_why[0] != '\0');
 	case NMPRIV_INPUT:
 		return m->nm_devices > 0 || m->nm_idle_ms == 0;
+	case NMPRIV_PIDQ:
+		return m->nm_req != 0 && m->nm_pid > 1 &&
+		    m->nm_pid <= INT32_MAX && lpad_user_ok(m->nm_user);
+	case NMPRIV_PIDA:
+		return m->nm_req != 0 && m->nm_state < PROTO_PROC_MAX &&
+		    (m->nm_flag & ~(NMPRIV_PID_STARTED |
+		    NMPRIV_PID_WORKER)) == 0;
 	case NMPRIV_HELLO:
 		return m->nm_path[0] == '\0' || m->nm_path[0] == '/';
 	case NMPRIV_SPAWNED:
@@ -153,6 +163,17 @@ encode_body(const struct nmpriv_msg *m, uint8_t *buf, size_t bufsz,
 		break;
 	case NMPRIV_SENSE:
 		wire_put_u32(&w, m->nm_req);
+		break;
+	case NMPRIV_PIDQ:
+		wire_put_u32(&w, m->nm_req);
+		wire_put_u32(&w, m->nm_pid);
+		wire_put_u64(&w, m->nm_start);
+		wire_put_str(&w, m->nm_user);
+		break;
+	case NMPRIV_PIDA:
+		wire_put_u32(&w, m->nm_req);
+		wire_put_u8(&w, m->nm_state);
+		wire_put_u8(&w, m->nm_flag);
 		break;
 	case NMPRIV_MEAS:
 		wire_put_u32(&w, m->nm_req);
@@ -261,6 +282,17 @@ nmpriv_decode_body(struct nmpriv_msg *m, uint16_t type, const uint8_t *buf,
 		break;
 	case NMPRIV_SENSE:
 		bad = wire_get_u32(&r, &m->nm_req) == -1;
+		break;
+	case NMPRIV_PIDQ:
+		bad = wire_get_u32(&r, &m->nm_req) == -1 ||
+		    wire_get_u32(&r, &m->nm_pid) == -1 ||
+		    wire_get_u64(&r, &m->nm_start) == -1 ||
+		    wire_get_str(&r, m->nm_user, sizeof(m->nm_user)) == -1;
+		break;
+	case NMPRIV_PIDA:
+		bad = wire_get_u32(&r, &m->nm_req) == -1 ||
+		    wire_get_u8(&r, &m->nm_state) == -1 ||
+		    wire_get_u8(&r, &m->nm_flag) == -1;
 		break;
 	case NMPRIV_MEAS:
 		bad = wire_get_u32(&r, &m->nm_req) == -1 ||

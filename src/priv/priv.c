@@ -3,10 +3,12 @@
 
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,33 +98,38 @@ priv_lookup(struct priv_user *pu, const char *user, char *err, size_t errlen)
 
 /*
  * The permitted, effective and ambient capability sets, and with
- * bounding the bounding set (full in any ordinary process), ORed, from
- * /proc/self/status.  -1 if it cannot be read or lacks a line.
+ * bounding the bounding set (full in any ordinary process), ORed, as
+ * the kernel tells them (capget, prctl): no file is read, so it also
+ * answers in an engine's view without /proc.  -1 if it cannot tell.
  */
 static int
 caps_left(unsigned long long *any, int bounding)
 {
-	static const char *const keys[] = { "CapPrm:", "CapEff:", "CapAmb:",
-	    "CapBnd:" };
-	char line[256];
-	unsigned long long v;
-	FILE *fp;
-	size_t i;
-	size_t nkeys = bounding ? 4 : 3;
-	int seen = 0;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int cap, rc;
 
 	*any = 0;
-	if ((fp = fopen("/proc/self/status", "re")) == NULL)
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) == -1)
 		return -1;
-	while (fgets(line, sizeof(line), fp) != NULL)
-		for (i = 0; i < nkeys; i++)
-			if (strncmp(line, keys[i], strlen(keys[i])) == 0 &&
-			    sscanf(line + strlen(keys[i]), "%llx", &v) == 1) {
-				*any |= v;
-				seen |= 1 << i;
-			}
-	fclose(fp);
-	return seen == (1 << nkeys) - 1 ? 0 : -1;
+	*any = (unsigned long long)(data[0].permitted | data[0].effective) |
+	    (unsigned long long)(data[1].permitted | data[1].effective) << 32;
+	for (cap = 0; cap <= 63; cap++) {
+		if ((rc = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0,
+		    0)) == -1)
+			break;		/* EINVAL: past the kernel's last */
+		if (rc == 1)
+			*any |= 1ULL << cap;
+		if (!bounding)
+			continue;
+		if ((rc = prctl(PR_CAPBSET_READ, cap, 0, 0, 0)) == -1)
+			return -1;
+		if (rc == 1)
+			*any |= 1ULL << cap;
+	}
+	return cap > 0 ? 0 : -1;
 }
 
 /* No supplementary group: the primary one is all a service needs. */
@@ -198,8 +205,9 @@ verify(const struct priv_user *pu, char *err, size_t errlen)
 		return -1;
 	}
 	if (caps_left(&caps, bounding_empty) == -1) {
-		snprintf(err, errlen, "cannot verify the drop: /proc/self/"
-		    "status has no capability sets");
+		snprintf(err, errlen, "cannot verify the drop: the kernel "
+		    "does not tell the capability sets (%s)",
+		    strerror(errno));
 		return -1;
 	}
 	if (caps != 0) {

@@ -66,6 +66,21 @@ ok $? "the forged backups are refused, with the reason logged"
 wait_for 10 logged "ROOT_BACKUP from .* refused: .*\(2 refused so far\)"
 ok $? "both of them"
 { kill -KILL "$S1"; wait "$S1"; } 2>/dev/null
+# Another user's process, named in a backup signed by this user's key:
+# the parent, asked by the engine (which sees no /proc), says so.
+if [ "$(id -u)" = 0 ]; then
+	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 600 &
+	S0=$!
+	PIDS="$PIDS $S0"
+	wait_for 5 sh -c "[ \"\$(stat -c %U /proc/$S0)\" = nobody ]"
+	"$TOOLS/fake_root" "$CILKNOW_CONF" honest "$HOME_NODE" "$S0" \
+	    "$T/other.ckpt" /bin/echo other >"$T/f0.out" 2>&1
+	wait_for 10 logged "ROOT_BACKUP from .* refused: pid $S0 is no process of root on this machine"
+	ok $? "a backup naming nobody's process is refused"
+	{ kill -KILL "$S0"; wait "$S0"; } 2>/dev/null
+else
+	ok 0 "# SKIP not root: no process of another user to name"
+fi
 sleep 600 &
 S2=$!
 PIDS="$PIDS $S2"

@@ -172,10 +172,10 @@ w_diag() {	# w_diag PID NAME : what a failed window check needs
 start wa "$X" -a
 WA=$LAST_PID
 wait_for 60 w_tile_is 127.0.0.3 $BLUE
-ok $? "the cluster window: 127.0.0.3's tile is blue (running)"
+ok $? "the cluster window: 127.0.0.3's tile is blue (running)" || w_diag "$WA" wa
 printf 'idletime=0\n' >"$D/nodes/127.0.0.3/sensors"
 wait_for 60 w_tile_is 127.0.0.3 $RED
-ok $? "its owner returns: the tile turns red in the window"
+ok $? "its owner returns: the tile turns red in the window" || w_diag "$WA" wa
 # A click on 127.0.0.4's tile opens its window (no window manager: the
 # windows sit at the screen's top left, so screen and window agree).
 if command -v xdotool >/dev/null; then
@@ -183,7 +183,8 @@ if command -v xdotool >/dev/null; then
 	click_opened() { shot "xCilkNodeInfo: 127.0.0.4" &&
 	    [ "$(pixel "$T/shot.xwd" 783 94)" = $BLUE ]; }
 	wait_for 60 click_opened
-	ok $? "a click on 127.0.0.4's tile opens its window: running, blue"
+	ok $? "a click on 127.0.0.4's tile opens its window: running, blue" ||
+	    w_diag "$WA" wa
 else
 	TAP_N=$((TAP_N + 1))
 	echo "ok $TAP_N # SKIP xdotool missing (apt-get install xdotool)"

@@ -7,6 +7,7 @@
 #include "tap.h"
 #include "codec_robust.h"
 #include "nmpriv.h"
+#include "proto_proc.h"
 
 static uint8_t buf[NMPRIV_MSG_MAX + 16];
 
@@ -196,6 +197,39 @@ test_each(void)
 	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
 	    "SENSE: request 0 (MEAS's unasked) is not encoded");
 	test_meas();
+
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_PIDQ;
+	m.nm_req = 5;
+	m.nm_pid = 4242;
+	m.nm_start = 123456789ULL;
+	strlcpy(m.nm_user, "ann", sizeof(m.nm_user));
+	roundtrip("PIDQ", &m, &o);
+	ok(o.nm_req == 5 && o.nm_pid == 4242 && o.nm_start == 123456789ULL &&
+	    strcmp(o.nm_user, "ann") == 0, "PIDQ: its fields survive");
+	m.nm_pid = 1;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "PIDQ: pid 1 is not asked about");
+	m.nm_pid = 4242;
+	strlcpy(m.nm_user, "../ann", sizeof(m.nm_user));
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "PIDQ: a user name with a path in it is not encoded");
+	memset(&m, 0, sizeof(m));
+	m.nm_type = NMPRIV_PIDA;
+	m.nm_req = 5;
+	m.nm_state = PROTO_PROC_STOPPED;
+	m.nm_flag = NMPRIV_PID_STARTED | NMPRIV_PID_WORKER;
+	roundtrip("PIDA", &m, &o);
+	ok(o.nm_req == 5 && o.nm_state == PROTO_PROC_STOPPED &&
+	    o.nm_flag == (NMPRIV_PID_STARTED | NMPRIV_PID_WORKER),
+	    "PIDA: state and flags survive");
+	m.nm_flag = 4;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "PIDA: an unknown flag is not encoded");
+	m.nm_flag = 0;
+	m.nm_state = PROTO_PROC_MAX;
+	ok(nmpriv_encode(&m, buf, sizeof(buf), &len) == -1,
+	    "PIDA: an unknown state is not encoded");
 
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_INPUT;
