@@ -339,9 +339,13 @@ ok $? "7: hawk: systemctl reload with a broken configuration fails"
 wait_for 5 journal_has hawk nodemanager err "cilknow\.conf:[0-9]+: .*quantum"
 ok $? "7: the journal has the error at error priority, with its line" ||
     on hawk "journalctl -q -n 5 -u cilknow-nodemanager" | show
+# Idle within a registration: step 6 restarted it just before.
 [ "$(mainpid hawk nodemanager)" = "$pid" ] &&
-    on hawk "systemctl is-active -q cilknow-nodemanager" && state_is hawk idle
-ok $? "7: the node manager runs on, untouched, and idle"
+    on hawk "systemctl is-active -q cilknow-nodemanager" &&
+    wait_for 15 state_is hawk idle
+ok $? "7: the node manager runs on, untouched, and idle" ||
+    { on falcon "CilkNodes -n" 2>&1 | show
+      on hawk "journalctl -q -n 15 -u cilknow-nodemanager" | show; }
 on hawk "cp -p /root/cilknow.conf.good /etc/cilknow/cilknow.conf &&
     echo 'stop_grace = 4' >> /etc/cilknow/cilknow.conf &&
     systemctl reload cilknow-nodemanager"
