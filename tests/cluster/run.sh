@@ -228,7 +228,9 @@ boot_wait() {
 for n in $nodes; do
 	if ! boot_wait "$n"; then
 		echo "# $n's console:"
-		tail -15 "$work/$n/console.log" | sed 's/^/#   | /'
+		# awk ends every line, the console's last ("login: ") too,
+		# so that the skip below starts a line of its own.
+		tail -15 "$work/$n/console.log" | awk '{ print "#   | " $0 }'
 		skip_all "systemd-nspawn cannot boot a Debian 12 container with systemd here"
 	fi
 done
