@@ -27,6 +27,15 @@ chan_send(struct node *n, const struct nmpriv_msg *m)
 		    nmpriv_type_name(m->nm_type));
 }
 
+/* Every request's number, never 0 (a MEAS the engine did not ask for). */
+static uint32_t
+next_req(struct node *n)
+{
+	if (++n->n_chan_req == 0)
+		n->n_chan_req = 1;
+	return n->n_chan_req;
+}
+
 uint32_t
 node_chan_spawn(struct node *n, uint8_t kind, const char *tag,
     const uint8_t *desc, size_t len)
@@ -35,7 +44,7 @@ node_chan_spawn(struct node *n, uint8_t kind, const char *tag,
 
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_SPAWN;
-	m.nm_req = ++n->n_chan_req;
+	m.nm_req = next_req(n);
 	m.nm_kind = kind;
 	strlcpy(m.nm_tag, tag, sizeof(m.nm_tag));
 	m.nm_desc = desc;
@@ -99,33 +108,27 @@ uint32_t
 node_chan_pidq(struct node *n, uint32_t pid, uint64_t start,
     const char *user)
 {
-	static uint32_t req;
 	struct nmpriv_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_PIDQ;
-	if (++req == 0)
-		req = 1;
-	m.nm_req = req;
+	m.nm_req = next_req(n);
 	m.nm_pid = pid;
 	m.nm_start = start;
 	strlcpy(m.nm_user, user, sizeof(m.nm_user));
 	chan_send(n, &m);
-	return req;
+	return m.nm_req;
 }
 
 /* A measurement, answered by MEAS with the request's number. */
 uint32_t
 node_chan_sense(struct node *n)
 {
-	static uint32_t req;
 	struct nmpriv_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.nm_type = NMPRIV_SENSE;
-	if (++req == 0)
-		req = 1;
-	m.nm_req = req;
+	m.nm_req = next_req(n);
 	chan_send(n, &m);
-	return req;
+	return m.nm_req;
 }

@@ -152,7 +152,11 @@ if ! command -v Xvfb >/dev/null || ! command -v xwd >/dev/null; then
 	finish
 	exit $?
 fi
-start xvfb Xvfb "$DPY" -screen 0 3800x1024x24 -nolisten tcp
+# -noreset: by default Xvfb resets when its last client leaves, and a
+# window started during the reset could not open the display (CI saw
+# "cannot open display" after the cluster window was closed).
+start xvfb Xvfb "$DPY" -screen 0 3800x1024x24 -nolisten tcp -noreset
+XVFB=$LAST_PID
 export DISPLAY=$DPY
 wait_for 10 xwd -root -silent -out /dev/null
 ok $? "Xvfb $DPY is up"
@@ -167,6 +171,9 @@ w_diag() {	# w_diag PID NAME : what a failed window check needs
 	xwininfo -root -tree 2>&1 | grep -i cilk | sed 's/^/#   x /'
 	[ -s "$T/shot.xwd" ] && echo "#   pixel 3669,94: $(pixel "$T/shot.xwd" 3669 94 2>&1)"
 	"$BIN/CilkNodes" 2>&1 | sed 's/^/#   nodes | /'
+	kill -0 "$XVFB" 2>/dev/null && echo "#   Xvfb lives" ||
+	    echo "#   Xvfb has ended"
+	sed 's/^/#   xvfb | /' "$T/xvfb.out" | tail -n 10
 }
 
 start wa "$X" -a
