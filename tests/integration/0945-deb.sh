@@ -34,9 +34,12 @@ for d in etc usr var run; do
 	mount -t overlay "cilknow-$d" -o "lowerdir=/$d,upperdir=$T/ov/$d/up,workdir=$T/ov/$d/work" "/$d" ||
 	    skip "cannot mount an overlay on /$d"
 done
-# A container's policy-rc.d denies every service action; a real
-# system's maintainer scripts start and stop services.
-rm -f /usr/sbin/policy-rc.d
+# A real system's maintainer scripts start and stop services; a
+# container's policy-rc.d denies every action, and in a chroot with no
+# /sbin/init (a fresh minbase) invoke-rc.d blocks them all: the
+# overlay's policy-rc.d allows them, as an administrator's would.
+printf '#!/bin/sh\nexit 0\n' >/usr/sbin/policy-rc.d &&
+    chmod 755 /usr/sbin/policy-rc.d || skip "cannot write policy-rc.d"
 # man-db's trigger rebuilt this machine's whole index at each dpkg call
 # (about 6 s of CPU a call here); where the man pages go is checked
 # from the packages.
