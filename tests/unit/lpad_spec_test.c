@@ -351,9 +351,24 @@ test_every_size(void)
 {
 	struct lpad_spec sp, back;
 	char arg[LPAD_ARG_MAX + 1], why[256], *t;
-	size_t len, n, bad = 0;
+	size_t len, n, bad = 0, len0 = 0, tried = 0;
+	int light = tap_many(2) == 1;
 
 	for (n = 0; n < 4200; n += n < 4000 ? 1 : 50) {
+		/*
+		 * Under valgrind (tap_many), only the sizes within 16 bytes
+		 * of a buffer size: an argument of n 'a's adds n bytes to
+		 * the spec of an empty one (len0).
+		 */
+		if (light && n > 0) {
+			size_t l = len0 + n % LPAD_ARG_MAX, b, near = 0;
+
+			for (b = 1024; b <= 4096; b *= 2)
+				near |= l + 16 >= b && l <= b + 16;
+			if (!near)
+				continue;
+		}
+		tried++;
 		make_spec(&sp);
 		memset(arg, 'a', n % LPAD_ARG_MAX);
 		arg[n % LPAD_ARG_MAX] = '\0';
@@ -363,6 +378,8 @@ test_every_size(void)
 			lpad_spec_clear(&sp);
 			continue;
 		}
+		if (n == 0)
+			len0 = len;
 		lpad_spec_init(&back);
 		if (memchr(t, '\0', len) != NULL ||
 		    lpad_spec_parse(&back, t, len, why, sizeof(why)) == -1 ||
@@ -374,7 +391,8 @@ test_every_size(void)
 		lpad_spec_clear(&back);
 		lpad_spec_clear(&sp);
 	}
-	is_int(bad, 0, "specs of every size up to 4 KiB round-trip");
+	is_int(bad, 0, "specs of %s size up to 4 KiB round-trip (%zu)",
+	    light ? "every buffer-filling" : "every", tried);
 }
 
 static void

@@ -31,6 +31,8 @@
 static uint8_t	all[MANY + 1 + 2 * PER_CHILD + THREADS * PER_THREAD]
 		    [MSG_NONCE_LEN];
 static size_t	nall;
+/* MANY, PER_CHILD and PER_THREAD, or fewer under valgrind (tap_many) */
+static size_t	many, per_child, per_thread;
 
 static int
 nonce_cmp(const void *a, const void *b)
@@ -70,7 +72,7 @@ test_seals(void)
 		exit(1);
 	}
 	kr.kr_cluster.ks_n = 1;
-	for (i = 0; i < MANY; i++) {
+	for (i = 0; i < many; i++) {
 		if (msg_seal(&kr, MSG_SCHEME_CLUSTER, 1, &dst, 1, "x", 1, out,
 		    sizeof(out), &len) == -1 ||
 		    msg_hdr_decode(out, len, &h, &hlen) != MSG_DROP_NONE) {
@@ -79,8 +81,8 @@ test_seals(void)
 		}
 		memcpy(all[nall++], h.mh_nonce, MSG_NONCE_LEN);
 	}
-	is_int(bad, 0, "%d messages sealed and their headers read", MANY);
-	ok(memcmp(all[0], all[MANY - 1], MSG_NONCE_PREFIX_LEN) == 0,
+	is_int(bad, 0, "%d messages sealed and their headers read", (int)many);
+	ok(memcmp(all[0], all[many - 1], MSG_NONCE_PREFIX_LEN) == 0,
 	    "one process: one prefix, the counter in the last 8 bytes");
 	sodium_memzero(&kr, sizeof(kr));
 }
@@ -166,7 +168,7 @@ test_fork(void)
 			int i;
 
 			close(p[0]);
-			for (i = 0; i < PER_CHILD; i++) {
+			for (i = 0; i < (int)per_child; i++) {
 				msg_nonce_next(n);
 				if (write(p[1], n, sizeof(n)) != sizeof(n))
 					_exit(1);
@@ -175,7 +177,7 @@ test_fork(void)
 		}
 		close(p[1]);
 		got = 0;
-		while (got < PER_CHILD && read(p[0], all[nall], MSG_NONCE_LEN) ==
+		while (got < per_child && read(p[0], all[nall], MSG_NONCE_LEN) ==
 		    MSG_NONCE_LEN) {
 			got++;
 			nall++;
@@ -183,7 +185,7 @@ test_fork(void)
 		close(p[0]);
 		is_int(waitpid(pid, &st, 0) == pid && WIFEXITED(st) ?
 		    WEXITSTATUS(st) : -1, 0, "child %d exited", k + 1);
-		is_int(got, PER_CHILD, "child %d sent its nonces", k + 1);
+		is_int(got, per_child, "child %d sent its nonces", k + 1);
 		ok(memcmp(all[nall - 1], parent, MSG_NONCE_PREFIX_LEN) != 0,
 		    "child %d drew a prefix of its own", k + 1);
 	}
@@ -195,7 +197,7 @@ thread_main(void *arg)
 	uint8_t (*mine)[MSG_NONCE_LEN] = arg;
 	int i;
 
-	for (i = 0; i < PER_THREAD; i++)
+	for (i = 0; i < (int)per_thread; i++)
 		msg_nonce_next(mine[i]);
 	return NULL;
 }
@@ -208,16 +210,19 @@ test_threads(void)
 
 	for (i = 0; i < THREADS; i++)
 		bad += pthread_create(&t[i], NULL, thread_main,
-		    all[nall + (size_t)i * PER_THREAD]) != 0;
+		    all[nall + (size_t)i * per_thread]) != 0;
 	for (i = 0; i < THREADS; i++)
 		bad += pthread_join(t[i], NULL) != 0;
-	nall += THREADS * PER_THREAD;
+	nall += THREADS * per_thread;
 	is_int(bad, 0, "%d threads drew nonces at once", THREADS);
 }
 
 int
 main(void)
 {
+	many = tap_many(MANY);
+	per_child = tap_many(PER_CHILD);
+	per_thread = tap_many(PER_THREAD);
 	if (sodium_init() < 0) {
 		printf("Bail out! sodium_init\n");
 		return 1;
