@@ -4,6 +4,7 @@
  * comes back is read by dctx and handed on by events.c.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "log.h"
@@ -101,6 +102,16 @@ node_chan_forget(struct node *n, const char *worker)
 	m.nm_type = NMPRIV_FORGET;
 	strlcpy(m.nm_worker, worker, sizeof(m.nm_worker));
 	chan_send(n, &m);
+}
+
+/*
+ * 1 if the parent takes a PIDQ about pid of user (nmpriv's rule: a
+ * question it would refuse ends the engine); else no such process.
+ */
+int
+node_chan_pidq_ok(uint32_t pid, const char *user)
+{
+	return pid > 1 && pid <= INT32_MAX && lpad_user_ok(user);
 }
 
 /* What process pid is (start 0: any), answered by PIDA: its req. */

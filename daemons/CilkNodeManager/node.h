@@ -255,6 +255,7 @@ void	node_chan_forget(struct node *, const char *worker);
 void	node_chan_vacate(struct node *, const char *worker, double grace,
 	    double fast);
 uint32_t node_chan_sense(struct node *);	/* its req */
+int	node_chan_pidq_ok(uint32_t pid, const char *user);
 uint32_t node_chan_pidq(struct node *, uint32_t pid, uint64_t start,
 	    const char *user);			/* its req */
 /* procq.c: the parent's PIDA for a clearinghouse's question; 0: not

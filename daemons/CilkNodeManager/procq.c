@@ -50,7 +50,7 @@ node_on_proc_ask(struct msg_ep *ep, const struct msg_in *in, void *arg)
 	if (strcmp(in->mi_name, MSG_CLUSTER_NAME) == 0 ||
 	    proto_proc_ask_dec(&pid, in->mi_data, in->mi_len) == -1)
 		return;
-	if (pid <= 1 || pid > INT32_MAX || !lpad_user_ok(in->mi_name)) {
+	if (!node_chan_pidq_ok(pid, in->mi_name)) {
 		answer(ep, in, pid, PROTO_PROC_NONE);
 		return;
 	}

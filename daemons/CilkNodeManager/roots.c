@@ -361,7 +361,7 @@ root_ask(struct node *n, const struct msg_in *in, const char *user,
 	char why[256];
 	size_t i;
 
-	if (pid <= 1 || pid > INT32_MAX || !lpad_user_ok(user)) {
+	if (!node_chan_pidq_ok(pid, user)) {
 		snprintf(why, sizeof(why), "pid %u is no process of %s on "
 		    "this machine", pid, user);
 		refused(in->mi_name, why);
@@ -599,8 +599,8 @@ on_roots_tick(struct evloop *loop, void *arg)
 		if (!n->n_owner_away && !owner)
 			continue;
 		/* Another boot, or no pid to ask about: gone. */
-		if (strcmp(r->r_hdr.rh_boot, boot_id) != 0 || r->r_pid <= 1 ||
-		    r->r_pid > INT32_MAX || !lpad_user_ok(r->r_user))
+		if (strcmp(r->r_hdr.rh_boot, boot_id) != 0 ||
+		    !node_chan_pidq_ok(r->r_pid, r->r_user))
 			root_gone(n, r);
 		else if (r->r_asked == 0)	/* is it alive? */
 			r->r_asked = node_chan_pidq(n, r->r_pid, r->r_start,

@@ -12,5 +12,4 @@ msg_keep(struct msg_kept *k, const struct msg_in *in)
 	k->mk_in.mi_hdr = &k->mk_hdr;
 	k->mk_in.mi_name = k->mk_name;
 	k->mk_in.mi_data = NULL;
-	k->mk_in.mi_len = in->mi_len;
 }
