@@ -56,6 +56,7 @@
 #define PAD_FIRST_ANSWER 10.0
 #define PAD_HARD	2.0	/* s past a stop's SIGKILL: ours */
 #define PAD_TICK	0.1	/* s between deadline checks, while one is due */
+#define PAD_LEAVE	30.0	/* s a forgotten launch pad has to end */
 #define PAD_REAP	5.0	/* s for a killed cgroup to empty */
 
 struct pad {
@@ -82,6 +83,7 @@ struct pad {
 	char		 p_skipped[64];	/* limits not enforced */
 	double		 p_reap_by;	/* never started: its cgroup's end */
 	int		 p_adopting;	/* its first answer after our restart */
+	double		 p_leave_by;	/* forgotten: ended by then; 0: not */
 	struct vacate	 p_vac;		/* VACATE: freeze, kill (freeze.c) */
 };
 
@@ -92,6 +94,7 @@ static int		 hello_due;	/* HELLO waits for late adoptions */
 static struct evtimer	*pad_timer;	/* armed while a deadline is due */
 
 static void	pad_read(struct evloop *, int, short, void *);
+static void	pad_leave_step(struct pad *, double);
 static int	pad_attach_sync(struct pad *);
 static void	pad_arm(void);
 static void	hello(void);
@@ -156,7 +159,8 @@ pad_find(const char *worker)
 
 	TAILQ_FOREACH(p, &pads, p_entry)
 		if (p->p_start == NULL && p->p_reap_by == 0 &&
-		    !p->p_adopting && strcmp(p->p_worker, worker) == 0)
+		    p->p_leave_by == 0 && !p->p_adopting &&
+		    strcmp(p->p_worker, worker) == 0)
 			return p;
 	return NULL;
 }
@@ -309,6 +313,13 @@ pad_read(struct evloop *loop, int fd, short revents, void *arg)
 	n = recv(p->p_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
+	if (p->p_leave_by != 0) {	/* forgotten: only its end counts */
+		if (n <= 0) {
+			pad_close(p);
+			pad_leave_step(p, now_mono());
+		}
+		return;
+	}
 	if (n <= 0) {
 		pad_lost(p, "its launch pad is gone");
 		return;
@@ -404,6 +415,10 @@ on_tick(struct evloop *loop, void *arg)
 			pad_reaped(p, now);
 			continue;
 		}
+		if (p->p_leave_by != 0) {
+			pad_leave_step(p, now);
+			continue;
+		}
 		if (p->p_answer_by != 0 && now > p->p_answer_by)
 			pad_lost(p, "its launch pad did not answer");
 		else if (p->p_gone_by != 0 && now > p->p_gone_by &&
@@ -433,7 +448,8 @@ pad_arm(void)
 		return;
 	TAILQ_FOREACH(p, &pads, p_entry)
 		if (p->p_start != NULL || p->p_reap_by != 0 ||
-		    p->p_answer_by != 0 || ((p->p_gone_by != 0 ||
+		    p->p_leave_by != 0 || p->p_answer_by != 0 ||
+		    ((p->p_gone_by != 0 ||
 		    vacate_pending(&p->p_vac)) &&
 		    p->p_state != NMPRIV_W_EXITED)) {
 			pad_timer = evloop_timer_add(pn->n_dc.dc_loop,
@@ -870,6 +886,62 @@ do_freeze(struct pad *p, int freeze)
 	tell_worker(p);
 }
 
+/*
+ * 1 once a forgotten launch pad has ended: reaped here, or not (or no
+ * longer) our child and its connection closed; 0 while it runs.
+ */
+static int
+pad_ended(struct pad *p, int *ours)
+{
+	int status;
+	pid_t r;
+
+	*ours = 0;
+	if (p->p_lpad <= 1)
+		return p->p_fd == -1;
+	while ((r = waitpid(p->p_lpad, &status, WNOHANG)) == -1 &&
+	    errno == EINTR)
+		;
+	if (r == 0)
+		*ours = 1;
+	return r == p->p_lpad || (r == -1 && p->p_fd == -1);
+}
+
+/*
+ * A forgotten worker's launch pad stays ours until it has ended: we are
+ * its subreaper, and end_orphans kills a child of ours nobody knows,
+ * even one still removing its worker's folder.  Once it has ended (or
+ * PAD_LEAVE is over), what it should have taken along goes.
+ */
+static void
+pad_leave_step(struct pad *p, double now)
+{
+	int ours;
+
+	if (!pad_ended(p, &ours)) {
+		if (now <= p->p_leave_by)
+			return;
+		if (ours) {
+			log_warnx("worker %s: its launch pad %d did not end "
+			    "within %.0f s of being forgotten; killed",
+			    p->p_worker, (int)p->p_lpad, PAD_LEAVE);
+			(void)kill(p->p_lpad, SIGKILL);
+		}
+	}
+	pad_close(p);
+	if (p->p_kind == NMPRIV_KIND_WORKER) {
+		if (lpad_remove_folder(pn->n_state_dir, p->p_worker) == 0)
+			log_warnx("worker %s: its launch pad left its folder; "
+			    "removed", p->p_worker);
+		else if (errno != ENOENT)
+			log_warn("worker %s: its folder", p->p_worker);
+	}
+	TAILQ_REMOVE(&pads, p, p_entry);
+	if (p->p_kind == NMPRIV_KIND_ROOT)
+		node_reap_roots(pn);
+	free(p);
+}
+
 static void
 do_forget(struct pad *p)
 {
@@ -880,22 +952,19 @@ do_forget(struct pad *p)
 	if (p->p_state != NMPRIV_W_EXITED)
 		pad_lost(p, "forgotten while it ran");
 	/*
-	 * A worker's launch pad takes its folder along (a lost one leaves
-	 * that to us); a restarted root's ends and leaves its folder for
-	 * its user, a few a user (reap.c).
+	 * A worker's launch pad takes its folder along; a restarted
+	 * root's ends and leaves its folder for its user, a few a user
+	 * (reap.c).  Either is awaited (its connection's end, pad_read).
 	 */
-	if (p->p_kind == NMPRIV_KIND_WORKER && pad_send(p, &req) == -1 &&
-	    lpad_remove_folder(pn->n_state_dir, p->p_worker) == -1 &&
-	    errno != ENOENT)
-		log_warn("worker %s: its folder", p->p_worker);
 	if (p->p_kind == NMPRIV_KIND_ROOT && p->p_lpad > 1 &&
 	    kill(p->p_lpad, SIGTERM) == -1 && errno != ESRCH)
 		log_warn("worker %s: end its launch pad", p->p_worker);
-	pad_close(p);
-	if (p->p_kind == NMPRIV_KIND_ROOT)
-		node_reap_roots(pn);
-	TAILQ_REMOVE(&pads, p, p_entry);
-	free(p);
+	if (p->p_kind == NMPRIV_KIND_WORKER && pad_send(p, &req) == -1)
+		pad_close(p);	/* gone already: its folder is ours */
+	p->p_answer_by = 0;
+	p->p_leave_by = now_mono() + PAD_LEAVE;
+	pad_leave_step(p, now_mono());
+	pad_arm();
 }
 
 /*

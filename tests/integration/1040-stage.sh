@@ -155,6 +155,8 @@ ok $? "no task folder is left on the nodes"
 # 15 s: what is left, and what its node said of it)
 # (twice since, on a busy machine: its worker exited 0, and nothing
 # after; now its job's lines too, and what is in its folder)
+# (the cause: the parent killed the launch pad, which it had forgotten,
+# as an orphan while it removed the folder; 1042 tests that)
 for _d in $(ls -d "$D"/nodes/*/state/workers/*/task 2>/dev/null); do
 	_w=$(basename "$(dirname "$_d")")
 	_j=${_w%%-*}; _j=${_j#j}
