@@ -45,6 +45,11 @@ enum msg_munge_rc msg_munge_decode(const char *socket, const char *cred,
 	    size_t whylen);
 /* The user name of uid into buf (MSG_NAME_MAX + 1); -1 if none. */
 int	msg_munge_user(uid_t uid, char *buf, size_t bufsz);
+/*
+ * Who answers msg_munge_user from now on (NULL: the C library): an
+ * engine whose view holds no /etc asks its parent (priv_names.c).
+ */
+void	msg_munge_set_names(int (*name_of)(uid_t, char *, size_t));
 /* 1 if munged's socket is there (a stat(2), no connection). */
 int	msg_munge_reachable(const char *socket);
 

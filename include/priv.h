@@ -283,4 +283,17 @@ struct priv_parent {
 int	priv_fork(struct priv_chan *, const struct priv_user *pu,
 	    const struct priv_parent *, char *err, size_t errlen);
 
+/*
+ * priv_names.c: the users' names and ids.  In the child of priv_fork
+ * (whose view holds no /etc) its parent answers, over a socketpair of
+ * their own, and answers are kept NAMES_KEEP seconds; elsewhere the C
+ * library does.  0, or -1 with errno ENOENT (no such user) or EIO (the
+ * lookup failed, or the parent did not answer in 2 seconds).
+ */
+int	priv_name_of_uid(uid_t, char *name, size_t namesz);
+int	priv_uid_of_name(const char *name, uid_t *uid);
+/* priv_fork's: the child's end, and the parent's, served from loop. */
+void	priv_names_child(int fd);
+int	priv_names_parent(struct evloop *loop, int fd);
+
 #endif

@@ -14,13 +14,13 @@
  * manager may have handed it runs elsewhere at once too.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "log.h"
 #include "mono.h"
 #include "node.h"
+#include "priv.h"
 #include "proto_refuse.h"
 
 static void
@@ -79,6 +79,7 @@ node_fetch_refusal(const struct node *n, const struct slot *s, double since,
     char *why, size_t whysz)
 {
 	const struct msg_refusal *r = msg_ep_last_refusal(n->n_dc.dc_ep);
+	uid_t uid;
 
 	if (r->mr_at < since || !msg_addr_eq(&r->mr_from, &s->s_want_jobmgr))
 		return -1;
@@ -100,10 +101,8 @@ node_fetch_refusal(const struct node *n, const struct slot *s, double since,
 		 * Its munge credential names a uid: one this node does not
 		 * know is the user unknown here (as pcheck.c says it).
 		 */
-		errno = 0;
-		if (getpwnam(s->s_want_user) == NULL && (errno == 0 ||
-		    errno == ENOENT || errno == ESRCH || errno == EBADF ||
-		    errno == EPERM))
+		if (priv_uid_of_name(s->s_want_user, &uid) == -1 &&
+		    errno == ENOENT)
 			snprintf(why, whysz, "user %s unknown",
 			    s->s_want_user);
 		else

@@ -30,7 +30,9 @@ static void	apply(struct dctx *, struct conf *, struct msg_keyring *);
  * daemon's own are in its ds_restart.
  */
 static const char *const dctx_restart_keys[] = {
-	"listen", "replay_window", "run_dir", NULL
+	"listen", "replay_window", "run_dir",
+	"user_auth",		/* the engine's view (dview.c) */
+	NULL
 };
 
 static void __attribute__((noreturn))

@@ -3,35 +3,22 @@
  * file system when it starts as root (priv_view_enter, before the
  * drop): a tmpfs mounted on RUN_DIR/engine.view, into which only these
  * are bound, read-only, beside what the daemon adds itself: the users'
- * public keys (read again on SIGHUP), munge's socket folder, /etc (the
- * users' names and ids, for munge's credentials and the C library's
- * name services), /run (the sockets of munge, the log and the name
- * services), /dev/log and sssd's sockets.  Not /proc: what the engines
- * would ask of it the parent answers (the node manager's PIDQ).
+ * public keys (read again on SIGHUP) and /dev/log (syslog(3), without
+ * -f); where user_auth allows munge, /run and munge_socket's folder for
+ * munged's socket.  Not /etc: the users' names come from the parent
+ * (priv_names.c).  Not /proc: what the engines would ask of it the
+ * parent answers (the node manager's PIDQ).
  */
 #include <sys/prctl.h>
 
 #include <errno.h>
 #include <libgen.h>
 #include <linux/capability.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dctx.h"
 #include "log.h"
-
-/*
- * /run whole, not the sockets' folders: munged's, nscd's, nslcd's,
- * journald's are made again when their daemon restarts.  Its mounts
- * are not bound (users' runtime folders); the launch pads' sockets in
- * it are root's alone.
- */
-static const char *const services[] = {
-	"/run",				/* munge, nscd, nslcd, journal */
-	"/dev/log",			/* syslog(3), without -f */
-	"/var/lib/sss/pipes",		/* sssd */
-};
 
 int
 dctx_view_add(struct priv_view *v, const char *path, unsigned flags,
@@ -49,7 +36,6 @@ dctx_view_init(struct dctx *dc, struct priv_view *v, char *err,
     size_t errlen)
 {
 	char path[PATH_MAX];
-	size_t i;
 
 	memset(v, 0, sizeof(*v));
 	/*
@@ -69,26 +55,31 @@ dctx_view_init(struct dctx *dc, struct priv_view *v, char *err,
 		snprintf(err, errlen, "run_dir: bad path");
 		return -1;
 	}
-	if (dctx_view_add(v, "/etc", 0, err, errlen) == -1)
-		return -1;
 #ifdef __SANITIZE_ADDRESS__
 	/* A test build's leak check at exit reads /proc/self. */
 	if (dctx_view_add(v, "/proc", 0, err, errlen) == -1)
 		return -1;
 #endif
-	for (i = 0; i < sizeof(services) / sizeof(services[0]); i++)
-		if (dctx_view_add(v, services[i], PRIV_VIEW_OPTIONAL, err,
-		    errlen) == -1)
-			return -1;
+	if (dctx_view_add(v, "/dev/log", PRIV_VIEW_OPTIONAL, err,
+	    errlen) == -1)
+		return -1;
 	if (conf_get_path(dc->dc_conf, "user_keys", path, sizeof(path)) == -1 ||
 	    dctx_view_add(v, path, PRIV_VIEW_OPTIONAL, err, errlen) == -1)
+		return -1;
+	if (strstr(conf_get(dc->dc_conf, "user_auth"), "munge") == NULL)
+		return 0;
+	/*
+	 * /run whole, not munged's folder: systemd makes that anew each
+	 * time munged starts (RuntimeDirectory), and a folder bound here
+	 * would stay the old one.  Its mounts are not bound (users'
+	 * runtime folders); the launch pads' sockets in it are root's.
+	 */
+	if (dctx_view_add(v, "/run", PRIV_VIEW_OPTIONAL, err, errlen) == -1)
 		return -1;
 	if (conf_get_path(dc->dc_conf, "munge_socket", path,
 	    sizeof(path)) == -1 ||
 	    dctx_view_add(v, dirname(path), PRIV_VIEW_OPTIONAL, err,
 	    errlen) == -1)
 		return -1;
-	/* The name services' modules, loaded before /usr is out of sight. */
-	(void)getpwnam("root");
 	return 0;
 }

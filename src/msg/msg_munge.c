@@ -116,12 +116,22 @@ msg_munge_decode(const char *socket, const char *cred,
 	return rc;
 }
 
+static int	(*names_of)(uid_t, char *, size_t);
+
+void
+msg_munge_set_names(int (*name_of)(uid_t, char *, size_t))
+{
+	names_of = name_of;
+}
+
 int
 msg_munge_user(uid_t uid, char *buf, size_t bufsz)
 {
 	struct passwd pw, *res = NULL;
 	char tmp[4096];
 
+	if (names_of != NULL)
+		return names_of(uid, buf, bufsz);
 	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) != 0 ||
 	    res == NULL || strlcpy(buf, pw.pw_name, bufsz) >= bufsz)
 		return -1;

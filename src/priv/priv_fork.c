@@ -22,6 +22,7 @@
 
 #include "log.h"
 #include "mono.h"
+#include "msg_munge.h"
 #include "sdnotify.h"
 
 /* The parent's state: one parent per process. */
@@ -247,7 +248,7 @@ on_chan(struct evloop *loop, int fd, short revents, void *arg)
 }
 
 static void __attribute__((noreturn))
-parent_run(struct priv_chan *pc, const struct priv_parent *pp)
+parent_run(struct priv_chan *pc, int names, const struct priv_parent *pp)
 {
 	struct evloop *loop = pp->pp_loop;
 
@@ -265,7 +266,8 @@ parent_run(struct priv_chan *pc, const struct priv_parent *pp)
 	    evloop_signal(loop, SIGTERM, on_signal, NULL) == -1 ||
 	    evloop_signal(loop, SIGINT, on_signal, NULL) == -1 ||
 	    evloop_signal(loop, SIGCHLD, on_signal, NULL) == -1 ||
-	    evloop_add_fd(loop, pc->pc_fd, POLLIN, on_chan, NULL) == -1) {
+	    evloop_add_fd(loop, pc->pc_fd, POLLIN, on_chan, NULL) == -1 ||
+	    priv_names_parent(loop, names) == -1) {
 		log_warn("privileged process");
 		stop_child(loop, SIGKILL);
 	}
@@ -285,7 +287,7 @@ int
 priv_fork(struct priv_chan *pc, const struct priv_user *pu,
     const struct priv_parent *pp, char *err, size_t errlen)
 {
-	int sv[2];
+	int sv[2], nv[2];
 	pid_t pid, parent = getpid();
 
 	pc->pc_fd = -1;
@@ -295,21 +297,34 @@ priv_fork(struct priv_chan *pc, const struct priv_user *pu,
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+	/* The users' names (priv_names.c): questions and answers only. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nv) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
 	}
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		close(nv[0]);
+		close(nv[1]);
+		return -1;
+	}
 	if (pid > 0) {
 		close(sv[1]);
+		close(nv[1]);
 		pc->pc_fd = sv[0];
 		pc->pc_peer = pid;
-		parent_run(pc, pp);
+		parent_run(pc, nv[0], pp);
 	}
 	close(sv[0]);
+	close(nv[0]);
 	pc->pc_fd = sv[1];
 	pc->pc_peer = parent;
+	priv_names_child(nv[1]);
+	msg_munge_set_names(priv_name_of_uid);
 	/* The parent is MAINPID: only it may speak to systemd. */
 	sdnotify_reset();
 	if (pp->pp_view != NULL && priv_view_enter(pp->pp_view, err,

@@ -60,7 +60,8 @@ if [ "$(id -u)" = 0 ]; then
 	ok $? "the engine has no capability, its bounding set empty"
 	# Its own view of the files (CilkNodeManager(8), PRIVILEGES): a
 	# read-only tmpfs root in a mount namespace of its own, with only
-	# its folders, the users' keys, /etc and /proc bound into it.
+	# its folders, the users' keys and (a test build) /proc bound into
+	# it; no /etc (the users' names come from the parent), no /run.
 	[ "$(readlink /proc/"$ENGINE"/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] &&
 	    grep -Eq '^[0-9]+ [0-9]+ [0-9:]+ / / ro,.* - tmpfs ' \
 	    /proc/"$ENGINE"/mountinfo
@@ -68,11 +69,12 @@ if [ "$(id -u)" = 0 ]; then
 	! grep -q 'engine\.view' /proc/self/mountinfo
 	ok $? "none of its mounts is in ours"
 	R=/proc/$ENGINE/root
-	[ -d "$R$D/nodes/127.0.0.2/state/engine" ] && [ -d "$R/etc" ] &&
+	[ -d "$R$D/nodes/127.0.0.2/state/engine" ] && [ ! -e "$R/etc" ] &&
+	    [ ! -e "$R/run" ] &&
 	    [ ! -e "$R$KBD" ] && [ ! -e "$R/usr" ] && [ ! -e "$R/home" ] &&
 	    [ ! -e "$R/dev/input" ] && [ ! -e "$R$D/cilknow.conf" ] &&
 	    [ ! -e "$R$D/nodes/127.0.0.2/sensors" ]
-	ok $? "it sees its folder, not the devices, the sensors, /usr or the homes" ||
+	ok $? "it sees its folder, not the devices, the sensors, /usr, /etc, /run or the homes" ||
 	    ls -la "$R" "$R$D" 2>&1 | sed 's/^/#   | /'
 else
 	ok 0 "# SKIP not root: the engine is this user, groups and all"

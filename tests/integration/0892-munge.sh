@@ -48,6 +48,16 @@ ended() { ! kill -0 "$1" 2>/dev/null; }
 counter_in() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
 wait_for 15 nodes_are idle 3
 ok $? "3 idle nodes"
+# A node's engine (CilkNodeManager(8), PRIVILEGES) sees no /etc: the
+# name of a credential's uid comes from its parent (priv_names.c), so
+# the jobs below run only if that works; /run and munged's folder it
+# sees, munge being allowed.
+NM=$(awk '$1 == "node" && index($3, "127.0.0.2") == 1 { print $2 }' \
+    "$D/pids")
+E=$(engine_of "$NM")
+[ -n "$E" ] && [ ! -e "/proc/$E/root/etc" ] && [ -d "/proc/$E/root/run" ] &&
+    [ -S "/proc/$E/root$D/munge/socket" ]
+ok $? "a node's engine sees no /etc; /run and munged's socket it sees"
 
 # 1. Root, with no cilknow key: HOME is an empty folder.
 mkdir -p "$T/roothome" "$T/work"

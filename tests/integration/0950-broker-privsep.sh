@@ -172,8 +172,9 @@ ok $? "state_dir/broker is $SU's, mode 0750; state_dir stays root's"
 ok $? "the child's root is a read-only tmpfs of its own mount namespace, not in ours"
 R=/proc/$CHILD/root
 [ -d "$R$T/state/broker" ] && [ ! -e "$R$C" ] && [ ! -e "$R$T/cluster.key" ] &&
-    [ ! -e "$R/usr" ] && [ ! -e "$R/home" ] && [ -d "$R/etc" ]
-ok $? "it sees its folder, not the configuration, the key files, /usr or the homes" ||
+    [ ! -e "$R/usr" ] && [ ! -e "$R/home" ] && [ ! -e "$R/etc" ] &&
+    [ ! -e "$R/run" ]
+ok $? "it sees its folder, not the configuration, the key files, /usr, /etc, /run or the homes" ||
     ls -la "$R" "$R$T" 2>&1 | sed 's/^/#   | /'
 
 "$BIN/CilkPs" -c "$C" -b "$B" >"$T/ps.out" 2>&1
