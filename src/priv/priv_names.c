@@ -209,24 +209,28 @@ resolve(int by_uid, uid_t *uid, char *name, size_t namesz)
 	return status;
 }
 
+/* What resolve found, as the callers say it: 0, or -1 and errno. */
+static int
+said(int status)
+{
+	if (status == NAMES_FOUND)
+		return 0;
+	errno = status == NAMES_NONE ? ENOENT : EIO;
+	return -1;
+}
+
 int
 priv_name_of_uid(uid_t uid, char *name, size_t namesz)
 {
 	char buf[NAME_MAX_LEN + 1];
 
-	switch (resolve(1, &uid, buf, sizeof(buf))) {
-	case NAMES_FOUND:
-		if (strlcpy(name, buf, namesz) < namesz)
-			return 0;
+	if (said(resolve(1, &uid, buf, sizeof(buf))) == -1)
+		return -1;
+	if (strlcpy(name, buf, namesz) >= namesz) {
 		errno = ENAMETOOLONG;
 		return -1;
-	case NAMES_NONE:
-		errno = ENOENT;
-		return -1;
-	default:
-		errno = EIO;
-		return -1;
 	}
+	return 0;
 }
 
 int
@@ -238,16 +242,7 @@ priv_uid_of_name(const char *name, uid_t *uid)
 		errno = ENOENT;
 		return -1;
 	}
-	switch (resolve(0, uid, buf, sizeof(buf))) {
-	case NAMES_FOUND:
-		return 0;
-	case NAMES_NONE:
-		errno = ENOENT;
-		return -1;
-	default:
-		errno = EIO;
-		return -1;
-	}
+	return said(resolve(0, uid, buf, sizeof(buf)));
 }
 
 void

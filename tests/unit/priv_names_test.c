@@ -74,15 +74,35 @@ question_seq(int fd)
 	return seq;
 }
 
+/*
+ * A fake parent in a child: it reads one question and answers it with
+ * uid and name, after an answer to an older question if stale.
+ */
+static pid_t
+fake_parent(int fd, int stale, uint32_t uid, const char *name)
+{
+	uint8_t a[128];
+	uint32_t seq;
+	pid_t pid;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	seq = question_seq(fd);
+	if (stale)
+		(void)send(fd, a, answer(a, sizeof(a), 'u', seq - 1, 0, uid,
+		    "stale"), 0);
+	(void)send(fd, a, answer(a, sizeof(a), 'u', seq, 0, uid, name), 0);
+	pause();
+	_exit(0);
+}
+
 int
 main(void)
 {
 	char name[64];
-	uint8_t a[128];
 	uid_t uid;
 	pid_t pid;
 	double t0;
-	uint32_t seq;
 	int sv[2];
 
 	/* 1. No parent: the C library. */
@@ -135,15 +155,7 @@ main(void)
 	/* 3. A fake parent: a stale answer first, then the right one. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		return 1;
-	if ((pid = fork()) == 0) {
-		seq = question_seq(sv[0]);
-		(void)send(sv[0], a, answer(a, sizeof(a), 'u', seq - 1, 0, 7,
-		    "stale"), 0);
-		(void)send(sv[0], a, answer(a, sizeof(a), 'u', seq, 0, 7,
-		    "fresh"), 0);
-		pause();
-		_exit(0);
-	}
+	pid = fake_parent(sv[0], 1, 7, "fresh");
 	close(sv[0]);
 	priv_names_child(sv[1]);
 	ok(priv_name_of_uid(7, name, sizeof(name)) == 0 &&
@@ -157,13 +169,7 @@ main(void)
 	/* 4. A fake parent's malformed answer: the lookup fails. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		return 1;
-	if ((pid = fork()) == 0) {
-		seq = question_seq(sv[0]);
-		(void)send(sv[0], a, answer(a, sizeof(a), 'u', seq, 0, 8, ""),
-		    0);
-		pause();
-		_exit(0);
-	}
+	pid = fake_parent(sv[0], 0, 8, "");
 	close(sv[0]);
 	priv_names_child(sv[1]);
 	errno = 0;
