@@ -16,6 +16,7 @@
 
 #include "dcheck.h"
 #include "log.h"
+#include "msg_munge.h"
 #include "mono.h"
 #include "msg_keyring.h"
 #include "priv.h"
@@ -30,9 +31,7 @@ static void	apply(struct dctx *, struct conf *, struct msg_keyring *);
  * daemon's own are in its ds_restart.
  */
 static const char *const dctx_restart_keys[] = {
-	"listen", "replay_window", "run_dir",
-	"user_auth",		/* the engine's view (dview.c) */
-	NULL
+	"listen", "replay_window", "run_dir", NULL
 };
 
 static void __attribute__((noreturn))
@@ -225,6 +224,13 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 
 	if (pub_mismatch(dc, cf, kr, msg, sizeof(msg)) == -1)
 		log_warnx("reload: %s", msg);
+	/* An engine's view holds munged's socket only if it did at start. */
+	if ((kr->kr_user_auth & (1u << MSG_SCHEME_MUNGE)) != 0 &&
+	    !msg_munge_reachable(kr->kr_munge_socket))
+		log_warnx("reload: user_auth allows munge, but munged's socket "
+		    "%s is not in sight: start munged%s", kr->kr_munge_socket,
+		    dc->dc_view != NULL ? ", then restart this daemon (its "
+		    "engine's view was made without it)" : "");
 	msg_keyring_move(dc->dc_keys, kr);
 	free(kr);
 	/* The first one is what we started with: restart_changes' base. */

@@ -4,8 +4,8 @@
  * drop): a tmpfs mounted on RUN_DIR/engine.view, into which only these
  * are bound, read-only, beside what the daemon adds itself: the users'
  * public keys (read again on SIGHUP) and /dev/log (syslog(3), without
- * -f); where user_auth allows munge, /run and munge_socket's folder for
- * munged's socket.  Not /etc: the users' names come from the parent
+ * -f); where user_auth allows munge or munged runs, /run and
+ * munge_socket's folder for munged's socket.  Not /etc: the users' names come from the parent
  * (priv_names.c).  Not /proc: what the engines would ask of it the
  * parent answers (the node manager's PIDQ).
  */
@@ -19,6 +19,7 @@
 
 #include "dctx.h"
 #include "log.h"
+#include "msg_munge.h"
 
 int
 dctx_view_add(struct priv_view *v, const char *path, unsigned flags,
@@ -66,18 +67,23 @@ dctx_view_init(struct dctx *dc, struct priv_view *v, char *err,
 	if (conf_get_path(dc->dc_conf, "user_keys", path, sizeof(path)) == -1 ||
 	    dctx_view_add(v, path, PRIV_VIEW_OPTIONAL, err, errlen) == -1)
 		return -1;
-	if (strstr(conf_get(dc->dc_conf, "user_auth"), "munge") == NULL)
-		return 0;
 	/*
-	 * /run whole, not munged's folder: systemd makes that anew each
-	 * time munged starts (RuntimeDirectory), and a folder bound here
-	 * would stay the old one.  Its mounts are not bound (users'
-	 * runtime folders); the launch pads' sockets in it are root's.
+	 * munged's socket, where munge is allowed or munged runs (so that
+	 * a reload can allow it): /run whole, not munged's folder, which
+	 * systemd makes anew each time munged starts (RuntimeDirectory);
+	 * a folder bound here would stay the old one.  Its mounts are not
+	 * bound (users' runtime folders); the launch pads' sockets in it
+	 * are root's.
 	 */
-	if (dctx_view_add(v, "/run", PRIV_VIEW_OPTIONAL, err, errlen) == -1)
-		return -1;
 	if (conf_get_path(dc->dc_conf, "munge_socket", path,
-	    sizeof(path)) == -1 ||
+	    sizeof(path)) == -1) {
+		snprintf(err, errlen, "munge_socket: bad path");
+		return -1;
+	}
+	if (strstr(conf_get(dc->dc_conf, "user_auth"), "munge") == NULL &&
+	    !msg_munge_reachable(path))
+		return 0;
+	if (dctx_view_add(v, "/run", PRIV_VIEW_OPTIONAL, err, errlen) == -1 ||
 	    dctx_view_add(v, dirname(path), PRIV_VIEW_OPTIONAL, err,
 	    errlen) == -1)
 		return -1;
