@@ -318,8 +318,10 @@ on vulture 'p=$(systemctl show -p MainPID --value cilknow-nodemanager)
     grep -Eq "^[0-9]+ [0-9]+ [0-9:]+ / / ro,.* - tmpfs " /proc/$e/mountinfo &&
     [ -d /proc/$e/root/var/lib/cilknow/engine ] &&
     [ ! -e /proc/$e/root/usr ] && [ ! -e /proc/$e/root/dev/input ] &&
-    [ ! -e /proc/$e/root/proc/self ] && [ -e /proc/$e/root/run/munge ]'
-ok $? "vulture: the engine's root is a read-only tmpfs: its folder, munge's, no /usr, /proc or /dev/input"
+    [ ! -e /proc/$e/root/proc/self ] && [ -e /proc/$e/root/run/munge ] &&
+    [ ! -e /proc/$e/root/etc/passwd ] &&
+    [ "$(ls /proc/$e/root/etc)" = cilknow ]'
+ok $? "vulture: the engine's root is a read-only tmpfs: its folder, munge's, the users' keys; no /etc/passwd, /usr, /proc or /dev/input"
 on falcon "journalctl -u cilknow-broker | grep -q \"the engine's own view of the files is not made: CAP_SYS_ADMIN\""
 ok $? "falcon: the broker's engine has none, and says its sandbox stands in"
 

@@ -51,6 +51,7 @@ run_dir = $R/run/cilknow
 register_interval = 1
 sensors = file:$T/sensors
 timeout = 1
+munge_socket = $T/no-munged/socket
 EOC
 	for kv in "$@"; do echo "$kv" >>"$C"; done
 	chmod 644 "$C"
@@ -140,15 +141,20 @@ exercise() {
 	chmod 755 "$K/users"
 
 	# A good one: the new key, and a key that needs a restart changed.
-	conf b "$rk = $rv" "admins = root,ann"
+	conf b "$rk = $rv" "admins = root,ann" "user_auth = user,munge"
 	unit_run "$u" ExecReload "$pid" "$T/$u.reload"
 	exit_is $? 0 "$u: ExecReload with a good configuration"
 	wait_for 10 pings b "$a"
 	ok $? "$u: the new cluster key is in use"
+	# munge allowed by the reload, with no munged when the engine's view
+	# was made: said, with what to do (a reload cannot show it to him).
+	contains "$log" "^<4>reload: user_auth allows munge, but munged's socket $T/no-munged/socket is not in sight: start munged, then restart this daemon" \
+	    "$u: munge allowed with munged out of the engine's sight: a warning"
 	contains "$log" "^<4>reload: $rk changed from '[^']*' to '$rv'; it needs a restart to take effect\$" \
 	    "$u: the changed $rk is a warning (<4>) that it needs a restart"
 	! grep -q "reload: admins changed" "$log" &&
-	    ! grep -q "reload: cluster_key changed" "$log"
+	    ! grep -q "reload: cluster_key changed" "$log" &&
+	    ! grep -q "reload: user_auth changed" "$log"
 	ok $? "$u: keys a reload applies are not among them"
 	# Still pending on the next reload; gone when the change is undone.
 	unit_run "$u" ExecReload "$pid" "$T/$u.reload"
