@@ -16,9 +16,9 @@
 
 #include "dcheck.h"
 #include "log.h"
-#include "msg_munge.h"
 #include "mono.h"
 #include "msg_keyring.h"
+#include "msg_munge.h"
 #include "priv.h"
 #include "sdnotify.h"
 
@@ -227,8 +227,9 @@ apply(struct dctx *dc, struct conf *cf, struct msg_keyring *kr)
 	/* An engine's view holds munged's socket only if it did at start. */
 	if ((kr->kr_user_auth & (1u << MSG_SCHEME_MUNGE)) != 0 &&
 	    !msg_munge_reachable(kr->kr_munge_socket))
-		log_warning("reload: user_auth allows munge, but munged's socket "
-		    "%s is not in sight: start munged%s", kr->kr_munge_socket,
+		log_warning("reload: user_auth allows munge, but munged's "
+		    "socket %s is not in sight: start munged%s",
+		    kr->kr_munge_socket,
 		    dc->dc_view != NULL ? ", then restart this daemon (its "
 		    "engine's view was made without it)" : "");
 	msg_keyring_move(dc->dc_keys, kr);

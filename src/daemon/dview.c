@@ -5,9 +5,9 @@
  * are bound, read-only, beside what the daemon adds itself: the users'
  * public keys (read again on SIGHUP) and /dev/log (syslog(3), without
  * -f); where user_auth allows munge or munged runs, /run and
- * munge_socket's folder for munged's socket.  Not /etc: the users' names come from the parent
- * (priv_names.c).  Not /proc: what the engines would ask of it the
- * parent answers (the node manager's PIDQ).
+ * munge_socket's folder for munged's socket.  Not /etc: the users'
+ * names come from the parent (priv_names.c).  Not /proc: what the
+ * engines would ask of it the parent answers (the node manager's PIDQ).
  */
 #include <sys/prctl.h>
 
