@@ -1,20 +1,18 @@
 /*
  * cilksort — merge sort of N ints generated from a seed, the checksum
  * of the sorted array printed (sum of a[i] * (i + 1), modulo 2^64).
- * The input is laid out by value: the ints of each value range (the
- * top bits of the value) together, in range order, so that the sorted
- * array is the ranges sorted one after the other and no top-level
- * merge is left to one process.  main counts each range in every
- * process (cilknow(3): main runs everywhere); a process puts a range's
- * ints in place when it first needs them, so a worker makes the part
- * of the input it sorts, not all of it, and joins at once.  The ranges
- * are split by halves, and each range's ints sorted by halves, each
- * half a child whose sorted run comes back as its value (at most CS_RUN
- * ints, one value of at most 1 MiB), a successor merging two runs; the
- * range's last successor sums its part of the checksum, and only those
- * 8 bytes go back, added two by two.  Its serial twin is
- * cilksort_serial: the same layout, the same merge sort, one range
- * after the other.
+ * The input is stratified by value (serial/cilksort_input.h): the ints
+ * of each value range (the top bits of the value) together, in range
+ * order, so that the sorted array is the ranges sorted one after the
+ * other and no top-level merge is left to one process, and any part of
+ * it can be made where it is sorted: a worker makes the ints it sorts
+ * and no others.  The ranges are split by halves, and each range's ints
+ * sorted by halves, each half a child whose sorted run comes back as
+ * its value (at most CS_RUN ints, one value of at most 1 MiB), a
+ * successor merging two runs; the range's last successor sums its part
+ * of the checksum, and only those 8 bytes go back, added two by two.
+ * Its serial twin is cilksort_serial: the same input, the same merge
+ * sort, one range after the other.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,19 +20,14 @@
 #include <string.h>
 
 #include "cilknow.h"
-#include "bigmem.h"
-/* mix, msort, CS_RANGE, CS_RANGES_MAX: shared with its twins */
+/* the input and msort: shared with its twins */
 #include "serial/cilksort_input.h"
 
 #define CS_RUN	(CN_VALUE_MAX / sizeof(int32_t))  /* ints in one value */
 #define CS_LEAF	2048		/* sorted serially below this */
 
-static int32_t	*in;		/* the input, laid out by value */
 static int64_t	 N;
-/* Range r is in[start[r], start[r + 1]). */
-static int64_t	 start[CS_RANGES_MAX + 1];
 static uint32_t	 nranges, bits;
-static uint8_t	 made[CS_RANGES_MAX];	/* range r's ints are in place here */
 
 static void	sortrun(struct cn_ctx *, struct cn_cont, const void *, size_t);
 static void	merge2(struct cn_ctx *, struct cn_cont, const void *, size_t);
@@ -47,80 +40,8 @@ static cn_thread *const threads[] = {
 	top, sortrun, merge2, ranges, sumrun, add2
 };
 
-/* The input's int i: 31 bits, whose top bits pick its range. */
-static int32_t
-input(int64_t i)
-{
-	return (int32_t)(mix((uint64_t)i + 24) >> 33);
-}
-
-/* How many ints each range holds, and where the ranges start. */
-static int
-count_input(void)
-{
-	uint32_t r;
-	int64_t i;
-
-	while ((1u << bits) < CS_RANGES_MAX && (N >> bits) > CS_RANGE)
-		bits++;
-	nranges = 1u << bits;
-	memset(start, 0, sizeof(start));
-	for (i = 0; i < N; i++)
-		start[((uint32_t)input(i) >> (31 - bits)) + 1]++;
-	for (r = 0; r < nranges; r++)
-		start[r + 1] += start[r];
-	return (in = big_alloc(sizeof(*in) * (size_t)N)) == NULL ? -1 : 0;
-}
-
-/* Ranges [lo, hi) put in their places here, if not yet: one pass. */
-static void
-make_ranges(uint32_t lo, uint32_t hi)
-{
-	int64_t at[CS_RANGES_MAX], i;
-	uint32_t r, missing = 0;
-	int32_t v;
-
-	for (r = lo; r < hi; r++) {
-		at[r] = start[r];
-		missing += !made[r];
-	}
-	if (missing == 0)
-		return;
-	for (i = 0; i < N; i++) {
-		v = input(i);
-		r = (uint32_t)v >> (31 - bits);
-		if (r >= lo && r < hi && !made[r])
-			in[at[r]++] = v;
-	}
-	for (r = lo; r < hi; r++)
-		made[r] = 1;
-}
-
-/* The range that holds in[i]. */
-static uint32_t
-range_of(int64_t i)
-{
-	uint32_t lo = 0, hi = nranges, mid;
-
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (start[mid] <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* in[lo, hi) in place here. */
-static void
-make_input(int64_t lo, int64_t hi)
-{
-	if (hi > lo)
-		make_ranges(range_of(lo), range_of(hi - 1) + 1);
-}
-
-/* Sorts in[lo, hi) (at most CS_RUN) into a run, its value. */
+/* Sorts the input's ints lo .. hi-1 (at most CS_RUN) into a run, its
+ * value. */
 static void
 sortrun(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 {
@@ -154,8 +75,7 @@ sortrun(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 		perror("cilksort");
 		return;
 	}
-	make_input(r[0], r[1]);
-	memcpy(a, in + r[0], sizeof(*a) * (size_t)(r[1] - r[0]));
+	cs_make(a, N, r[0], r[1]);
 	msort(a, tmp, r[1] - r[0]);
 	if (cn_send(c, k, a, sizeof(*a) * (size_t)(r[1] - r[0])) == -1)
 		perror("cilksort: cn_send");
@@ -188,7 +108,7 @@ merge2(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 	free(out);
 }
 
-/* Its part of the checksum: the run is sorted in[lo, lo + n). */
+/* Its part of the checksum: the run is the sorted array's lo .. lo+n-1. */
 static uint64_t
 checksum(const int32_t *run, size_t n, int64_t lo)
 {
@@ -217,40 +137,19 @@ sumrun(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 		perror("cilksort: cn_send");
 }
 
-/* Range i sorted by halves into a run for sumrun, else here (below). */
+/* Range i sorted by halves into a run for sumrun (at most CS_RUN ints:
+ * N is at most CS_RUN ranges' worth, in equal ranges). */
 static void
 range(struct cn_ctx *c, struct cn_cont k, uint32_t i)
 {
-	int64_t r[2], n;
+	int64_t r[2];
 	struct cn_cont kk;
-	int32_t *a, *tmp;
-	uint64_t sum;
 
-	r[0] = start[i];
-	r[1] = start[i + 1];
-	if ((uint64_t)(r[1] - r[0]) <= CS_RUN) {
-		if (cn_spawn_next(c, sumrun, k, &r[0], sizeof(r[0]), 1,
-		    &kk) == -1 || cn_spawn(c, sortrun, kk, r, sizeof(r)) == -1)
-			perror("cilksort: cn_spawn");
-		return;
-	}
-	/* Longer than a value can carry: not seen with this input, whose
-	 * ranges hold about CS_RANGE ints each. */
-	n = r[1] - r[0];
-	if ((a = malloc(sizeof(*a) * (size_t)n)) == NULL ||
-	    (tmp = malloc(sizeof(*a) * (size_t)n)) == NULL) {
-		free(a);
-		perror("cilksort");
-		return;
-	}
-	make_input(r[0], r[1]);
-	memcpy(a, in + r[0], sizeof(*a) * (size_t)n);
-	msort(a, tmp, n);
-	sum = checksum(a, (size_t)n, r[0]);
-	if (cn_send(c, k, &sum, sizeof(sum)) == -1)
-		perror("cilksort: cn_send");
-	free(a);
-	free(tmp);
+	r[0] = cs_start(N, bits, i);
+	r[1] = cs_start(N, bits, i + 1);
+	if (cn_spawn_next(c, sumrun, k, &r[0], sizeof(r[0]), 1, &kk) == -1 ||
+	    cn_spawn(c, sortrun, kk, r, sizeof(r)) == -1)
+		perror("cilksort: cn_spawn");
 }
 
 /*
@@ -268,7 +167,6 @@ ranges(struct cn_ctx *c, struct cn_cont k, const void *arg, size_t len)
 	memcpy(r, arg, sizeof(r));
 	if (r[0] >= r[1] || r[1] > nranges)
 		return;
-	make_ranges(r[0], r[1]);
 	if (r[1] - r[0] == 1) {
 		range(c, k, r[0]);
 		return;
@@ -342,10 +240,8 @@ main(int argc, char *argv[])
 		    (unsigned long long)CS_RUN * CS_RANGES_MAX);
 		return 2;
 	}
-	if (count_input() == -1) {
-		perror("cilksort");
-		return 1;
-	}
+	bits = cs_bits(N);
+	nranges = 1u << bits;
 	if (cn_run_thread(&p, 0, NULL, 0, &st) == -1) {
 		perror("cilksort");
 		return 1;

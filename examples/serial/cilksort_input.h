@@ -50,33 +50,63 @@ msort(int32_t *a, int32_t *tmp, int64_t n)
 #define CS_RANGES_MAX	1024	/* ranges at most (cilksort.c sizes N by it) */
 
 /*
- * The input i = 0 .. n-1, (int32_t)(mix(i + 24) >> 33), laid out by
- * value as cilksort lays it out: range r (the top bits) in
- * a[start[r], start[r+1]), in range order.  Returns the ranges.
+ * The input is stratified by value: n ints in 2^bits value ranges (the
+ * top bits of a 31-bit int) of n / 2^bits ints each, give or take one,
+ * range r holding a[start(r), start(r + 1)) in range order, and its
+ * ints' low bits drawn from the seed by position.  So any part of the
+ * input can be made where it is sorted, without making the rest: a
+ * process that sorts range r makes range r only.
  */
-static inline uint32_t	/* inline: cilksort.c lays out lazily */
-layout(int32_t *a, int64_t n, int64_t start[CS_RANGES_MAX + 1])
+static inline uint32_t
+cs_bits(int64_t n)
 {
-	int64_t at[CS_RANGES_MAX], i;
-	uint32_t bits = 0, r, nranges;
-	int32_t v;
+	uint32_t bits = 0;
 
 	while ((1u << bits) < CS_RANGES_MAX && (n >> bits) > CS_RANGE)
 		bits++;
-	nranges = 1u << bits;
-	memset(start, 0, sizeof(*start) * (CS_RANGES_MAX + 1));
-	for (i = 0; i < n; i++)
-		start[((uint32_t)(mix((uint64_t)i + 24) >> 33) >> (31 - bits)) +
-		    1]++;
-	for (r = 0; r < nranges; r++) {
-		start[r + 1] += start[r];
-		at[r] = start[r];
+	return bits;
+}
+
+/* Where range r starts, in an input of n ints in 2^bits ranges. */
+static inline int64_t
+cs_start(int64_t n, uint32_t bits, uint32_t r)
+{
+	return (int64_t)(((uint64_t)n * r) >> bits);
+}
+
+/* a[0, hi - lo) gets the input's ints lo .. hi-1. */
+static inline void
+cs_make(int32_t *a, int64_t n, int64_t lo, int64_t hi)
+{
+	uint32_t bits = cs_bits(n), r;
+	int64_t i, end;
+
+	if (lo >= hi)
+		return;
+	r = (uint32_t)(((uint64_t)lo << bits) / (uint64_t)n);
+	while (r > 0 && cs_start(n, bits, r) > lo)
+		r--;
+	while (r + 1 < (1u << bits) && cs_start(n, bits, r + 1) <= lo)
+		r++;
+	for (i = lo; i < hi; r++) {
+		end = cs_start(n, bits, r + 1);
+		for (; i < hi && i < end; i++)
+			*a++ = (int32_t)(((uint64_t)r << (31 - bits)) |
+			    (mix((uint64_t)i + 24) >> (33 + bits)));
 	}
-	for (i = 0; i < n; i++) {
-		v = (int32_t)(mix((uint64_t)i + 24) >> 33);
-		a[at[(uint32_t)v >> (31 - bits)]++] = v;
-	}
-	return nranges;
+}
+
+/* The whole input in a, the ranges' starts in start.  Returns the
+ * ranges. */
+static inline uint32_t
+layout(int32_t *a, int64_t n, int64_t start[CS_RANGES_MAX + 1])
+{
+	uint32_t bits = cs_bits(n), r;
+
+	for (r = 0; r <= (1u << bits); r++)
+		start[r] = cs_start(n, bits, r);
+	cs_make(a, n, 0, n);
+	return 1u << bits;
 }
 
 #endif

@@ -24,6 +24,7 @@
 /* Without word of a change (ALIVE), the list is asked for this often. */
 #define NET_ASK_ANYWAY	5.0
 #define NET_STATS_GAP	0.5
+#define NET_HELD_MAX	8	/* newcomers' steals held for the list */
 
 struct xout {
 	uint64_t	 xo_id;
@@ -55,6 +56,14 @@ struct thief {
 	int		 th_said;	/* root, verbose: its first steal */
 };
 
+/* A steal from a member not yet in our list, until the list comes. */
+struct held {
+	uint32_t	 hd_from;
+	uint64_t	 hd_serial;
+	struct msg_addr	 hd_addr;
+	double		 hd_at;
+};
+
 struct cn_net {
 	struct cn_ctx	*n_c;
 	struct cn_sched	*n_s;		/* NULL until there is one */
@@ -77,6 +86,8 @@ struct cn_net {
 	/* Victim. */
 	struct thief	*n_th;
 	uint32_t	 n_nth;
+	struct held	 n_held[NET_HELD_MAX];
+	uint32_t	 n_nheld;
 	/* Transfers. */
 	struct xout	*n_xo;
 	uint32_t	 n_nxo, n_capxo;
@@ -98,6 +109,7 @@ struct cn_net {
 };
 
 static void	pump(struct cn_net *, struct xout *, int);
+static void	lend(struct cn_ctx *, uint32_t, uint64_t);
 
 static uint32_t
 self_id(const struct cn_net *n)
@@ -194,6 +206,44 @@ send_stats(struct cn_net *n, double now)
 	n->n_stats_at = now;
 }
 
+/*
+ * A newcomer's steal, answered when the list that names it comes: it
+ * would otherwise ask again only CN_RESEND later, and a new worker's
+ * first steal is the one that matters most.  Held is who it says it is
+ * under the job key; its address is checked against the list then.
+ */
+static void
+hold(struct cn_net *n, const struct msg_in *in, const struct cn_smsg *m,
+    double now)
+{
+	char name[CN_MEMBER_NAME_MAX];
+	struct held *hd;
+	uint32_t i;
+
+	cn_member_name(m->sm_from, name);
+	if (!msg_verify_sender(in, MSG_SCHEME_JOB, name, NULL))
+		return;
+	for (i = 0; i < n->n_nheld;)	/* their thieves have asked again */
+		if (now - n->n_held[i].hd_at >= CN_RESEND)
+			n->n_held[i] = n->n_held[--n->n_nheld];
+		else
+			i++;
+	for (i = 0; i < n->n_nheld; i++)
+		if (n->n_held[i].hd_from == m->sm_from)
+			break;
+	if (i == NET_HELD_MAX)
+		return;		/* the rest ask again */
+	hd = &n->n_held[i];
+	if (i == n->n_nheld)
+		n->n_nheld++;
+	else if (m->sm_serial <= hd->hd_serial)
+		return;
+	hd->hd_from = m->sm_from;
+	hd->hd_serial = m->sm_serial;
+	hd->hd_addr = in->mi_from;
+	hd->hd_at = now;
+}
+
 /* The sender of a steal message: a member, at its listed address. */
 static int
 from_member(struct cn_net *n, const struct msg_in *in,
@@ -209,8 +259,11 @@ from_member(struct cn_net *n, const struct msg_in *in,
 	if ((mb = member(n, m->sm_from)) == NULL) {
 		/* A newcomer we have not heard of yet: ask. */
 		now = now_mono();
-		if (m->sm_from > n->n_maxid && now - n->n_last_ask >=
-		    NET_ASK_GAP)
+		if (m->sm_from <= n->n_maxid)
+			return 0;
+		if (h == CN_H_TSTEAL)
+			hold(n, in, m, now);
+		if (now - n->n_last_ask >= NET_ASK_GAP)
 			ask_members(n, now);
 		return 0;
 	}
@@ -361,6 +414,25 @@ sweep(struct cn_net *n)
 		}
 }
 
+/* The newcomers' held steals whose senders the list now names there. */
+static void
+lend_held(struct cn_ctx *c)
+{
+	struct cn_net *n = c->c_net;
+	const struct cn_member *mb;
+	struct held held[NET_HELD_MAX];
+	uint32_t i, k = n->n_nheld;
+	double now = now_mono();
+
+	memcpy(held, n->n_held, k * sizeof(*held));
+	n->n_nheld = 0;
+	for (i = 0; i < k; i++)
+		if (now - held[i].hd_at < CN_RESEND &&
+		    (mb = member(n, held[i].hd_from)) != NULL &&
+		    msg_addr_eq(&mb->mb_addr, &held[i].hd_addr))
+			lend(c, held[i].hd_from, held[i].hd_serial);
+}
+
 void
 cn_net_on_members(struct msg_ep *ep, const struct msg_in *in, void *arg)
 {
@@ -402,6 +474,7 @@ cn_net_on_members(struct msg_ep *ep, const struct msg_in *in, void *arg)
 		if (n->n_seen[nm[i].mb_id] == 0)
 			n->n_seen[nm[i].mb_id] = 1;
 	sweep(n);
+	lend_held(c);
 }
 
 static struct thief *
@@ -433,61 +506,68 @@ say_none(struct cn_net *n, uint32_t to, uint64_t serial)
 }
 
 /* A thief asks: our oldest ready closure, lent on the books, or none. */
-void
-cn_net_on_tsteal(struct msg_ep *ep, const struct msg_in *in, void *arg)
+static void
+lend(struct cn_ctx *c, uint32_t from, uint64_t serial)
 {
-	struct cn_ctx *c = arg;
 	struct cn_net *n = c->c_net;
 	struct cn_closure *cl;
 	struct cn_cont bk;
 	struct thief *t;
 	struct xout *x;
-	struct cn_smsg m;
 	uint16_t fn;
 
-	(void)ep;
-	m.sm_members = NULL;
-	if (n == NULL || !from_member(n, in, CN_H_TSTEAL, &m) ||
-	    m.sm_from == self_id(n) || (t = thief_of(n, m.sm_from)) == NULL)
+	if (from == self_id(n) || (t = thief_of(n, from)) == NULL)
 		return;
-	if (m.sm_serial < t->th_serial)
+	if (serial < t->th_serial)
 		return;			/* old news */
-	if (m.sm_serial == t->th_serial) {
+	if (serial == t->th_serial) {
 		if (!t->th_gave)
-			say_none(n, m.sm_from, m.sm_serial);
+			say_none(n, from, serial);
 		return;			/* the closure is on its way */
 	}
-	t->th_serial = m.sm_serial;
+	t->th_serial = serial;
 	t->th_gave = 0;
 	if (n->n_s == NULL || c->c_quit || c->c_finished ||
 	    (cl = cn_sched_take_oldest(n->n_s, &fn)) == NULL) {
-		say_none(n, m.sm_from, m.sm_serial);
+		say_none(n, from, serial);
 		return;
 	}
-	if (cn_books_lend(&n->n_books, m.sm_from, m.sm_serial, fn, cl->cl_k,
+	if (cn_books_lend(&n->n_books, from, serial, fn, cl->cl_k,
 	    cl->cl_arg, cl->cl_len, &bk) == -1 ||
-	    (x = xout_new(n, m.sm_from, CN_X_CLOSURE, bk, cl->cl_arg,
+	    (x = xout_new(n, from, CN_X_CLOSURE, bk, cl->cl_arg,
 	    cl->cl_len)) == NULL) {
-		if (cn_books_find(&n->n_books, m.sm_from, m.sm_serial) != NULL)
-			(void)cn_books_lost(&n->n_books, m.sm_from, NULL, NULL);
+		if (cn_books_find(&n->n_books, from, serial) != NULL)
+			(void)cn_books_lost(&n->n_books, from, NULL, NULL);
 		/* Not lent after all: it runs here. */
 		if (cn_sched_push(n->n_s, fn, cl->cl_k, cl->cl_arg,
 		    cl->cl_len) == -1)
 			cn_sched_fail(n->n_s, "keeping a closure", errno);
 		cn_closure_free(&n->n_s->s_store, cl);
-		say_none(n, m.sm_from, m.sm_serial);
+		say_none(n, from, serial);
 		return;
 	}
 	x->xo_fn = fn;
-	x->xo_steal = m.sm_serial;
+	x->xo_steal = serial;
 	cn_closure_free(&n->n_s->s_store, cl);
 	t->th_gave = 1;
 	if (n->n_verbose && !c->c_worker && !t->th_said) {
 		t->th_said = 1;
 		fprintf(stderr, "%s: cilknow: worker %u stole a closure from "
-		    "the root\n", c->c_prog->cp_name, m.sm_from);
+		    "the root\n", c->c_prog->cp_name, from);
 	}
 	pump(n, x, 0);
+}
+
+void
+cn_net_on_tsteal(struct msg_ep *ep, const struct msg_in *in, void *arg)
+{
+	struct cn_ctx *c = arg;
+	struct cn_smsg m;
+
+	(void)ep;
+	m.sm_members = NULL;
+	if (c->c_net != NULL && from_member(c->c_net, in, CN_H_TSTEAL, &m))
+		lend(c, m.sm_from, m.sm_serial);
 }
 
 void
@@ -939,6 +1019,7 @@ cn_net_reset(struct cn_ctx *c)
 	n->n_th = NULL;
 	n->n_nth = 0;
 	n->n_asking = 0;
+	n->n_nheld = 0;
 	memset(n->n_done, 0, sizeof(n->n_done));
 	/* A new identity takes the list as it is now, whatever its version. */
 	n->n_version = n->n_heard = 0;
