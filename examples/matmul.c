@@ -1,8 +1,11 @@
 /*
  * matmul — C = A B for N x N matrices of doubles, in blocks of MM_B x
  * MM_B: a parallel loop (cn_for) over C's blocks, each computed into a
- * buffer of its own.  A and B are made by main from N alone, so every
- * process of the job has them (cilknow(3): main runs everywhere).  Their
+ * buffer of its own.  A and B are functions of N alone, made where they
+ * are used, a block row of A or a block column of B when a block first
+ * needs it: a worker joins at once and makes only what its blocks read,
+ * where making both in main (which runs everywhere, cilknow(3)) held
+ * every worker back by its share of 92 MB for N = 2400.  Their
  * entries are small integers, so every product and sum is exact and
  * the checksum, the sum of C's entries each weighted by (i + 2j) mod 7
  * + 1, is the same whatever order the blocks run in, and the same as
@@ -20,10 +23,39 @@
 
 static double	*A, *B;		/* N x N, row-major, read only */
 static int64_t	 N;
+static uint8_t	*a_made, *b_made;	/* by block row of A, column of B */
 
 static void	mm(struct cn_ctx *, struct cn_cont, const void *, size_t);
 
 static cn_thread *const threads[] = { mm };
+
+/* A's rows i0 .. i0+MM_B-1, if not yet made here. */
+static void
+make_a(int64_t i0)
+{
+	int64_t i, j, end = N - i0 < MM_B ? N : i0 + MM_B;
+
+	if (a_made[i0 / MM_B])
+		return;
+	for (i = i0; i < end; i++)
+		for (j = 0; j < N; j++)
+			A[i * N + j] = (double)((i * 7 + j * 3) % 10 - 4);
+	a_made[i0 / MM_B] = 1;
+}
+
+/* B's columns j0 .. j0+MM_B-1, if not yet made here. */
+static void
+make_b(int64_t j0)
+{
+	int64_t k, j, end = N - j0 < MM_B ? N : j0 + MM_B;
+
+	if (b_made[j0 / MM_B])
+		return;
+	for (k = 0; k < N; k++)
+		for (j = j0; j < end; j++)
+			B[k * N + j] = (double)((k * 5 + j * 11) % 9 - 4);
+	b_made[j0 / MM_B] = 1;
+}
 
 /* One block of C (rows i0.., columns j0..) and its weighted sum. */
 static int64_t
@@ -32,6 +64,8 @@ block(int64_t i0, int64_t j0, double *c)
 	int64_t i, j, k, k0, ni, nj, nk;
 	double s = 0, a;
 
+	make_a(i0);
+	make_b(j0);
 	ni = N - i0 < MM_B ? N - i0 : MM_B;
 	nj = N - j0 < MM_B ? N - j0 : MM_B;
 	memset(c, 0, sizeof(double) * MM_B * MM_B);
@@ -109,7 +143,7 @@ main(int argc, char *argv[])
 {
 	struct cn_tprogram p = { "matmul", threads, 1 };
 	struct cn_stats st;
-	int64_t i, j, v;
+	int64_t v;
 
 	if (cn_init(&argc, &argv) == -1)
 		return 2;
@@ -118,15 +152,12 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if ((A = big_alloc(sizeof(double) * N * N)) == NULL ||
-	    (B = big_alloc(sizeof(double) * N * N)) == NULL) {
+	    (B = big_alloc(sizeof(double) * N * N)) == NULL ||
+	    (a_made = calloc((N + MM_B - 1) / MM_B, 1)) == NULL ||
+	    (b_made = calloc((N + MM_B - 1) / MM_B, 1)) == NULL) {
 		perror("matmul");
 		return 1;
 	}
-	for (i = 0; i < N; i++)
-		for (j = 0; j < N; j++) {
-			A[i * N + j] = (double)((i * 7 + j * 3) % 10 - 4);
-			B[i * N + j] = (double)((i * 5 + j * 11) % 9 - 4);
-		}
 	if (cn_run_thread(&p, 0, NULL, 0, &st) == -1) {
 		perror("matmul");
 		return 1;
