@@ -196,102 +196,101 @@ settle(struct evloop *loop, const struct thief *t, unsigned n, double secs)
 		(void)evloop_run_once(loop, 0.05);
 }
 
+/* A victim with one closure ready and a thief's endpoint, on one loop. */
+struct scene {
+	struct evloop	*loop;
+	struct cn_sched	 s;
+	struct cn_ctx	 c;
+	struct thief	 t;
+};
+
 static void
-thief_at(struct thief *t, struct evloop *loop)
+scene_open(struct scene *sc)
 {
-	memset(t, 0, sizeof(*t));
-	t->kr = job_ring("w2");
-	t->ep = endpoint(loop, t->kr, thief_handlers, CN_H_STEAL_END, t);
-	t->addr = *msg_ep_addr(t->ep);
+	if ((sc->loop = evloop_new()) == NULL)
+		exit(2);
+	memset(&sc->t, 0, sizeof(sc->t));
+	sc->t.kr = job_ring("w2");
+	sc->t.ep = endpoint(sc->loop, sc->t.kr, thief_handlers,
+	    CN_H_STEAL_END, &sc->t);
+	sc->t.addr = *msg_ep_addr(sc->t.ep);
+	victim(&sc->c, &sc->s, sc->loop);
 }
 
 static void
-finish(struct cn_ctx *c, struct cn_sched *s, struct thief *t)
+scene_close(struct scene *sc)
 {
-	cn_net_detach(c);
-	cn_net_close(c);
-	cn_sched_fini(s);
-	msg_ep_free(c->c_ep);
-	msg_ep_free(t->ep);
-	msg_keyring_clear(c->c_keys);
-	msg_keyring_clear(t->kr);
-	free(c->c_keys);
-	free(t->kr);
+	cn_net_detach(&sc->c);
+	cn_net_close(&sc->c);
+	cn_sched_fini(&sc->s);
+	msg_ep_free(sc->c.c_ep);
+	msg_ep_free(sc->t.ep);
+	msg_keyring_clear(sc->c.c_keys);
+	msg_keyring_clear(sc->t.kr);
+	free(sc->c.c_keys);
+	free(sc->t.kr);
+	evloop_free(sc->loop);
 }
 
 static void
 test_held_then_lent(void)
 {
-	struct evloop *loop = evloop_new();
-	struct cn_sched s;
-	struct cn_ctx c;
-	struct thief t;
+	struct scene sc;
 
-	thief_at(&t, loop);
-	victim(&c, &s, loop);
-	tsteal(&c, 2, "w2", &t.addr, 5);
-	(void)evloop_run_once(loop, 0);	/* held well within its resend */
-	ok(t.closures == 0, "a newcomer's steal before the list: nothing yet");
-	members(&c, 1, &t.addr);
-	settle(loop, &t, 1, 2.0);
-	ok(t.closures == 1 && t.steal == 5,
+	scene_open(&sc);
+	tsteal(&sc.c, 2, "w2", &sc.t.addr, 5);
+	(void)evloop_run_once(sc.loop, 0);	/* held well within its resend */
+	ok(sc.t.closures == 0,
+	    "a newcomer's steal before the list: nothing yet");
+	members(&sc.c, 1, &sc.t.addr);
+	settle(sc.loop, &sc.t, 1, 2.0);
+	ok(sc.t.closures == 1 && sc.t.steal == 5,
 	    "the list names it there: its held steal 5 is lent the closure "
-	    "(%u closures, for %llu)", t.closures,
-	    (unsigned long long)t.steal);
-	ok(s.s_nready == 0, "the victim's ready closure is gone (%zu)",
-	    s.s_nready);
-	finish(&c, &s, &t);
-	evloop_free(loop);
+	    "(%u closures, for %llu)", sc.t.closures,
+	    (unsigned long long)sc.t.steal);
+	ok(sc.s.s_nready == 0, "the victim's ready closure is gone (%zu)",
+	    sc.s.s_nready);
+	scene_close(&sc);
 }
 
 static void
 test_held_refused(void)
 {
-	struct evloop *loop = evloop_new();
 	struct msg_addr elsewhere;
-	struct cn_sched s;
-	struct cn_ctx c;
-	struct thief t;
+	struct scene sc;
 
-	thief_at(&t, loop);
-	victim(&c, &s, loop);
-	elsewhere = t.addr;
-	elsewhere.ma_port = (uint16_t)(t.addr.ma_port == 65535 ? 1 :
-	    t.addr.ma_port + 1);
-	tsteal(&c, 2, "w2", &elsewhere, 5);	/* not where the list says */
-	tsteal(&c, 2, "w3", &t.addr, 6);	/* w3 speaking for w2 */
-	members(&c, 1, &t.addr);
-	settle(loop, &t, 1, 0.5);
-	ok(t.closures == 0 && s.s_nready == 1,
+	scene_open(&sc);
+	elsewhere = sc.t.addr;
+	elsewhere.ma_port = (uint16_t)(sc.t.addr.ma_port == 65535 ? 1 :
+	    sc.t.addr.ma_port + 1);
+	tsteal(&sc.c, 2, "w2", &elsewhere, 5);	/* not where the list says */
+	tsteal(&sc.c, 2, "w3", &sc.t.addr, 6);	/* w3 speaking for w2 */
+	members(&sc.c, 1, &sc.t.addr);
+	settle(sc.loop, &sc.t, 1, 0.5);
+	ok(sc.t.closures == 0 && sc.s.s_nready == 1,
 	    "held from another address, or under another name: nothing lent "
-	    "(%u closures, %zu still ready)", t.closures, s.s_nready);
-	tsteal(&c, 2, "w2", &t.addr, 7);
-	settle(loop, &t, 1, 2.0);
-	ok(t.closures == 1 && t.steal == 7,
+	    "(%u closures, %zu still ready)", sc.t.closures, sc.s.s_nready);
+	tsteal(&sc.c, 2, "w2", &sc.t.addr, 7);
+	settle(sc.loop, &sc.t, 1, 2.0);
+	ok(sc.t.closures == 1 && sc.t.steal == 7,
 	    "its next steal, from the listed address, is lent at once");
-	finish(&c, &s, &t);
-	evloop_free(loop);
+	scene_close(&sc);
 }
 
 static void
 test_held_expires(void)
 {
-	struct evloop *loop = evloop_new();
-	struct cn_sched s;
-	struct cn_ctx c;
-	struct thief t;
+	struct scene sc;
 
-	thief_at(&t, loop);
-	victim(&c, &s, loop);
-	tsteal(&c, 2, "w2", &t.addr, 5);
-	settle(loop, &t, 1, CN_RESEND + 0.1);
-	members(&c, 1, &t.addr);
-	settle(loop, &t, 1, 0.5);
-	ok(t.closures == 0 && s.s_nready == 1,
+	scene_open(&sc);
+	tsteal(&sc.c, 2, "w2", &sc.t.addr, 5);
+	settle(sc.loop, &sc.t, 1, CN_RESEND + 0.1);
+	members(&sc.c, 1, &sc.t.addr);
+	settle(sc.loop, &sc.t, 1, 0.5);
+	ok(sc.t.closures == 0 && sc.s.s_nready == 1,
 	    "a steal held past the thief's resend (%.2f s) is not lent: the "
 	    "thief has asked again by then", CN_RESEND);
-	finish(&c, &s, &t);
-	evloop_free(loop);
+	scene_close(&sc);
 }
 
 int
