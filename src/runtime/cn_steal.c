@@ -420,17 +420,18 @@ lend_held(struct cn_ctx *c)
 {
 	struct cn_net *n = c->c_net;
 	const struct cn_member *mb;
-	struct held held[NET_HELD_MAX];
-	uint32_t i, k = n->n_nheld;
+	const struct held *hd;
 	double now = now_mono();
+	uint32_t i;
 
-	memcpy(held, n->n_held, k * sizeof(*held));
+	for (i = 0; i < n->n_nheld; i++) {
+		hd = &n->n_held[i];
+		if (now - hd->hd_at < CN_RESEND &&
+		    (mb = member(n, hd->hd_from)) != NULL &&
+		    msg_addr_eq(&mb->mb_addr, &hd->hd_addr))
+			lend(c, hd->hd_from, hd->hd_serial);
+	}
 	n->n_nheld = 0;
-	for (i = 0; i < k; i++)
-		if (now - held[i].hd_at < CN_RESEND &&
-		    (mb = member(n, held[i].hd_from)) != NULL &&
-		    msg_addr_eq(&mb->mb_addr, &held[i].hd_addr))
-			lend(c, held[i].hd_from, held[i].hd_serial);
 }
 
 void
